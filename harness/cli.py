@@ -1,0 +1,215 @@
+"""The ``harness`` command: parse, call, print. Logic lives in the modules it calls."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.settings import Settings
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+    help="Benchmark coding agents paired with LLMs, reproducibly, in containers.",
+)
+schema_app = typer.Typer(no_args_is_help=True, help="Print JSON Schemas for editors.")
+app.add_typer(schema_app, name="schema")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
+SeedOpt = Annotated[str | None, typer.Option("--seed", help="16 hex digits; overrides the scenario's")]
+
+
+def guarded(func: F) -> F:
+    """Turn harness errors into one line on stderr and the documented exit code."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except HarnessError as exc:
+            typer.echo(f"harness: {exc.one_line()}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            typer.echo("harness: interrupted", err=True)
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _settings() -> Settings:
+    return Settings.from_env()
+
+
+def _load(name: str) -> Any:
+    from harness.scenario import load_scenario
+
+    return load_scenario(name, _settings().scenario_root)
+
+
+def _sandbox(value: str) -> str:
+    if value not in {"docker", "local"}:
+        raise UserError(f"unknown sandbox '{value}'", field="--sandbox", fix="use docker or local")
+    return value
+
+
+def _seed(value: str | None) -> str | None:
+    if value is None:
+        return None
+    import re
+
+    if not re.fullmatch(r"[0-9a-fA-F]{16}", value):
+        raise UserError(f"'{value}' is not 16 hex digits", field="--seed",
+                        fix="e.g. --seed 00c0ffee00c0ffee")
+    return value.lower()
+
+
+def _registry() -> Any:
+    from harness.registry import Registry
+
+    return Registry.load(_settings().project_root)
+
+
+@app.command()
+@guarded
+def validate(
+    scenarios: Annotated[list[str] | None, typer.Argument(help="scenario names; default: all")] = None,
+) -> None:
+    """Check scenario files, the files they name, and that each commit exists."""
+    from harness.repo import commit_exists
+    from harness.scenario import list_scenarios, load_scenario
+
+    settings = _settings()
+    names = scenarios or list_scenarios(settings.scenario_root)
+    if not names:
+        raise UserError("no scenarios found", file=settings.scenario_root, field="(scenarios)",
+                        fix="set HARNESS_SCENARIO_ROOT or create scenarios/<family>/<name>/scenario.yml")
+    problems = 0
+    for name in names:
+        try:
+            loaded = load_scenario(name, settings.scenario_root)
+            exists = commit_exists(loaded, settings.repo_cache, settings.skip_remote)
+            if exists is False:
+                raise UserError(f"commit {loaded.scenario.commit} does not exist", file=loaded.path,
+                                field="commit", fix="use a commit that is in the repository")
+            note = " (remote commit check skipped)" if exists is None else ""
+            typer.echo(f"valid   {name}{note}")
+        except UserError as exc:
+            problems += 1
+            typer.echo(f"invalid {name}: {exc.one_line()}", err=True)
+    if problems:
+        raise typer.Exit(2)
+
+
+@app.command("setup")
+@guarded
+def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
+    """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
+    from harness.workspace import setup
+
+    path = setup(_load(scenario), _settings(), _seed(seed))
+    typer.echo(f"workspace ready: {path}")
+
+
+@app.command("run-agent")
+@guarded
+def run_agent_cmd(
+    scenario: str,
+    agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
+    model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
+    sandbox: SandboxOpt = "docker",
+) -> None:
+    """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
+    from harness.trial import RunOptions, run_agent
+
+    opts = RunOptions(agent=agent, model=model, sandbox=_sandbox(sandbox))  # type: ignore[arg-type]
+    run = run_agent(_load(scenario), _settings(), _registry(), opts)
+    typer.echo(f"agent finished: {run.path}")
+
+
+def _finish(result: Any) -> None:
+    typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
+    typer.echo(f"result: {result.run_dir}")
+    code = {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(result.outcome, EXIT_FAILED)
+    raise typer.Exit(code)
+
+
+@app.command("verify")
+@guarded
+def verify_cmd(
+    scenario: str,
+    copy_only: Annotated[bool, typer.Option("--copy-only", help="only copy hidden files into "
+                                            "the workspace (for scenario authors)")] = False,
+    sandbox: SandboxOpt = "docker",
+) -> None:
+    """Verify the agent's work in a fresh copy with the hidden material; write the report."""
+    from harness.trial import verify
+
+    result = verify(_load(scenario), _settings(), sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
+                    copy_only=copy_only)
+    if result is None:
+        typer.echo("hidden files copied into the workspace; run `harness setup` before a real run")
+        return
+    _finish(result)
+
+
+@app.command("exec")
+@guarded
+def exec_cmd(
+    scenario: str,
+    agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
+    model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
+    seed: SeedOpt = None,
+    sandbox: SandboxOpt = "docker",
+) -> None:
+    """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
+    from harness.trial import RunOptions, execute
+
+    opts = RunOptions(agent=agent, model=model, seed=_seed(seed), sandbox=_sandbox(sandbox))  # type: ignore[arg-type]
+    _finish(execute(_load(scenario), _settings(), _registry(), opts))
+
+
+@app.command("scenarios")
+@guarded
+def scenarios_cmd() -> None:
+    """List scenarios with their classification and version."""
+    from harness.scenario import list_scenarios, load_scenario
+
+    root = _settings().scenario_root
+    for name in list_scenarios(root):
+        try:
+            s = load_scenario(name, root)
+        except UserError as exc:
+            typer.echo(f"{name:32} INVALID {exc.one_line()}")
+            continue
+        c = s.scenario.classification
+        props = [p for p, on in (("has-spec", c.has_spec), ("single-package", c.single_package),
+                                 ("sees-failing-tests", c.sees_failing_tests)) if on]
+        typer.echo(f"{name:32} v{s.version:8} {c.type:14} {','.join(props) or '-'}")
+
+
+@schema_app.command("scenario")
+def schema_scenario() -> None:
+    """The JSON Schema of scenario.yml."""
+    from harness.scenario import json_schema
+
+    typer.echo(json.dumps(json_schema(), indent=2))
+
+
+def main() -> None:
+    """Entry point of the ``harness`` console script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

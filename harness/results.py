@@ -1,0 +1,111 @@
+"""The result folder of one run: ``results/<scenario>/<run_id>/``.
+
+``run.json`` (who, what, where), ``progress.json`` (phases), ``agent/`` (transcript and
+output), ``workspace.diff`` (the agent's change) and ``verify/report.json`` plus
+``verify/report.txt``. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.fsutil import write_json
+
+REPORT_SCHEMA_VERSION = "1.0"
+Outcome = Literal["success", "failed", "error", "timeout", "interrupted"]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_run_id(agent: str, model: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() or c in "-." else "-" for c in f"{agent}-{model}")
+    return f"{stamp}-{safe}-{secrets.token_hex(3)}"
+
+
+def host_info() -> dict[str, str]:
+    return {
+        "os": platform.platform(),
+        "machine": platform.machine(),
+        "python": sys.version.split()[0],
+        "cpus": str(os.cpu_count() or 0),
+    }
+
+
+@dataclass
+class Phase:
+    name: str
+    started_at: str
+    start_mono: float
+    ended_at: str | None = None
+    duration_s: float | None = None
+    outcome: str = "running"
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "started_at": self.started_at, "ended_at": self.ended_at,
+            "duration_s": None if self.duration_s is None else round(self.duration_s, 3),
+            "outcome": self.outcome, "detail": self.detail,
+        }
+
+
+@dataclass
+class RunDir:
+    """One run's folder and its progress record."""
+
+    path: Path
+    run_id: str
+    phases: list[Phase] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, results_root: Path, scenario: str, run_id: str) -> RunDir:
+        path = results_root / scenario / run_id
+        (path / "agent").mkdir(parents=True, exist_ok=False)
+        return cls(path, run_id)
+
+    @classmethod
+    def open(cls, path: Path) -> RunDir:
+        return cls(path, path.name)
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.path / "agent"
+
+    @property
+    def verify_dir(self) -> Path:
+        return self.path / "verify"
+
+    def write_run(self, meta: dict[str, Any]) -> None:
+        write_json(self.path / "run.json", meta)
+
+    def begin(self, name: str) -> Phase:
+        phase = Phase(name, now_iso(), time.monotonic())
+        self.phases.append(phase)
+        self.save_progress()
+        return phase
+
+    def end(self, phase: Phase, outcome: str, detail: str = "") -> None:
+        phase.ended_at = now_iso()
+        phase.duration_s = time.monotonic() - phase.start_mono
+        phase.outcome = outcome
+        phase.detail = detail
+        self.save_progress()
+
+    def save_progress(self) -> None:
+        write_json(self.path / "progress.json", {
+            "run_id": self.run_id,
+            "phases": [p.as_dict() for p in self.phases],
+            "usage": self.usage,
+        })

@@ -1,0 +1,404 @@
+"""The scenario model: ``scenario.yml`` parsed strictly, validated, and located on disk.
+
+A goagentbench ``scenario.yml`` loads unchanged; harness adds ``version``, ``spec``,
+``seed``, ``environment``, ``verify.runner``, ``verify.suite`` and ``solution``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+
+from harness.errors import UserError
+
+SCENARIO_FILE = "scenario.yml"
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")
+FOLDER_VERSION = re.compile(r"-(\d+\.\d+(?:\.\d+)?)$")
+SEED = re.compile(r"^[0-9a-f]{16}$")
+DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h)?$")
+
+
+def _as_list(value: Any) -> Any:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return value
+
+
+StrList = Annotated[list[str], BeforeValidator(_as_list)]
+
+
+def _kebab(name: str) -> str:
+    return name.rstrip("_").replace("_", "-")
+
+
+class Strict(BaseModel):
+    """Unknown keys are errors; YAML keys are kebab-case."""
+
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=_kebab, populate_by_name=True, frozen=True
+    )
+
+
+class CopyStep(Strict):
+    from_: str
+    to: str = "."
+
+
+CopyList = Annotated[list[CopyStep], BeforeValidator(_as_list)]
+
+
+class Classification(Strict):
+    type: Literal["build-package", "fix-bug", "feature", "refactor"]
+    has_spec: bool = False
+    single_package: bool = False
+    sees_failing_tests: bool = False
+
+
+class Setup(Strict):
+    copy_: CopyList = Field(default_factory=list)
+    patch: StrList = Field(default_factory=list)
+    exec: StrList = Field(default_factory=list)
+
+
+class AgentSection(Strict):
+    package: str | None = None
+    instructions: str
+    allow_multiple_turns_on_failed_verify: bool = False
+
+
+class VerifySection(Strict):
+    must_modify: StrList = Field(default_factory=list)
+    no_modify: StrList = Field(default_factory=list)
+    only_modify: StrList = Field(default_factory=list)
+    copy_: CopyList = Field(default_factory=list)
+    tests: StrList = Field(default_factory=list)
+    partial_tests: StrList = Field(default_factory=list)
+    runner: Literal["go", "pytest"] | None = None
+    suite: str | None = None
+
+
+def parse_duration(value: Any) -> float:
+    """``90``, ``"90s"``, ``"30m"``, ``"1.5h"`` -> seconds."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    match = DURATION.match(str(value).strip())
+    if not match:
+        raise ValueError(f"'{value}' is not a duration; write seconds or e.g. 30m, 90s, 1h")
+    scale = {"s": 1, "m": 60, "h": 3600, None: 1}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+
+
+class Environment(Strict):
+    """Where the agent and the verifier run: a toolchain image and resources."""
+
+    image: str | None = None
+    cpus: float = 2.0
+    memory: str = "4g"
+    pids: int = 1024
+    agent_timeout: Duration = 1800.0
+    verify_timeout: Duration = 600.0
+
+
+class Scenario(Strict):
+    name: str
+    repo: str
+    commit: str
+    classification: Classification
+    setup: Setup | None = None
+    agent: AgentSection
+    verify: VerifySection
+    version: str | None = None
+    spec: str | None = None
+    seed: str | None = None
+    environment: Environment = Field(default_factory=Environment)
+    solution: str | None = None
+
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, v: str | None) -> str | None:
+        if v is not None and not SEMVER.match(str(v)):
+            raise ValueError(f"'{v}' is not a version; write MAJOR.MINOR or MAJOR.MINOR.PATCH")
+        return v
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed(cls, v: Any) -> str | None:
+        if v is None:
+            return None
+        text = str(v).lower()
+        if not SEED.match(text):
+            raise ValueError(f"'{v}' is not 16 hex digits; quote it, e.g. seed: \"00c0ffee00c0ffee\"")
+        return text
+
+    @field_validator("commit", mode="before")
+    @classmethod
+    def _commit(cls, v: Any) -> str:
+        text = str(v).strip()
+        if not re.fullmatch(r"[0-9a-fA-F]{7,40}", text):
+            raise ValueError(f"'{v}' is not a commit sha (7 to 40 hex digits)")
+        return text.lower()
+
+    @property
+    def setup_steps(self) -> Setup:
+        return self.setup or Setup()
+
+    def runner(self, workspace: Path | None = None) -> Literal["go", "pytest"]:
+        """The test runner: declared, else inferred from the targets or the workspace."""
+        if self.verify.runner:
+            return self.verify.runner
+        targets = [*self.verify.tests, *self.verify.partial_tests]
+        if any(t.endswith((".go", "...")) or " -run" in t for t in targets):
+            return "go"
+        if any(".py" in t or "::" in t for t in targets):
+            return "pytest"
+        if workspace is not None and (workspace / "go.mod").exists():
+            return "go"
+        return "pytest"
+
+    def toolchain(self) -> str:
+        """Environment image name (``python``, ``go``...), declared or from the runner."""
+        return self.environment.image or ("go" if self.runner() == "go" else "python")
+
+
+@dataclass(frozen=True)
+class LoadedScenario:
+    """A validated scenario plus where it lives and a hash of its whole folder."""
+
+    name: str
+    directory: Path
+    scenario: Scenario
+    sha256: str
+
+    @property
+    def path(self) -> Path:
+        return self.directory / SCENARIO_FILE
+
+    @property
+    def version(self) -> str:
+        return self.scenario.version or "0.0.0"
+
+    @property
+    def family(self) -> str:
+        return self.name.split("/", 1)[0]
+
+    @property
+    def is_smoke(self) -> bool:
+        return self.family == "smoke"
+
+    def file(self, relative: str, field: str) -> Path:
+        """A path inside the scenario folder that must exist (for copy, patch, spec...)."""
+        target = (self.directory / relative).resolve()
+        if not target.is_relative_to(self.directory.resolve()):
+            raise UserError(
+                f"'{relative}' points outside the scenario folder",
+                file=self.path, field=field, fix="use a path inside the scenario folder",
+            )
+        if not target.exists():
+            raise UserError(
+                f"'{relative}' does not exist", file=self.path, field=field,
+                fix=f"add {relative} to {self.directory} or correct the path",
+            )
+        return target
+
+    @property
+    def seed(self) -> str:
+        """The scenario's default seed; derived from its name when none is declared."""
+        if self.scenario.seed:
+            return self.scenario.seed
+        return hashlib.sha256(self.name.encode()).hexdigest()[:16]
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Keys that are valid at the parent of ``loc`` (for did-you-mean)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or current is None:
+            continue
+        field = next(
+            (f for n, f in current.model_fields.items() if (f.alias or n) == part), None
+        )
+        if field is None:
+            return []
+        current = _model_of(field.annotation)
+    if current is None:
+        return []
+    return [f.alias or n for n, f in current.model_fields.items()]
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_of(arg)
+        if found:
+            return found
+    return None
+
+
+def format_validation_error(
+    err: ValidationError, file: Path, model: type[BaseModel] = Scenario
+) -> UserError:
+    """Turn pydantic's report into one line: file, field, what is wrong, the fix."""
+    first = err.errors()[0]
+    loc = tuple(first["loc"])
+    field = _field_path(loc) or "(top level)"
+    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        allowed = _allowed_keys(model, loc)
+        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.5)
+        hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+        return UserError(f"unknown key '{key}'{more}", file=file, field=field, fix=hint)
+    if kind == "missing":
+        return UserError(
+            f"required field is missing{more}", file=file, field=field,
+            fix=f"add '{loc[-1]}:' (see `harness schema scenario`)",
+        )
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    return UserError(
+        f"{msg}{more}", file=file, field=field, fix="see `harness schema scenario` for the format"
+    )
+
+
+def parse_scenario(text: str, file: Path) -> Scenario:
+    """Parse YAML text into a Scenario, or raise a one-line UserError."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise UserError(
+            f"YAML syntax error at {where}: {problem}", file=file, field="(yaml)",
+            fix="fix the indentation or quoting at that position",
+        ) from None
+    if not isinstance(data, dict):
+        raise UserError(
+            "the file must be a YAML mapping of keys", file=file, field="(top level)",
+            fix="start with 'name:', 'repo:', 'commit:'",
+        )
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as err:
+        raise format_validation_error(err, file) from None
+
+
+def scenario_dir(name: str, root: Path) -> Path:
+    """The folder of scenario ``name`` (a path under the scenario root)."""
+    candidate = Path(name)
+    if candidate.is_absolute() or (candidate / SCENARIO_FILE).exists() and name.startswith("."):
+        return candidate.resolve()
+    return (root / name).resolve()
+
+
+def folder_hash(directory: Path) -> str:
+    """sha256 over every file's relative path and bytes, in sorted order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _check_version(scn: Scenario, directory: Path, file: Path) -> Scenario:
+    match = FOLDER_VERSION.search(directory.name)
+    if not match:
+        return scn
+    folder_v = match.group(1)
+    if scn.version is None:
+        return scn.model_copy(update={"version": folder_v})
+
+    def norm(v: str) -> tuple[int, ...]:
+        parts = [int(x) for x in v.split(".")]
+        return tuple(parts + [0] * (3 - len(parts)))
+
+    if norm(scn.version) != norm(folder_v):
+        raise UserError(
+            f"version {scn.version} disagrees with the folder suffix -{folder_v}",
+            file=file, field="version",
+            fix=f"set version: \"{folder_v}\" or rename the folder",
+        )
+    return scn
+
+
+def load_scenario(name: str, root: Path) -> LoadedScenario:
+    """Find, parse and check a scenario by its name under ``root``."""
+    directory = scenario_dir(name, root)
+    file = directory / SCENARIO_FILE
+    if not file.is_file():
+        known = ", ".join(list_scenarios(root)[:8]) if root.is_dir() else "none"
+        raise UserError(
+            f"no scenario named '{name}'", file=file, field="(scenario)",
+            fix=f"pick one of: {known} (see `harness scenarios`)",
+        )
+    scn = _check_version(parse_scenario(file.read_text(encoding="utf-8"), file), directory, file)
+    try:
+        display = directory.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        display = directory.name
+    loaded = LoadedScenario(display, directory, scn, folder_hash(directory))
+    _check_files(loaded)
+    return loaded
+
+
+def _check_files(loaded: LoadedScenario) -> None:
+    """Every file the scenario refers to must exist inside its folder."""
+    scn = loaded.scenario
+    for i, step in enumerate(scn.setup_steps.copy_):
+        loaded.file(step.from_, f"setup.copy[{i}].from")
+    for i, patch in enumerate(scn.setup_steps.patch):
+        loaded.file(patch, f"setup.patch[{i}]")
+    for i, step in enumerate(scn.verify.copy_):
+        loaded.file(step.from_, f"verify.copy[{i}].from")
+    if scn.spec:
+        loaded.file(scn.spec, "spec")
+    if scn.solution:
+        loaded.file(scn.solution, "solution")
+    if scn.verify.suite:
+        loaded.file(scn.verify.suite, "verify.suite")
+    if not (scn.verify.tests or scn.verify.partial_tests or scn.verify.suite):
+        raise UserError(
+            "nothing to verify", file=loaded.path, field="verify",
+            fix="add verify.tests, verify.partial-tests or verify.suite",
+        )
+
+
+def list_scenarios(root: Path) -> list[str]:
+    """Names of every scenario under ``root`` (folders holding scenario.yml), sorted."""
+    if not root.is_dir():
+        return []
+    return sorted(
+        p.parent.relative_to(root).as_posix()
+        for p in root.rglob(SCENARIO_FILE)
+        if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of scenario.yml (by alias), for editors."""
+    schema = Scenario.model_json_schema(by_alias=True)
+    schema["title"] = "harness scenario.yml"
+    return schema

@@ -1,0 +1,53 @@
+"""Result types of a verification: per-test cases, per-target results, the outcome."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from harness.verify.rules import RuleResult
+
+
+class TestCase(BaseModel):
+    name: str
+    passed: bool
+    output: str = ""
+    error: str | None = None
+
+
+class TargetResult(BaseModel):
+    target: str
+    kind: Literal["required", "partial"]
+    command: list[str] = Field(default_factory=list)
+    tests: list[TestCase] = Field(default_factory=list)
+    error: str | None = None
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        return sum(t.passed for t in self.tests)
+
+    @property
+    def total(self) -> int:
+        return len(self.tests)
+
+    @property
+    def all_passed(self) -> bool:
+        return self.error is None and self.total > 0 and self.passed == self.total
+
+
+class VerifyOutcome(BaseModel):
+    """What the verifier hands back; the host adds run metadata to make the report."""
+
+    success: bool
+    partial_score: float | None
+    rules: list[RuleResult]
+    targets: list[TargetResult]
+    changed_files: list[str]
+    hidden_files: list[str]
+    score: dict[str, Any] | None = None
+    era: str | None = None
+    report_text: str = ""
+    duration_s: float = 0.0
+    error: str | None = None

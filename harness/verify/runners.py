@@ -1,0 +1,170 @@
+"""Test runners: ``go test -json`` and pytest (JUnit XML), giving per-test results."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Literal
+
+from harness.verify.results import TargetResult, TestCase
+
+Kind = Literal["required", "partial"]
+TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(", re.MULTILINE)
+OUTPUT_CAP = 4000
+
+
+def _tail(text: str, limit: int = OUTPUT_CAP) -> str:
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str]:
+    try:
+        proc = subprocess.run(
+            cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout if isinstance(exc.stdout, str) else (exc.stdout or b"").decode()
+        return None, out + f"\n[harness] timed out after {timeout:.0f}s"
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def go_command(target: str, tree: Path) -> list[str]:
+    """Translate a goagentbench test entry into a ``go test -json`` command line."""
+    tokens = shlex.split(target)
+    pattern, rest = tokens[0], tokens[1:]
+    run: str | None = None
+    for i, tok in enumerate(rest):
+        if tok.startswith("-run="):
+            run = tok.split("=", 1)[1]
+        elif tok == "-run" and i + 1 < len(rest):
+            run = rest[i + 1]
+    if pattern.endswith(".go") or any(c in pattern for c in "*?["):
+        files = sorted(glob.glob(str(tree / pattern)))
+        names = sorted({n for f in files for n in TEST_FUNC.findall(Path(f).read_text())})
+        pkg_dir = Path(files[0]).parent if files else tree / Path(pattern).parent
+        pattern = "./" + (pkg_dir.relative_to(tree).as_posix() if pkg_dir != tree else "")
+        pattern = pattern.rstrip("/") or "."
+        run = run or ("^(" + "|".join(names) + ")$" if names else "^$")
+    elif not pattern.startswith((".", "/")):
+        pattern = "./" + pattern
+    cmd = ["go", "test", "-json", "-count=1", pattern]
+    if run:
+        cmd += ["-run", run]
+    return cmd
+
+
+def parse_go_json(stdout: str) -> list[TestCase]:
+    """Per-test pass/fail from ``go test -json`` events (subtests included)."""
+    outputs: dict[str, list[str]] = {}
+    results: dict[str, TestCase] = {}
+    build_lines: list[str] = []
+    for line in stdout.splitlines():
+        try:
+            ev = json.loads(line)
+        except json.JSONDecodeError:
+            build_lines.append(line)
+            continue
+        test, action = ev.get("Test"), ev.get("Action")
+        if not test:
+            if action == "output":
+                build_lines.append(ev.get("Output", "").rstrip("\n"))
+            elif action == "fail" and not any(k.startswith(ev.get("Package", "")) for k in results):
+                pkg = ev.get("Package", "package")
+                results[f"{pkg} [build]"] = TestCase(
+                    name=f"{pkg} [build]", passed=False, error="package failed",
+                    output=_tail("\n".join(build_lines)),
+                )
+            continue
+        key = f"{ev.get('Package', '')}.{test}"
+        if action == "output":
+            outputs.setdefault(key, []).append(ev.get("Output", ""))
+        elif action in {"pass", "fail"}:
+            out = "".join(outputs.get(key, []))
+            results[key] = TestCase(
+                name=test, passed=action == "pass", output=_tail(out),
+                error=None if action == "pass" else "failed",
+            )
+    return list(results.values())
+
+
+def run_go(target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: float) -> TargetResult:
+    cmd = go_command(target, tree)
+    cache = Path(tempfile.gettempdir()) / "harness-go"
+    go_env = {
+        "GOCACHE": str(cache / "cache"), "GOPATH": str(cache / "path"), "GOFLAGS": "-buildvcs=false",
+        "GOPROXY": "off", "GOTOOLCHAIN": "local", **env,
+    }
+    start = time.monotonic()
+    code, output = _run(cmd, tree, go_env, timeout)
+    tests = parse_go_json(output)
+    error = None
+    if code is None:
+        error = "timeout"
+    elif not tests:
+        error = f"go test ran no tests (exit {code})"
+        tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
+    return TargetResult(
+        target=target, kind=kind, command=cmd, tests=tests, error=error,
+        duration_s=time.monotonic() - start,
+    )
+
+
+def parse_junit(xml_text: str) -> list[TestCase]:
+    """Per-test results from a JUnit XML file (skipped tests are left out)."""
+    root = ET.fromstring(xml_text)
+    cases: list[TestCase] = []
+    for case in root.iter("testcase"):
+        name = "::".join(p for p in (case.get("classname", ""), case.get("name", "")) if p)
+        if case.find("skipped") is not None:
+            continue
+        bad = case.find("failure")
+        if bad is None:
+            bad = case.find("error")
+        if bad is None:
+            cases.append(TestCase(name=name, passed=True))
+        else:
+            text = (bad.get("message") or "") + "\n" + (bad.text or "")
+            cases.append(TestCase(name=name, passed=False, output=_tail(text.strip()),
+                                  error=bad.tag))
+    return cases
+
+
+def run_pytest(
+    target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: float, python: str
+) -> TargetResult:
+    tokens = shlex.split(target)
+    with tempfile.TemporaryDirectory(prefix="harness-junit-") as tmp:
+        junit = Path(tmp) / "junit.xml"
+        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+               f"--rootdir={tree}", "-o", "addopts=", *tokens]
+        start = time.monotonic()
+        code, output = _run(cmd, tree, {"PYTHONDONTWRITEBYTECODE": "1", **env}, timeout)
+        tests = parse_junit(junit.read_text()) if junit.exists() else []
+    error = None
+    if code is None:
+        error = "timeout"
+    elif not tests:
+        error = f"pytest ran no tests (exit {code})"
+        tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
+    return TargetResult(
+        target=target, kind=kind, command=[Path(cmd[0]).name, *cmd[1:]], tests=tests,
+        error=error, duration_s=time.monotonic() - start,
+    )
+
+
+def run_target(
+    runner: str, target: str, kind: Kind, tree: Path, *, seed: str, timeout: float, python: str
+) -> TargetResult:
+    env = {**os.environ, "HARNESS_SEED": seed}
+    if runner == "go":
+        return run_go(target, kind, tree, env, timeout)
+    return run_pytest(target, kind, tree, env, timeout, python)
