@@ -1,0 +1,116 @@
+"""Eras and pins: which scorer produced a number, and whether it may produce one.
+
+Era string: ``<suite name>@<version>``, with ``-rc`` when the suite's thresholds file is
+not calibrated. A thresholds file marked ``calibrated: true`` must match the sha256 pin
+declared in the suite; otherwise the scorer refuses to score (a silently edited
+threshold would put numbers from two graders in one table).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import UserError
+from harness.scoring.suite import Suite
+
+
+class Thresholds(BaseModel):
+    """Control thresholds: HIGH must reach ``high``, LOW must stay at or under ``low``.
+
+    ``epsilon`` is how far a check's score may drop before a defect counts as breaking
+    it. Extra keys are kept for suite-specific use.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    calibrated: bool
+    high: float = Field(ge=0.0, le=1.0)
+    low: float = Field(ge=0.0, le=1.0)
+    epsilon: float = Field(default=0.01, ge=0.0, lt=1.0)
+
+
+class Stamp(BaseModel):
+    """What a report carries about its scorer."""
+
+    era: str
+    fingerprint: str
+    calibrated: bool
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def fingerprint(paths: list[Path]) -> str:
+    """sha256 over the names and bytes of the files (directories walked, sorted).
+
+    Names are relative to each given path's parent, so the same tree elsewhere on disk
+    gets the same fingerprint.
+    """
+    digest = hashlib.sha256()
+    entries: list[tuple[str, Path]] = []
+    for given in paths:
+        given = Path(given)
+        if not given.exists():
+            raise UserError(f"cannot fingerprint {given}: it does not exist", file=given,
+                            fix="declare only existing suite sources and fixtures")
+        files = sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]
+        entries.extend((f.relative_to(given.parent).as_posix(), f) for f in files)
+    for name, file in sorted(entries, key=lambda e: e[0]):
+        digest.update(name.encode() + b"\0")
+        digest.update(file.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def load_thresholds(path: Path) -> Thresholds:
+    """Parse a thresholds YAML file into ``Thresholds`` (UserError when malformed)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise UserError(f"cannot read thresholds: {exc}", file=path,
+                        fix="write YAML with calibrated, high, low") from exc
+    try:
+        return Thresholds.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"invalid thresholds: {first['msg']}", file=path,
+                        field=".".join(str(x) for x in first["loc"]),
+                        fix="write YAML with calibrated: bool, high: float, low: float") from exc
+
+
+def check_pin(suite: Suite) -> Thresholds | None:
+    """Load the suite's thresholds, refusing a calibrated file that misses its pin."""
+    if suite.thresholds is None:
+        return None
+    found = load_thresholds(suite.thresholds)
+    if found.calibrated:
+        actual = sha256_file(suite.thresholds)
+        if suite.thresholds_pin != actual:
+            raise UserError(
+                f"suite {suite.name}: calibrated thresholds sha256 {actual} does not match "
+                f"the pin {suite.thresholds_pin}; the scorer will not score",
+                file=suite.thresholds, field="thresholds_pin",
+                fix="recalibrate and update the pin (a new era), or restore the file",
+            )
+    return found
+
+
+def era_of(suite: Suite, thresholds: Thresholds | None) -> str:
+    """``name@version``, with ``-rc`` when a thresholds file exists but is uncalibrated."""
+    rc = thresholds is not None and not thresholds.calibrated
+    return f"{suite.name}@{suite.version}{'-rc' if rc else ''}"
+
+
+def stamp(suite: Suite) -> Stamp:
+    """Check the pin, then fingerprint sources, fixtures and thresholds."""
+    found = check_pin(suite)
+    files = [*suite.source_files(), *suite.fixtures]
+    if suite.thresholds is not None:
+        files.append(suite.thresholds)
+    return Stamp(era=era_of(suite, found), fingerprint=fingerprint(files),
+                 calibrated=found is None or found.calibrated)

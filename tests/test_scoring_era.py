@@ -1,0 +1,103 @@
+"""Eras, fingerprints and the thresholds pin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.errors import UserError
+from harness.scoring import (
+    Scorer,
+    Suite,
+    compose,
+    era_of,
+    fingerprint,
+    graded,
+    load_thresholds,
+    sha256_file,
+    stamp,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def _suite(tmp_path: Path, thresholds: str | None, pin: str | None = None) -> Suite:
+    path = None
+    if thresholds is not None:
+        path = tmp_path / "thresholds.yml"
+        path.write_text(thresholds)
+    fixtures = tmp_path / "fixtures"
+    fixtures.mkdir(exist_ok=True)
+    (fixtures / "seed.json").write_text('{"seed": 1}')
+    suite = Suite(name="ledger", version="1.2.3", tier_weights={"core": 1.0},
+                  thresholds=path, thresholds_pin=pin, fixtures=[fixtures])
+    suite.add("a", lambda c: graded(1), tier="core", harm="h")
+    return suite
+
+
+def test_fingerprint_is_stable_and_content_sensitive(tmp_path: Path) -> None:
+    tree = tmp_path / "suite"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "checks.py").write_text("x = 1\n")
+    (tree / "sub" / "data.json").write_text("{}")
+    first = fingerprint([tree])
+    assert first == fingerprint([tree]) and len(first) == 64
+    copy = tmp_path / "elsewhere" / "suite"
+    (copy / "sub").mkdir(parents=True)
+    (copy / "checks.py").write_text("x = 1\n")
+    (copy / "sub" / "data.json").write_text("{}")
+    assert fingerprint([copy]) == first  # location-independent
+    (tree / "sub" / "data.json").write_text('{"a": 1}')
+    assert fingerprint([tree]) != first
+    (tree / "sub" / "data.json").rename(tree / "sub" / "other.json")
+    assert fingerprint([tree]) not in (first, fingerprint([copy]))
+    with pytest.raises(UserError, match="does not exist"):
+        fingerprint([tmp_path / "missing"])
+
+
+def test_uncalibrated_thresholds_stamp_rc(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, "calibrated: false\nhigh: 0.9\nlow: 0.2\n")
+    got = stamp(suite)
+    assert got.era == "ledger@1.2.3-rc" and not got.calibrated
+    assert Scorer(suite).score(None).era == "ledger@1.2.3-rc"
+
+
+def test_no_thresholds_file_is_plain_version(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, None)
+    assert era_of(suite, None) == "ledger@1.2.3"
+    assert compose([suite.get("a").row_of(1.0)], suite).era == "ledger@1.2.3"
+
+
+def test_calibrated_thresholds_need_matching_pin(tmp_path: Path) -> None:
+    text = "calibrated: true\nhigh: 0.9\nlow: 0.2\nepsilon: 0.02\n"
+    suite = _suite(tmp_path, text, pin="0" * 64)
+    with pytest.raises(UserError, match="will not score") as err:
+        Scorer(suite).score(None)
+    assert err.value.field == "thresholds_pin"
+    assert suite.thresholds is not None
+    pinned = _suite(tmp_path, text, pin=sha256_file(suite.thresholds))
+    got = Scorer(pinned).start()
+    assert got.era == "ledger@1.2.3" and got.calibrated
+    assert load_thresholds(suite.thresholds).epsilon == 0.02
+
+
+def test_fingerprint_covers_fixtures_and_thresholds(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, "calibrated: false\nhigh: 0.9\nlow: 0.2\n")
+    before = stamp(suite).fingerprint
+    (tmp_path / "fixtures" / "seed.json").write_text('{"seed": 2}')
+    after_fixture = stamp(suite).fingerprint
+    assert suite.thresholds is not None
+    suite.thresholds.write_text("calibrated: false\nhigh: 0.8\nlow: 0.2\n")
+    assert len({before, after_fixture, stamp(suite).fingerprint}) == 3
+    assert Path(__file__).resolve() in suite.source_files()  # the checks' module
+
+
+@pytest.mark.parametrize("text", ["high: [", "calibrated: maybe\nhigh: 0.9\nlow: 0.1\n",
+                                  "calibrated: true\nhigh: 1.5\nlow: 0.1\n"])
+def test_malformed_thresholds_are_user_errors(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "t.yml"
+    path.write_text(text)
+    with pytest.raises(UserError) as err:
+        load_thresholds(path)
+    assert err.value.file == str(path)
