@@ -6,7 +6,6 @@ import json
 import sys
 from collections.abc import Callable
 from functools import wraps
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -15,7 +14,9 @@ from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, 
 from harness.settings import Settings
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
     help="Benchmark coding agents paired with LLMs, reproducibly, in containers.",
 )
 schema_app = typer.Typer(no_args_is_help=True, help="Print JSON Schemas for editors.")
@@ -24,7 +25,9 @@ app.add_typer(schema_app, name="schema")
 F = TypeVar("F", bound=Callable[..., Any])
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
-SeedOpt = Annotated[str | None, typer.Option("--seed", help="16 hex digits; overrides the scenario's")]
+SeedOpt = Annotated[
+    str | None, typer.Option("--seed", help="16 hex digits; overrides the scenario's")
+]
 
 
 def guarded(func: F) -> F:
@@ -66,8 +69,9 @@ def _seed(value: str | None) -> str | None:
     import re
 
     if not re.fullmatch(r"[0-9a-fA-F]{16}", value):
-        raise UserError(f"'{value}' is not 16 hex digits", field="--seed",
-                        fix="e.g. --seed 00c0ffee00c0ffee")
+        raise UserError(
+            f"'{value}' is not 16 hex digits", field="--seed", fix="e.g. --seed 00c0ffee00c0ffee"
+        )
     return value.lower()
 
 
@@ -80,7 +84,9 @@ def _registry() -> Any:
 @app.command()
 @guarded
 def validate(
-    scenarios: Annotated[list[str] | None, typer.Argument(help="scenario names; default: all")] = None,
+    scenarios: Annotated[
+        list[str] | None, typer.Argument(help="scenario names; default: all")
+    ] = None,
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
     from harness.repo import commit_exists
@@ -89,16 +95,24 @@ def validate(
     settings = _settings()
     names = scenarios or list_scenarios(settings.scenario_root)
     if not names:
-        raise UserError("no scenarios found", file=settings.scenario_root, field="(scenarios)",
-                        fix="set HARNESS_SCENARIO_ROOT or create scenarios/<family>/<name>/scenario.yml")
+        raise UserError(
+            "no scenarios found",
+            file=settings.scenario_root,
+            field="(scenarios)",
+            fix="set HARNESS_SCENARIO_ROOT or create scenarios/<family>/<name>/scenario.yml",
+        )
     problems = 0
     for name in names:
         try:
             loaded = load_scenario(name, settings.scenario_root)
             exists = commit_exists(loaded, settings.repo_cache, settings.skip_remote)
             if exists is False:
-                raise UserError(f"commit {loaded.scenario.commit} does not exist", file=loaded.path,
-                                field="commit", fix="use a commit that is in the repository")
+                raise UserError(
+                    f"commit {loaded.scenario.commit} does not exist",
+                    file=loaded.path,
+                    field="commit",
+                    fix="use a commit that is in the repository",
+                )
             note = " (remote commit check skipped)" if exists is None else ""
             typer.echo(f"valid   {name}{note}")
         except UserError as exc:
@@ -145,15 +159,23 @@ def _finish(result: Any) -> None:
 @guarded
 def verify_cmd(
     scenario: str,
-    copy_only: Annotated[bool, typer.Option("--copy-only", help="only copy hidden files into "
-                                            "the workspace (for scenario authors)")] = False,
+    copy_only: Annotated[
+        bool,
+        typer.Option(
+            "--copy-only", help="only copy hidden files into the workspace (for scenario authors)"
+        ),
+    ] = False,
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
     from harness.trial import verify
 
-    result = verify(_load(scenario), _settings(), sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
-                    copy_only=copy_only)
+    result = verify(
+        _load(scenario),
+        _settings(),
+        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
+        copy_only=copy_only,
+    )
     if result is None:
         typer.echo("hidden files copied into the workspace; run `harness setup` before a real run")
         return
@@ -190,8 +212,15 @@ def scenarios_cmd() -> None:
             typer.echo(f"{name:32} INVALID {exc.one_line()}")
             continue
         c = s.scenario.classification
-        props = [p for p, on in (("has-spec", c.has_spec), ("single-package", c.single_package),
-                                 ("sees-failing-tests", c.sees_failing_tests)) if on]
+        props = [
+            p
+            for p, on in (
+                ("has-spec", c.has_spec),
+                ("single-package", c.single_package),
+                ("sees-failing-tests", c.sees_failing_tests),
+            )
+            if on
+        ]
         typer.echo(f"{name:32} v{s.version:8} {c.type:14} {','.join(props) or '-'}")
 
 

@@ -43,8 +43,13 @@ def git(
     full_env = {**os.environ, **BOT_ENV, **(env or {})}
     result = subprocess.run(
         ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args],
-        cwd=cwd, env=full_env, capture_output=True, text=True, input=input_text,
-        timeout=timeout, check=False,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        input=input_text,
+        timeout=timeout,
+        check=False,
     )
     if check and result.returncode != 0:
         raise GitError(args, result)

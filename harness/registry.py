@@ -96,7 +96,8 @@ class Registry:
                 if llm not in self.llms:
                     raise UserError(
                         f"agent '{agent.name}' supports unknown llm '{llm}'",
-                        file=self.agents_path, field=f"agents.{agent.name}.supports-llms",
+                        file=self.agents_path,
+                        field=f"agents.{agent.name}.supports-llms",
                         fix=f"add '{llm}' to llms.yml or remove it here",
                     )
         for llm in self.llms.values():
@@ -104,14 +105,17 @@ class Registry:
                 if agent_name not in self.agents:
                     raise UserError(
                         f"llm '{llm.name}' has an id for unknown agent '{agent_name}'",
-                        file=self.llms_path, field=f"llms.{llm.name}.agent-ids",
+                        file=self.llms_path,
+                        field=f"llms.{llm.name}.agent-ids",
                         fix=f"add '{agent_name}' to agents.yml or remove the key",
                     )
 
     def agent(self, name: str) -> AgentEntry:
         if name not in self.agents:
             raise UserError(
-                f"unknown agent '{name}'", file=self.agents_path, field="--agent",
+                f"unknown agent '{name}'",
+                file=self.agents_path,
+                field="--agent",
                 fix=f"use one of: {', '.join(sorted(self.agents))}",
             )
         return self.agents[name]
@@ -122,19 +126,24 @@ class Registry:
         if model_name is None:
             if not agent.supports_llms:
                 raise UserError(
-                    f"agent '{agent.name}' lists no models", file=self.agents_path,
-                    field=f"agents.{agent.name}.supports-llms", fix="add a model or pass --model",
+                    f"agent '{agent.name}' lists no models",
+                    file=self.agents_path,
+                    field=f"agents.{agent.name}.supports-llms",
+                    fix="add a model or pass --model",
                 )
             model_name = agent.supports_llms[0]
         if model_name not in self.llms:
             raise UserError(
-                f"unknown model '{model_name}'", file=self.llms_path, field="--model",
+                f"unknown model '{model_name}'",
+                file=self.llms_path,
+                field="--model",
                 fix=f"use one of: {', '.join(sorted(self.llms))}",
             )
         if model_name not in agent.supports_llms:
             raise UserError(
                 f"agent '{agent.name}' does not support model '{model_name}'",
-                file=self.agents_path, field=f"agents.{agent.name}.supports-llms",
+                file=self.agents_path,
+                field=f"agents.{agent.name}.supports-llms",
                 fix=f"use one of: {', '.join(agent.supports_llms)} or add it there",
             )
         return agent, self.llms[model_name]

@@ -39,13 +39,17 @@ def resolve_source(loaded: LoadedScenario) -> RepoSource:
     if repo.endswith(".bundle"):
         if not path.is_file():
             raise UserError(
-                f"bundle '{repo}' not found", file=loaded.path, field="repo",
+                f"bundle '{repo}' not found",
+                file=loaded.path,
+                field="repo",
                 fix=f"put the bundle at {path} (git bundle create {Path(repo).name} --all)",
             )
         return RepoSource("bundle", str(path.resolve()))
     if not path.exists():
         raise UserError(
-            f"repository path '{repo}' does not exist", file=loaded.path, field="repo",
+            f"repository path '{repo}' does not exist",
+            file=loaded.path,
+            field="repo",
             fix="give a git URL, github.com/org/name, a .bundle in the scenario folder or a path",
         )
     return RepoSource("path", str(path.resolve()))
@@ -74,7 +78,8 @@ def clone(
         elif not allow_remote:
             raise UserError(
                 f"'{source.location}' is not in the mirror cache and remote access is off",
-                file=loaded.path, field="repo",
+                file=loaded.path,
+                field="repo",
                 fix="set HARNESS_REPO_CACHE to a folder holding <host>/<org>/<name>.git "
                 "or unset HARNESS_SKIP_REMOTE",
             )
@@ -83,13 +88,16 @@ def clone(
     except GitError as exc:
         raise UserError(
             f"cannot clone '{loaded.scenario.repo}': {exc.stderr.splitlines()[-1:] or ''}",
-            file=loaded.path, field="repo", fix="check the repo location and your access to it",
+            file=loaded.path,
+            field="repo",
+            fix="check the repo location and your access to it",
         ) from None
     commit = loaded.scenario.commit
     if not has_commit(dest, commit):
         raise UserError(
             f"commit {commit} does not exist in {loaded.scenario.repo}",
-            file=loaded.path, field="commit",
+            file=loaded.path,
+            field="commit",
             fix="use a commit that is in the repository (git log --oneline)",
         )
     git(["checkout", "-q", "--detach", commit], dest)

@@ -54,9 +54,12 @@ class Phase:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "started_at": self.started_at, "ended_at": self.ended_at,
+            "name": self.name,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
             "duration_s": None if self.duration_s is None else round(self.duration_s, 3),
-            "outcome": self.outcome, "detail": self.detail,
+            "outcome": self.outcome,
+            "detail": self.detail,
         }
 
 
@@ -104,8 +107,11 @@ class RunDir:
         self.save_progress()
 
     def save_progress(self) -> None:
-        write_json(self.path / "progress.json", {
-            "run_id": self.run_id,
-            "phases": [p.as_dict() for p in self.phases],
-            "usage": self.usage,
-        })
+        write_json(
+            self.path / "progress.json",
+            {
+                "run_id": self.run_id,
+                "phases": [p.as_dict() for p in self.phases],
+                "usage": self.usage,
+            },
+        )

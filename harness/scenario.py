@@ -139,7 +139,9 @@ class Scenario(Strict):
             return None
         text = str(v).lower()
         if not SEED.match(text):
-            raise ValueError(f"'{v}' is not 16 hex digits; quote it, e.g. seed: \"00c0ffee00c0ffee\"")
+            raise ValueError(
+                f"'{v}' is not 16 hex digits; quote it, e.g. seed: \"00c0ffee00c0ffee\""
+            )
         return text
 
     @field_validator("commit", mode="before")
@@ -203,11 +205,15 @@ class LoadedScenario:
         if not target.is_relative_to(self.directory.resolve()):
             raise UserError(
                 f"'{relative}' points outside the scenario folder",
-                file=self.path, field=field, fix="use a path inside the scenario folder",
+                file=self.path,
+                field=field,
+                fix="use a path inside the scenario folder",
             )
         if not target.exists():
             raise UserError(
-                f"'{relative}' does not exist", file=self.path, field=field,
+                f"'{relative}' does not exist",
+                file=self.path,
+                field=field,
                 fix=f"add {relative} to {self.directory} or correct the path",
             )
         return target
@@ -233,9 +239,7 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     for part in loc[:-1]:
         if isinstance(part, int) or current is None:
             continue
-        field = next(
-            (f for n, f in current.model_fields.items() if (f.alias or n) == part), None
-        )
+        field = next((f for n, f in current.model_fields.items() if (f.alias or n) == part), None)
         if field is None:
             return []
         current = _model_of(field.annotation)
@@ -271,7 +275,9 @@ def format_validation_error(
         return UserError(f"unknown key '{key}'{more}", file=file, field=field, fix=hint)
     if kind == "missing":
         return UserError(
-            f"required field is missing{more}", file=file, field=field,
+            f"required field is missing{more}",
+            file=file,
+            field=field,
             fix=f"add '{loc[-1]}:' (see `harness schema scenario`)",
         )
     msg = str(first["msg"]).removeprefix("Value error, ")
@@ -289,12 +295,16 @@ def parse_scenario(text: str, file: Path) -> Scenario:
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise UserError(
-            f"YAML syntax error at {where}: {problem}", file=file, field="(yaml)",
+            f"YAML syntax error at {where}: {problem}",
+            file=file,
+            field="(yaml)",
             fix="fix the indentation or quoting at that position",
         ) from None
     if not isinstance(data, dict):
         raise UserError(
-            "the file must be a YAML mapping of keys", file=file, field="(top level)",
+            "the file must be a YAML mapping of keys",
+            file=file,
+            field="(top level)",
             fix="start with 'name:', 'repo:', 'commit:'",
         )
     try:
@@ -306,7 +316,7 @@ def parse_scenario(text: str, file: Path) -> Scenario:
 def scenario_dir(name: str, root: Path) -> Path:
     """The folder of scenario ``name`` (a path under the scenario root)."""
     candidate = Path(name)
-    if candidate.is_absolute() or (candidate / SCENARIO_FILE).exists() and name.startswith("."):
+    if candidate.is_absolute() or ((candidate / SCENARIO_FILE).exists() and name.startswith(".")):
         return candidate.resolve()
     return (root / name).resolve()
 
@@ -338,8 +348,9 @@ def _check_version(scn: Scenario, directory: Path, file: Path) -> Scenario:
     if norm(scn.version) != norm(folder_v):
         raise UserError(
             f"version {scn.version} disagrees with the folder suffix -{folder_v}",
-            file=file, field="version",
-            fix=f"set version: \"{folder_v}\" or rename the folder",
+            file=file,
+            field="version",
+            fix=f'set version: "{folder_v}" or rename the folder',
         )
     return scn
 
@@ -351,7 +362,9 @@ def load_scenario(name: str, root: Path) -> LoadedScenario:
     if not file.is_file():
         known = ", ".join(list_scenarios(root)[:8]) if root.is_dir() else "none"
         raise UserError(
-            f"no scenario named '{name}'", file=file, field="(scenario)",
+            f"no scenario named '{name}'",
+            file=file,
+            field="(scenario)",
             fix=f"pick one of: {known} (see `harness scenarios`)",
         )
     scn = _check_version(parse_scenario(file.read_text(encoding="utf-8"), file), directory, file)
@@ -381,7 +394,9 @@ def _check_files(loaded: LoadedScenario) -> None:
         loaded.file(scn.verify.suite, "verify.suite")
     if not (scn.verify.tests or scn.verify.partial_tests or scn.verify.suite):
         raise UserError(
-            "nothing to verify", file=loaded.path, field="verify",
+            "nothing to verify",
+            file=loaded.path,
+            field="verify",
             fix="add verify.tests, verify.partial-tests or verify.suite",
         )
 

@@ -64,7 +64,8 @@ def _check_pin(registry: Registry, agent_name: str) -> tuple[Any, str]:
     if reported != entry.version:
         raise UserError(
             f"agent '{agent_name}' reports version {reported} but is pinned to {entry.version}",
-            file=registry.agents_path, field=f"agents.{agent_name}.version",
+            file=registry.agents_path,
+            field=f"agents.{agent_name}.version",
             fix=f"install {agent_name} {entry.version} or change the pin to {reported}",
         )
     return agent, reported
@@ -78,33 +79,53 @@ def run_agent(
     state = read_state(ws, loaded)
     if (ws / POINTER).exists():
         raise UserError(
-            "this workspace already has a run", file=ws, field="(workspace)",
+            "this workspace already has a run",
+            file=ws,
+            field="(workspace)",
             fix=f"run `harness setup {loaded.name}` for a fresh workspace",
         )
     entry, llm = registry.resolve(opts.agent, opts.model)
     agent, version = _check_pin(registry, opts.agent)
     if opts.agent == "oracle" and not loaded.scenario.solution:
         raise UserError(
-            "the scenario has no reference solution", file=loaded.path, field="solution",
+            "the scenario has no reference solution",
+            file=loaded.path,
+            field="solution",
             fix="add solution: solution.patch (or a folder) to use --agent oracle",
         )
     run_id = new_run_id(entry.name, llm.name)
     run = RunDir.create(settings.results, loaded.name, run_id)
     meta = {
-        "run_id": run_id, "scenario": loaded.name, "scenario_version": loaded.version,
-        "scenario_sha": loaded.sha256, "spec_sha256": state.spec_sha256, "seed": state.seed,
-        "commit": state.commit, "baseline": state.baseline, "agent": entry.name,
-        "agent_version": version, "model": llm.name, "model_id": llm.id_for(entry.name),
-        "harness_version": __version__, "host": host_info(), "started_at": now_iso(),
-        "sandbox": opts.sandbox, "job": opts.job, "images": {},
+        "run_id": run_id,
+        "scenario": loaded.name,
+        "scenario_version": loaded.version,
+        "scenario_sha": loaded.sha256,
+        "spec_sha256": state.spec_sha256,
+        "seed": state.seed,
+        "commit": state.commit,
+        "baseline": state.baseline,
+        "agent": entry.name,
+        "agent_version": version,
+        "model": llm.name,
+        "model_id": llm.id_for(entry.name),
+        "harness_version": __version__,
+        "host": host_info(),
+        "started_at": now_iso(),
+        "sandbox": opts.sandbox,
+        "job": opts.job,
+        "images": {},
     }
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
     phase = run.begin("agent")
     spec = SandboxSpec(
-        phase="agent", workspace=ws, env={"HARNESS_SEED": state.seed},
-        cpus=loaded.scenario.environment.cpus, memory=loaded.scenario.environment.memory,
-        pids=loaded.scenario.environment.pids, network="none",
+        phase="agent",
+        workspace=ws,
+        env={"HARNESS_SEED": state.seed},
+        cpus=loaded.scenario.environment.cpus,
+        memory=loaded.scenario.environment.memory,
+        pids=loaded.scenario.environment.pids,
+        network="none",
         labels=_labels(run_id, "agent", opts.job),
     )
     from harness.sandbox.factory import make_sandbox
@@ -120,8 +141,13 @@ def run_agent(
         try:
             sandbox.start()
             ctx = AgentContext(
-                scenario=loaded, workspace=ws, sandbox=sandbox, model=llm, seed=state.seed,
-                out_dir=run.agent_dir, timeout_s=loaded.scenario.environment.agent_timeout,
+                scenario=loaded,
+                workspace=ws,
+                sandbox=sandbox,
+                model=llm,
+                seed=state.seed,
+                out_dir=run.agent_dir,
+                timeout_s=loaded.scenario.environment.agent_timeout,
                 instructions=loaded.scenario.agent.instructions,
             )
             result = agent.run(ctx)
@@ -140,20 +166,35 @@ def run_agent(
     return run
 
 
-def _current_run(ws: Path, loaded: LoadedScenario, settings: Settings, state: WorkspaceState) -> RunDir:
+def _current_run(
+    ws: Path, loaded: LoadedScenario, settings: Settings, state: WorkspaceState
+) -> RunDir:
     """The run recorded in the workspace, or a new ``manual`` run for a hand-run agent."""
     pointer = ws / POINTER
     if pointer.exists():
         return RunDir.open(Path(read_json(pointer)["path"]))
     run_id = new_run_id("manual", "unknown")
     run = RunDir.create(settings.results, loaded.name, run_id)
-    run.write_run({
-        "run_id": run_id, "scenario": loaded.name, "scenario_version": loaded.version,
-        "scenario_sha": loaded.sha256, "spec_sha256": state.spec_sha256, "seed": state.seed,
-        "commit": state.commit, "baseline": state.baseline, "agent": "manual",
-        "agent_version": "unknown", "model": "unknown", "harness_version": __version__,
-        "host": host_info(), "started_at": now_iso(), "sandbox": "local", "images": {},
-    })
+    run.write_run(
+        {
+            "run_id": run_id,
+            "scenario": loaded.name,
+            "scenario_version": loaded.version,
+            "scenario_sha": loaded.sha256,
+            "spec_sha256": state.spec_sha256,
+            "seed": state.seed,
+            "commit": state.commit,
+            "baseline": state.baseline,
+            "agent": "manual",
+            "agent_version": "unknown",
+            "model": "unknown",
+            "harness_version": __version__,
+            "host": host_info(),
+            "started_at": now_iso(),
+            "sandbox": "local",
+            "images": {},
+        }
+    )
     write_json(pointer, {"run_id": run_id, "path": str(run.path)})
     return run
 
@@ -169,7 +210,10 @@ def _agent_outcome(run: RunDir) -> str | None:
 
 
 def verify(
-    loaded: LoadedScenario, settings: Settings, *, sandbox: SandboxKind = "docker",
+    loaded: LoadedScenario,
+    settings: Settings,
+    *,
+    sandbox: SandboxKind = "docker",
     copy_only: bool = False,
 ) -> TrialResult | None:
     """Verify the workspace's current run; write verify/report.json and report.txt."""
@@ -190,7 +234,9 @@ def verify(
         if sandbox == "docker":
             from harness.verify.container import verify_in_docker
 
-            outcome, image_id = verify_in_docker(ws, request, labels=_labels(run.run_id, "verify", meta.get("job")))
+            outcome, image_id = verify_in_docker(
+                ws, request, labels=_labels(run.run_id, "verify", meta.get("job"))
+            )
             meta.setdefault("images", {})["verify"] = image_id
             run.write_run(meta)
         else:
@@ -202,8 +248,13 @@ def verify(
         raise
     except HarnessError as exc:
         outcome = VerifyOutcome(
-            success=False, partial_score=None, rules=[], targets=[], changed_files=[],
-            hidden_files=[], error=exc.one_line(),
+            success=False,
+            partial_score=None,
+            rules=[],
+            targets=[],
+            changed_files=[],
+            hidden_files=[],
+            error=exc.one_line(),
         )
     agent_outcome = _agent_outcome(run)
     if outcome.error:
@@ -229,7 +280,15 @@ def _load_phases(run: RunDir) -> list[Any]:
         return []
     phases = []
     for p in read_json(progress)["phases"]:
-        ph = Phase(p["name"], p["started_at"], 0.0, p["ended_at"], p["duration_s"], p["outcome"], p["detail"])
+        ph = Phase(
+            p["name"],
+            p["started_at"],
+            0.0,
+            p["ended_at"],
+            p["duration_s"],
+            p["outcome"],
+            p["detail"],
+        )
         phases.append(ph)
     return phases
 

@@ -50,14 +50,18 @@ def read_state(workspace: Path, loaded: LoadedScenario) -> WorkspaceState:
     path = workspace / STATE
     if not path.is_file():
         raise UserError(
-            "workspace is not set up", file=workspace, field="(workspace)",
+            "workspace is not set up",
+            file=workspace,
+            field="(workspace)",
             fix=f"run `harness setup {loaded.name}`",
         )
     state = WorkspaceState(**read_json(path))
     if state.contaminated:
         raise UserError(
             "workspace holds hidden verification files (verify --copy-only)",
-            file=workspace, field="(workspace)", fix=f"run `harness setup {loaded.name}` again",
+            file=workspace,
+            field="(workspace)",
+            fix=f"run `harness setup {loaded.name}` again",
         )
     return state
 
@@ -70,19 +74,27 @@ def _run_exec(cmd: str, cwd: Path, seed: str, loaded: LoadedScenario, index: int
     env = {**os.environ, "HARNESS_SEED": seed, "HARNESS_SCENARIO_DIR": str(loaded.directory)}
     try:
         result = subprocess.run(
-            ["sh", "-c", cmd], cwd=cwd, env=env, capture_output=True, text=True,
-            timeout=SETUP_EXEC_TIMEOUT, check=False,
+            ["sh", "-c", cmd],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=SETUP_EXEC_TIMEOUT,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         raise UserError(
             f"setup command timed out after {SETUP_EXEC_TIMEOUT}s: {cmd!r}",
-            file=loaded.path, field=f"setup.exec[{index}]", fix="make the command finish",
+            file=loaded.path,
+            field=f"setup.exec[{index}]",
+            fix="make the command finish",
         ) from None
     if result.returncode != 0:
         tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
         raise UserError(
             f"setup command {cmd!r} exited {result.returncode}: {tail[0]}",
-            file=loaded.path, field=f"setup.exec[{index}]",
+            file=loaded.path,
+            field=f"setup.exec[{index}]",
             fix="fix the command (it runs with sh -c in the workspace root)",
         )
 
@@ -95,8 +107,10 @@ def _apply_steps(loaded: LoadedScenario, tree: Path, seed: str) -> str | None:
         clash = next((d for _, d in pairs if d.exists()), None)
         if clash is not None:
             raise UserError(
-                f"copy would overwrite {clash.relative_to(tree)}", file=loaded.path,
-                field=f"setup.copy[{i}].to", fix="copy to a path that does not exist yet",
+                f"copy would overwrite {clash.relative_to(tree)}",
+                file=loaded.path,
+                field=f"setup.copy[{i}].to",
+                fix="copy to a path that does not exist yet",
             )
         copy_pairs(pairs)
     for i, patch in enumerate(steps.patch):
@@ -106,7 +120,8 @@ def _apply_steps(loaded: LoadedScenario, tree: Path, seed: str) -> str | None:
         except GitError as exc:
             raise UserError(
                 f"patch does not apply: {exc.stderr.splitlines()[-1] if exc.stderr else ''}",
-                file=loaded.path, field=f"setup.patch[{i}]",
+                file=loaded.path,
+                field=f"setup.patch[{i}]",
                 fix=f"regenerate {patch} against commit {loaded.scenario.commit}",
             ) from None
     for i, cmd in enumerate(steps.exec):
@@ -129,11 +144,19 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
         clone(loaded, tree, settings.repo_cache, allow_remote=not settings.skip_remote)
         spec_sha = _apply_steps(loaded, tree, seed)
         baseline = commit_all(tree, "harness: baseline after setup")
-        write_state(tree, WorkspaceState(
-            scenario=loaded.name, scenario_sha=loaded.sha256, seed=seed,
-            commit=loaded.scenario.commit, baseline=baseline, spec_sha256=spec_sha,
-            harness_version=__version__, created_at=datetime.now(UTC).isoformat(),
-        ))
+        write_state(
+            tree,
+            WorkspaceState(
+                scenario=loaded.name,
+                scenario_sha=loaded.sha256,
+                seed=seed,
+                commit=loaded.scenario.commit,
+                baseline=baseline,
+                spec_sha256=spec_sha,
+                harness_version=__version__,
+                created_at=datetime.now(UTC).isoformat(),
+            ),
+        )
         if target.exists():
             shutil.rmtree(target)
         tree.rename(target)

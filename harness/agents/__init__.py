@@ -15,8 +15,10 @@ def get_agent(name: str) -> Agent:
         agent: Agent = _BUILTINS[name]()
         return agent
     raise UserError(
-        f"agent '{name}' is listed but harness has no adapter for it", file="agents.yml",
-        field=f"agents.{name}", fix=f"use one of: {', '.join(sorted(_BUILTINS))}",
+        f"agent '{name}' is listed but harness has no adapter for it",
+        file="agents.yml",
+        field=f"agents.{name}",
+        fix=f"use one of: {', '.join(sorted(_BUILTINS))}",
     )
 
 

@@ -45,7 +45,9 @@ class OracleAgent:
         loaded = ctx.scenario
         if not loaded.scenario.solution:
             raise UserError(
-                "the scenario has no reference solution", file=loaded.path, field="solution",
+                "the scenario has no reference solution",
+                file=loaded.path,
+                field="solution",
                 fix="add solution: solution.patch (or a folder of files) to use --agent oracle",
             )
         src = loaded.file(loaded.scenario.solution, "solution")
@@ -59,7 +61,8 @@ class OracleAgent:
             except GitError as exc:
                 raise UserError(
                     f"solution does not apply: {exc.stderr.splitlines()[-1:]}",
-                    file=loaded.path, field="solution",
+                    file=loaded.path,
+                    field="solution",
                     fix="regenerate it with `git diff` in a freshly set-up workspace",
                 ) from None
             applied = f"applied {src.name}"

@@ -74,28 +74,46 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
     start = time.monotonic()
     changed = changed_files(tree, request.baseline)
     rules = check_rules(
-        changed, request.must_modify, request.no_modify, request.only_modify,
+        changed,
+        request.must_modify,
+        request.no_modify,
+        request.only_modify,
         lambda entry: (tree / entry).is_dir(),
     )
     hidden = copy_hidden(request, tree)
     targets: list[TargetResult] = []
     if not request.copy_only:
-        per_target = max(30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests)))
+        per_target = max(
+            30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests))
+        )
         for kind, entries in (("required", request.tests), ("partial", request.partial_tests)):
             for target in entries:
-                targets.append(run_target(
-                    request.runner, target, kind, tree,  # type: ignore[arg-type]
-                    seed=request.seed, timeout=per_target, python=request.python,
-                ))
+                targets.append(
+                    run_target(
+                        request.runner,
+                        target,
+                        kind,
+                        tree,  # type: ignore[arg-type]
+                        seed=request.seed,
+                        timeout=per_target,
+                        python=request.python,
+                    )
+                )
     rules_ok = all(r.ok for r in rules)
     required_ok = all(t.all_passed for t in targets if t.kind == "required")
     partial = partial_fraction(targets)
     if partial is not None and not (rules_ok and required_ok):
         partial = 0.0
-    success = rules_ok and required_ok and (partial is None or partial == 1.0) and bool(targets)
+    success = rules_ok and required_ok and (partial is None or partial == 1.0)
+    success = success and (bool(targets) or request.suite_dir is not None)
     outcome = VerifyOutcome(
-        success=success, partial_score=partial, rules=rules, targets=targets,
-        changed_files=changed, hidden_files=hidden, duration_s=time.monotonic() - start,
+        success=success,
+        partial_score=partial,
+        rules=rules,
+        targets=targets,
+        changed_files=changed,
+        hidden_files=hidden,
+        duration_s=time.monotonic() - start,
     )
     from harness.verify.scoring_bridge import attach_score
 

@@ -11,10 +11,16 @@ from harness.verify.results import VerifyOutcome
 def build_report(run: dict[str, Any], outcome: VerifyOutcome, result: str) -> dict[str, Any]:
     """``run`` is run.json's content; ``result`` the trial outcome word."""
     tests = [
-        {"name": f"{t.target} :: {c.name}" if c.name != t.target else c.name,
-         "passed": c.passed, "output": c.output, "error": c.error, "target": t.target,
-         "kind": t.kind}
-        for t in outcome.targets for c in t.tests
+        {
+            "name": f"{t.target} :: {c.name}" if c.name != t.target else c.name,
+            "passed": c.passed,
+            "output": c.output,
+            "error": c.error,
+            "target": t.target,
+            "kind": t.kind,
+        }
+        for t in outcome.targets
+        for c in t.tests
     ]
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
@@ -35,8 +41,15 @@ def build_report(run: dict[str, Any], outcome: VerifyOutcome, result: str) -> di
         "era": outcome.era,
         "tests": tests,
         "targets": [
-            {"target": t.target, "kind": t.kind, "passed": t.passed, "total": t.total,
-             "error": t.error, "command": t.command, "duration_s": round(t.duration_s, 3)}
+            {
+                "target": t.target,
+                "kind": t.kind,
+                "passed": t.passed,
+                "total": t.total,
+                "error": t.error,
+                "command": t.command,
+                "duration_s": round(t.duration_s, 3),
+            }
             for t in outcome.targets
         ],
         "rules": [r.model_dump() for r in outcome.rules],
@@ -61,14 +74,18 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         "",
         "rules:",
     ]
-    lines += [f"  [{mark[r['ok']]}] {r['rule']} {r['entry']}: {r['detail']}" for r in report["rules"]]
+    lines += [
+        f"  [{mark[r['ok']]}] {r['rule']} {r['entry']}: {r['detail']}" for r in report["rules"]
+    ]
     if not report["rules"]:
         lines.append("  (none)")
     lines += ["", "tests:"]
     for t in report["targets"]:
-        lines.append(f"  [{mark[t['passed'] == t['total'] and not t['error']]}] {t['kind']:8} "
-                     f"{t['target']}: {t['passed']}/{t['total']} passed"
-                     + (f" ({t['error']})" if t["error"] else ""))
+        lines.append(
+            f"  [{mark[t['passed'] == t['total'] and not t['error']]}] {t['kind']:8} "
+            f"{t['target']}: {t['passed']}/{t['total']} passed"
+            + (f" ({t['error']})" if t["error"] else "")
+        )
     failing = [t for t in report["tests"] if not t["passed"]]
     for t in failing[:20]:
         first = (t.get("output") or "").strip().splitlines()[-1:] or [""]

@@ -62,23 +62,36 @@ def check_rules(
     results: list[RuleResult] = []
     for entry in must_modify:
         hits = [p for p in changed if matches(p, entry, is_dir, recursive=False)]
-        results.append(RuleResult(
-            rule="must-modify", entry=entry, ok=bool(hits),
-            detail=f"modified: {', '.join(hits[:5])}" if hits else "nothing modified there",
-        ))
+        results.append(
+            RuleResult(
+                rule="must-modify",
+                entry=entry,
+                ok=bool(hits),
+                detail=f"modified: {', '.join(hits[:5])}" if hits else "nothing modified there",
+            )
+        )
     for entry in no_modify:
         hits = [p for p in changed if matches(p, entry, is_dir, recursive=True)]
-        results.append(RuleResult(
-            rule="no-modify", entry=entry, ok=not hits,
-            detail=f"protected files changed: {', '.join(hits[:5])}" if hits else "untouched",
-        ))
+        results.append(
+            RuleResult(
+                rule="no-modify",
+                entry=entry,
+                ok=not hits,
+                detail=f"protected files changed: {', '.join(hits[:5])}" if hits else "untouched",
+            )
+        )
     if only_modify:
         outside = [
-            p for p in changed
+            p
+            for p in changed
             if not any(matches(p, e, is_dir, recursive=True) for e in only_modify)
         ]
-        results.append(RuleResult(
-            rule="only-modify", entry=", ".join(only_modify), ok=not outside,
-            detail=f"changed outside: {', '.join(outside[:5])}" if outside else "all inside",
-        ))
+        results.append(
+            RuleResult(
+                rule="only-modify",
+                entry=", ".join(only_modify),
+                ok=not outside,
+                detail=f"changed outside: {', '.join(outside[:5])}" if outside else "all inside",
+            )
+        )
     return results

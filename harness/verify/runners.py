@@ -28,7 +28,13 @@ def _tail(text: str, limit: int = OUTPUT_CAP) -> str:
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str]:
     try:
         proc = subprocess.run(
-            cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+            cmd,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
             start_new_session=True,
         )
     except subprocess.TimeoutExpired as exc:
@@ -80,7 +86,9 @@ def parse_go_json(stdout: str) -> list[TestCase]:
             elif action == "fail" and not any(k.startswith(ev.get("Package", "")) for k in results):
                 pkg = ev.get("Package", "package")
                 results[f"{pkg} [build]"] = TestCase(
-                    name=f"{pkg} [build]", passed=False, error="package failed",
+                    name=f"{pkg} [build]",
+                    passed=False,
+                    error="package failed",
                     output=_tail("\n".join(build_lines)),
                 )
             continue
@@ -90,18 +98,26 @@ def parse_go_json(stdout: str) -> list[TestCase]:
         elif action in {"pass", "fail"}:
             out = "".join(outputs.get(key, []))
             results[key] = TestCase(
-                name=test, passed=action == "pass", output=_tail(out),
+                name=test,
+                passed=action == "pass",
+                output=_tail(out),
                 error=None if action == "pass" else "failed",
             )
     return list(results.values())
 
 
-def run_go(target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: float) -> TargetResult:
+def run_go(
+    target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: float
+) -> TargetResult:
     cmd = go_command(target, tree)
     cache = Path(tempfile.gettempdir()) / "harness-go"
     go_env = {
-        "GOCACHE": str(cache / "cache"), "GOPATH": str(cache / "path"), "GOFLAGS": "-buildvcs=false",
-        "GOPROXY": "off", "GOTOOLCHAIN": "local", **env,
+        "GOCACHE": str(cache / "cache"),
+        "GOPATH": str(cache / "path"),
+        "GOFLAGS": "-buildvcs=false",
+        "GOPROXY": "off",
+        "GOTOOLCHAIN": "local",
+        **env,
     }
     start = time.monotonic()
     code, output = _run(cmd, tree, go_env, timeout)
@@ -113,7 +129,11 @@ def run_go(target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: fl
         error = f"go test ran no tests (exit {code})"
         tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
     return TargetResult(
-        target=target, kind=kind, command=cmd, tests=tests, error=error,
+        target=target,
+        kind=kind,
+        command=cmd,
+        tests=tests,
+        error=error,
         duration_s=time.monotonic() - start,
     )
 
@@ -133,8 +153,9 @@ def parse_junit(xml_text: str) -> list[TestCase]:
             cases.append(TestCase(name=name, passed=True))
         else:
             text = (bad.get("message") or "") + "\n" + (bad.text or "")
-            cases.append(TestCase(name=name, passed=False, output=_tail(text.strip()),
-                                  error=bad.tag))
+            cases.append(
+                TestCase(name=name, passed=False, output=_tail(text.strip()), error=bad.tag)
+            )
     return cases
 
 
@@ -144,8 +165,19 @@ def run_pytest(
     tokens = shlex.split(target)
     with tempfile.TemporaryDirectory(prefix="harness-junit-") as tmp:
         junit = Path(tmp) / "junit.xml"
-        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-               f"--rootdir={tree}", "-o", "addopts=", *tokens]
+        cmd = [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            f"--rootdir={tree}",
+            "-o",
+            "addopts=",
+            *tokens,
+        ]
         start = time.monotonic()
         code, output = _run(cmd, tree, {"PYTHONDONTWRITEBYTECODE": "1", **env}, timeout)
         tests = parse_junit(junit.read_text()) if junit.exists() else []
@@ -156,8 +188,12 @@ def run_pytest(
         error = f"pytest ran no tests (exit {code})"
         tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
     return TargetResult(
-        target=target, kind=kind, command=[Path(cmd[0]).name, *cmd[1:]], tests=tests,
-        error=error, duration_s=time.monotonic() - start,
+        target=target,
+        kind=kind,
+        command=[Path(cmd[0]).name, *cmd[1:]],
+        tests=tests,
+        error=error,
+        duration_s=time.monotonic() - start,
     )
 
 

@@ -1,14 +1,103 @@
-"""Attach a graded score to a verification outcome (filled in by the scoring layer)."""
+"""Attach a graded, era-stamped score to a verification outcome.
+
+Test-based scenarios get the implicit suite (one check per test target, rules as a
+critical); scenarios with ``verify.suite`` run their own suite against the tree. Every
+report therefore has the same shape: rows, arithmetic, era.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import UserError
+from harness.scoring import (
+    Score,
+    Scorer,
+    TestTargetResult,
+    render_json,
+    render_text,
+    suite_from_tests,
+)
 
 if TYPE_CHECKING:
     from harness.verify.engine import VerifyRequest
     from harness.verify.results import VerifyOutcome
 
+TESTS_SUITE_VERSION = "1.0.0"
+CHECK_PREFIX = "tests:"
+
+
+def load_suite_module(suite_dir: Path) -> Any:
+    """Import ``<suite_dir>/suite.py`` under a unique module name."""
+    path = suite_dir / "suite.py"
+    if not path.is_file():
+        raise UserError(
+            "suite folder has no suite.py",
+            file=suite_dir,
+            field="verify.suite",
+            fix="add suite.py defining `suite` and `context(tree, seed, evidence_dir)`",
+        )
+    name = f"harness_suite_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def tests_score(outcome: VerifyOutcome) -> Score:
+    targets = [
+        TestTargetResult(f"{CHECK_PREFIX}{t.target}", t.kind, t.passed, t.total, t.error)
+        for t in outcome.targets
+    ]
+    bad = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
+    suite, rows = suite_from_tests(
+        targets,
+        not bad,
+        "; ".join(bad) or "modification rules hold",
+        version=TESTS_SUITE_VERSION,
+    )
+    return Scorer(suite).score_rows(rows)
+
+
+def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
+    """Run the scenario's own suite on ``tree``; returns the score and the success bar."""
+    assert request.suite_dir is not None
+    module = load_suite_module(Path(request.suite_dir))
+    scorer = Scorer(module.suite)
+    scorer.start()
+    thresholds = scorer.thresholds()
+    evidence = Path(request.evidence_dir or tree.parent / "evidence")
+    evidence.mkdir(parents=True, exist_ok=True)
+    with module.context(tree, request.seed, evidence) as ctx:
+        score = scorer.score(ctx)
+    return score, (thresholds.high if thresholds else 1.0)
+
 
 def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> VerifyOutcome:
-    return outcome
+    if request.copy_only:
+        return outcome
+    if request.suite_dir:
+        score, bar = suite_score(request, tree)
+        rules_ok = all(r.ok for r in outcome.rules)
+        tests_ok = all(t.all_passed for t in outcome.targets if t.kind == "required")
+        success = rules_ok and tests_ok and score.measurable and score.final >= bar
+    else:
+        score = tests_score(outcome)
+        success = outcome.success
+    error = outcome.error
+    if not score.measurable and error is None:
+        error = "the scorer could not measure anything (every check unavailable)"
+    return outcome.model_copy(
+        update={
+            "score": render_json(score),
+            "era": score.era,
+            "report_text": render_text(score),
+            "success": success and error is None,
+            "error": error,
+        }
+    )

@@ -1,0 +1,99 @@
+"""Shared fixtures: a throwaway project folder, small git repos, and a CLI runner."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+BOT = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@localhost",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@localhost",
+    "GIT_AUTHOR_DATE": "2001-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z",
+}
+
+
+def git(args: list[str], cwd: Path) -> str:
+    out = subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        env={**os.environ, **BOT},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+def make_repo(root: Path, files: dict[str, str]) -> tuple[Path, str]:
+    """A git repo with one commit holding ``files``; returns (path, sha)."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(["init", "-q"], root)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(["add", "-A"], root)
+    git(["commit", "-qm", "init"], root)
+    return root, git(["rev-parse", "HEAD"], root)
+
+
+def make_bundle(work: Path, out: Path, files: dict[str, str]) -> str:
+    repo, sha = make_repo(work, files)
+    git(["bundle", "create", str(out), "--all"], repo)
+    shutil.rmtree(repo)
+    return sha
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project folder with the shipped agents.yml/llms.yml and an empty scenario root."""
+    root = tmp_path / "project"
+    (root / "scenarios").mkdir(parents=True)
+    for name in ("agents.yml", "llms.yml"):
+        shutil.copy(REPO_ROOT / name, root / name)
+    return root
+
+
+CLI = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def cli(project: Path) -> CLI:
+    """Run ``harness`` as a subprocess in the project folder."""
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 600
+    ) -> subprocess.CompletedProcess[str]:
+        full = {**os.environ, "HARNESS_SCENARIO_ROOT": str(project / "scenarios"), **(env or {})}
+        return subprocess.run(
+            [sys.executable, "-m", "harness.cli", *args],
+            cwd=cwd or project,
+            env=full,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run
+
+
+def write_scenario(
+    root: Path, name: str, yaml_text: str, files: dict[str, str] | None = None
+) -> Path:
+    folder = root / "scenarios" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scenario.yml").write_text(yaml_text)
+    for rel, text in (files or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder

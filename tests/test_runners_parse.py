@@ -1,0 +1,72 @@
+"""Runner output parsing and command building (no subprocesses)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.verify.runners import go_command, parse_go_json, parse_junit
+
+pytestmark = pytest.mark.unit
+
+
+def _ev(**kw: str) -> str:
+    return json.dumps(kw)
+
+
+def test_go_json_counts_tests_and_subtests() -> None:
+    lines = [
+        _ev(Action="run", Package="m/p", Test="TestA"),
+        _ev(Action="output", Package="m/p", Test="TestA", Output="ok\n"),
+        _ev(Action="pass", Package="m/p", Test="TestA"),
+        _ev(Action="output", Package="m/p", Test="TestB/sub", Output="boom\n"),
+        _ev(Action="fail", Package="m/p", Test="TestB/sub"),
+        _ev(Action="fail", Package="m/p", Test="TestB"),
+        _ev(Action="fail", Package="m/p"),
+    ]
+    cases = parse_go_json("\n".join(lines))
+    assert [(c.name, c.passed) for c in cases] == [
+        ("TestA", True),
+        ("TestB/sub", False),
+        ("TestB", False),
+    ]
+    assert "boom" in cases[1].output
+
+
+def test_go_build_failure_is_a_failing_case() -> None:
+    lines = [
+        _ev(Action="output", Package="m/p", Output="p.go:3: undefined: X\n"),
+        _ev(Action="fail", Package="m/p"),
+    ]
+    cases = parse_go_json("\n".join(lines))
+    assert len(cases) == 1 and not cases[0].passed and "undefined" in cases[0].output
+
+
+def test_go_command_forms(tmp_path: Path) -> None:
+    assert go_command("./pkg -run 'TestA|TestB'", tmp_path)[-2:] == ["-run", "TestA|TestB"]
+    assert go_command("pkg", tmp_path)[4] == "./pkg"
+    assert go_command("./x -run=TestZ", tmp_path)[-1] == "TestZ"
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "a_test.go").write_text(
+        "package p\nfunc TestOne(t *T) {}\nfunc TestTwo(t *T) {}\n"
+    )
+    cmd = go_command("p/a_test.go", tmp_path)
+    assert cmd[4] == "./p" and cmd[-1] == "^(TestOne|TestTwo)$"
+
+
+def test_junit_parsing() -> None:
+    xml = """<testsuites><testsuite>
+      <testcase classname="t.test_a" name="test_ok"/>
+      <testcase classname="t.test_a" name="test_bad"><failure message="assert 1 == 2">trace</failure></testcase>
+      <testcase classname="t.test_a" name="test_err"><error message="boom"/></testcase>
+      <testcase classname="t.test_a" name="test_skip"><skipped/></testcase>
+    </testsuite></testsuites>"""
+    cases = parse_junit(xml)
+    assert [(c.name.split("::")[1], c.passed) for c in cases] == [
+        ("test_ok", True),
+        ("test_bad", False),
+        ("test_err", False),
+    ]
+    assert "assert 1 == 2" in cases[1].output and cases[2].error == "error"
