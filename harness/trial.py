@@ -234,14 +234,21 @@ def verify(
         if sandbox == "docker":
             from harness.verify.container import verify_in_docker
 
+            env = loaded.scenario.environment
             outcome, image_id = verify_in_docker(
-                ws, request, labels=_labels(run.run_id, "verify", meta.get("job"))
+                ws,
+                request,
+                labels=_labels(run.run_id, "verify", meta.get("job")),
+                cpus=env.cpus,
+                memory=env.memory,
+                evidence_dest=run.verify_dir / "evidence",
             )
             meta.setdefault("images", {})["verify"] = image_id
             run.write_run(meta)
         else:
             from harness.verify.local import verify_local
 
+            request = request.model_copy(update={"evidence_dir": str(run.verify_dir / "evidence")})
             outcome = verify_local(ws, request)
     except UserError:
         run.end(phase, "error", "refused")

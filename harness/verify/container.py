@@ -1,0 +1,115 @@
+"""Verification in a fresh, network-less scorer container.
+
+The host stages a copy of the post-agent workspace, the hidden sources named by
+``verify.copy`` and the suite; only the container ever combines them. The agent's
+container is gone by now and cannot influence anything but the workspace files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from harness.errors import InfraError, UserError
+from harness.fsutil import copytree, write_atomic
+from harness.sandbox.base import SandboxSpec
+from harness.verify.engine import VerifyRequest
+from harness.verify.results import VerifyOutcome
+
+ROOT = "/verify"
+
+
+def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyRequest:
+    """Lay out tree/, hidden/, suite/ and request.json; return the inner request."""
+    copytree(workspace, staging / "tree")
+    hidden_root = Path(request.hidden_root)
+    for step in request.copy_:
+        src = hidden_root / step.from_
+        dest = staging / "hidden" / step.from_
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            copytree(src, dest)
+        else:
+            shutil.copy2(src, dest)
+    (staging / "hidden").mkdir(exist_ok=True)
+    inner = request.model_copy(
+        update={
+            "hidden_root": f"{ROOT}/hidden",
+            "python": "python3",
+            "evidence_dir": f"{ROOT}/out/evidence",
+            "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
+        }
+    )
+    if request.suite_dir:
+        copytree(Path(request.suite_dir), staging / "suite")
+    write_atomic(staging / "request.json", inner.model_dump_json(by_alias=True))
+    return inner
+
+
+def verify_in_docker(
+    workspace: Path,
+    request: VerifyRequest,
+    *,
+    labels: dict[str, str],
+    cpus: float | None = None,
+    memory: str | None = None,
+    evidence_dest: Path | None = None,
+) -> tuple[VerifyOutcome, str]:
+    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id)."""
+    from harness.images import ensure_image
+    from harness.images.inject import inject_harness_source
+    from harness.sandbox.docker import DockerSandbox
+
+    ref = ensure_image("scorer")
+    spec = SandboxSpec(
+        phase="verify",
+        image=ref.tag,
+        workspace=None,
+        mount_workspace=False,
+        project_dir=f"{ROOT}/tree",
+        network="none",
+        cpus=cpus,
+        memory=memory,
+        labels=labels,
+    )
+    tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
+    sandbox = DockerSandbox(spec)
+    try:
+        stage(workspace, request, tmp / "stage")
+        sandbox.start()
+        sandbox.copy_in(tmp / "stage", ROOT)
+        pythonpath = inject_harness_source(sandbox)
+        result = sandbox.exec(
+            [
+                "python3",
+                "-m",
+                "harness.verify.inside",
+                f"{ROOT}/request.json",
+                f"{ROOT}/tree",
+                f"{ROOT}/out",
+            ],
+            cwd=ROOT,
+            env={"PYTHONPATH": pythonpath, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
+            timeout=request.timeout_s + 120,
+        )
+        if result.timed_out:
+            raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
+        sandbox.copy_out(f"{ROOT}/out", tmp / "out")
+        outcome_file = tmp / "out" / "outcome.json"
+        if not outcome_file.is_file():
+            tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+            raise InfraError(f"verifier wrote no outcome (exit {result.returncode}): {tail}")
+        data = json.loads(outcome_file.read_text())
+        if "fatal" in data:
+            if data.get("kind") == "UserError":
+                raise UserError(data["fatal"])
+            raise InfraError(f"verifier failed: {data['fatal'].strip().splitlines()[-1]}")
+        evidence = tmp / "out" / "evidence"
+        if evidence_dest is not None and evidence.is_dir():
+            shutil.copytree(evidence, evidence_dest, dirs_exist_ok=True)
+        return VerifyOutcome.model_validate(data), ref.id
+    finally:
+        sandbox.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,36 @@
+"""Entry point of the verifier inside the scorer container.
+
+``python -m harness.verify.inside REQUEST.json TREE OUT`` grades TREE and writes
+``OUT/outcome.json``. Run with networking disabled; it sees only the copied tree, the
+hidden material and the suite.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.fsutil import write_json
+from harness.verify.engine import VerifyRequest, verify_tree
+
+
+def main(argv: list[str]) -> int:
+    request_path, tree, out = Path(argv[0]), Path(argv[1]), Path(argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    request = VerifyRequest.model_validate_json(request_path.read_text())
+    try:
+        outcome = verify_tree(tree, request)
+    except HarnessError as exc:
+        write_json(out / "outcome.json", {"fatal": exc.one_line(), "kind": type(exc).__name__})
+        return 2
+    except Exception:  # reported to the host as an infrastructure error, with the trace
+        write_json(out / "outcome.json", {"fatal": traceback.format_exc(), "kind": "crash"})
+        return 3
+    write_json(out / "outcome.json", outcome.model_dump(mode="json"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
