@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -232,8 +233,14 @@ def schema_scenario() -> None:
     typer.echo(json.dumps(json_schema(), indent=2))
 
 
+def _terminate(signum: int, _frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so every ``finally`` removes its containers."""
+    raise SystemExit(143)
+
+
 def main() -> None:
     """Entry point of the ``harness`` console script."""
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except KeyboardInterrupt:

@@ -23,6 +23,7 @@ class AgentEntry(_Model):
     version: str
     supports_llms: list[str] = Field(default_factory=list)
     image: str | None = None
+    adapter: str | None = None  # "package.module:Class" for agents defined outside harness
 
 
 class Cost(_Model):

@@ -59,7 +59,7 @@ def _labels(run_id: str, phase: str, job: str | None) -> dict[str, str]:
 
 def _check_pin(registry: Registry, agent_name: str) -> tuple[Any, str]:
     entry = registry.agent(agent_name)
-    agent = get_agent(agent_name)
+    agent = get_agent(agent_name, entry.adapter)
     reported = agent.version()
     if reported != entry.version:
         raise UserError(
@@ -161,6 +161,12 @@ def run_agent(
         run.end(phase, "error", exc.one_line())
         write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
         raise
+    except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
+        run.end(phase, "error", f"{type(exc).__name__}: {exc}")
+        raise InfraError(f"agent phase failed: {type(exc).__name__}: {exc}") from exc
+    except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
+        run.end(phase, "interrupted", "stopped by a signal")
+        raise
     run.end(phase, result.exit, result.detail)
     write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
     return run
@@ -253,7 +259,8 @@ def verify(
     except UserError:
         run.end(phase, "error", "refused")
         raise
-    except HarnessError as exc:
+    except (HarnessError, OSError, RuntimeError) as exc:
+        detail = exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
         outcome = VerifyOutcome(
             success=False,
             partial_score=None,
@@ -261,8 +268,11 @@ def verify(
             targets=[],
             changed_files=[],
             hidden_files=[],
-            error=exc.one_line(),
+            error=detail,
         )
+    except BaseException:
+        run.end(phase, "interrupted", "stopped by a signal")
+        raise
     agent_outcome = _agent_outcome(run)
     if outcome.error:
         word = "error"
