@@ -225,6 +225,23 @@ def scenarios_cmd() -> None:
         typer.echo(f"{name:32} v{s.version:8} {c.type:14} {','.join(props) or '-'}")
 
 
+@app.command("controls")
+@guarded
+def controls_cmd(
+    scenarios: Annotated[list[str], typer.Argument(help="scenario names")],
+    sandbox: SandboxOpt = "docker",
+) -> None:
+    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json."""
+    from harness.controls import run_controls
+
+    untrusted = 0
+    for name in scenarios:
+        report = run_controls(_load(name), _settings(), _sandbox(sandbox))
+        typer.echo(f"== {name}\n{report.text()}")
+        untrusted += not report.trusted
+    raise typer.Exit(EXIT_FAILED if untrusted else EXIT_SUCCESS)
+
+
 @schema_app.command("scenario")
 def schema_scenario() -> None:
     """The JSON Schema of scenario.yml."""

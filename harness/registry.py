@@ -65,7 +65,9 @@ def _load(path: Path, model: type[_Model]) -> _Model:
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        raise format_validation_error(err, path, model) from None
+        raise format_validation_error(
+            err, path, model, f"see the comments at the top of {path.name}"
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -259,14 +259,20 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
 
 
 def format_validation_error(
-    err: ValidationError, file: Path, model: type[BaseModel] = Scenario
+    err: ValidationError,
+    file: Path,
+    model: type[BaseModel] | None = None,
+    schema_hint: str = "see `harness schema scenario`",
 ) -> UserError:
     """Turn pydantic's report into one line: file, field, what is wrong, the fix."""
-    first = err.errors()[0]
+    errors = err.errors()
+    # a misspelt key also reports the real key as missing: name the typo first
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = tuple(first["loc"])
     field = _field_path(loc) or "(top level)"
     more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
     kind = first["type"]
+    model = model or Scenario
     if kind == "extra_forbidden":
         key = str(loc[-1])
         allowed = _allowed_keys(model, loc)
@@ -278,12 +284,10 @@ def format_validation_error(
             f"required field is missing{more}",
             file=file,
             field=field,
-            fix=f"add '{loc[-1]}:' (see `harness schema scenario`)",
+            fix=f"add '{loc[-1]}:' ({schema_hint})",
         )
     msg = str(first["msg"]).removeprefix("Value error, ")
-    return UserError(
-        f"{msg}{more}", file=file, field=field, fix="see `harness schema scenario` for the format"
-    )
+    return UserError(f"{msg}{more}", file=file, field=field, fix=schema_hint)
 
 
 def parse_scenario(text: str, file: Path) -> Scenario:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from harness import __version__
 from harness.agents import AgentContext, get_agent
+from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
@@ -44,6 +45,8 @@ class RunOptions:
     seed: str | None = None
     sandbox: SandboxKind = "docker"
     job: str | None = None
+    trial_key: str | None = None  # the job's name for this trial (resume matches on it)
+    repetition: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ def run_agent(
         "started_at": now_iso(),
         "sandbox": opts.sandbox,
         "job": opts.job,
+        "trial_key": opts.trial_key,
+        "repetition": opts.repetition,
         "images": {},
     }
     run.write_run(meta)
@@ -283,6 +288,7 @@ def verify(
     else:
         word = "success" if outcome.success else "failed"
     report = build_report(meta, outcome, word)
+    report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256)
     write_json(run.verify_dir / "report.json", report)
     write_atomic(run.verify_dir / "report.txt", render_text(report, outcome.report_text))
     run.end(phase, "error" if outcome.error else "ok", outcome.error or "")

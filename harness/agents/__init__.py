@@ -18,8 +18,10 @@ def load_adapter(spec: str, name: str) -> Agent:
         factory = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError, ValueError) as exc:
         raise UserError(
-            f"cannot load adapter '{spec}': {exc}", file="agents.yml",
-            field=f"agents.{name}.adapter", fix="write it as package.module:ClassName",
+            f"cannot load adapter '{spec}': {exc}",
+            file="agents.yml",
+            field=f"agents.{name}.adapter",
+            fix="write it as package.module:ClassName",
         ) from None
     agent: Agent = factory()
     return agent

@@ -7,10 +7,13 @@ and never enters the agent's container.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.agents.base import AgentContext, AgentResult
 from harness.errors import UserError
 from harness.fsutil import copy_destinations, copy_pairs
 from harness.gitutil import GitError, git
+from harness.scenario import LoadedScenario
 
 BUILTIN_VERSION = "1.0"
 
@@ -41,8 +44,9 @@ class OracleAgent:
     def image(self, toolchain: str) -> str | None:
         return None
 
-    def run(self, ctx: AgentContext) -> AgentResult:
-        loaded = ctx.scenario
+    @staticmethod
+    def apply(loaded: LoadedScenario, workspace: Path) -> str:
+        """Apply the reference solution to ``workspace``; return what was done."""
         if not loaded.scenario.solution:
             raise UserError(
                 "the scenario has no reference solution",
@@ -52,19 +56,21 @@ class OracleAgent:
             )
         src = loaded.file(loaded.scenario.solution, "solution")
         if src.is_dir():
-            pairs = copy_destinations(src, ".", ctx.workspace)
+            pairs = copy_destinations(src, ".", workspace)
             copy_pairs(pairs)
-            applied = f"copied {len(pairs)} files from {src.name}/"
-        else:
-            try:
-                git(["apply", "--whitespace=nowarn", str(src)], ctx.workspace)
-            except GitError as exc:
-                raise UserError(
-                    f"solution does not apply: {exc.stderr.splitlines()[-1:]}",
-                    file=loaded.path,
-                    field="solution",
-                    fix="regenerate it with `git diff` in a freshly set-up workspace",
-                ) from None
-            applied = f"applied {src.name}"
+            return f"copied {len(pairs)} files from {src.name}/"
+        try:
+            git(["apply", "--whitespace=nowarn", str(src)], workspace)
+        except GitError as exc:
+            raise UserError(
+                f"solution does not apply: {exc.stderr.splitlines()[-1:]}",
+                file=loaded.path,
+                field="solution",
+                fix="regenerate it with `git diff` in a freshly set-up workspace",
+            ) from None
+        return f"applied {src.name}"
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        applied = self.apply(ctx.scenario, ctx.workspace)
         (ctx.out_dir / "transcript.txt").write_text(f"oracle: {applied}\n")
         return AgentResult(exit="completed", detail=applied)

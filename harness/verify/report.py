@@ -71,6 +71,7 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         f"outcome   {report['outcome'].upper()}  success={report['success']}  "
         f"partial={_fmt(report.get('partial_score'))}  score={_fmt(report.get('score'))}  "
         f"era={report.get('era') or '-'}",
+        f"grader    {report.get('grader', '-')}",
         "",
         "rules:",
     ]

@@ -179,7 +179,12 @@ def run_pytest(
             *tokens,
         ]
         start = time.monotonic()
-        code, output = _run(cmd, tree, {"PYTHONDONTWRITEBYTECODE": "1", **env}, timeout)
+        code, output = _run(
+            cmd,
+            tree,
+            {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **env},
+            timeout,
+        )
         tests = parse_junit(junit.read_text()) if junit.exists() else []
     error = None
     if code is None:

@@ -1,0 +1,183 @@
+"""Grader controls, with their I/O: HIGH, LOW, ISOLATION, DETERMINISM for one scenario.
+
+The reference tree is set up once (solution applied); each defect is applied to a copy
+of it; every tree goes through the same verification path as a real trial (host or
+scorer container). The verdict arithmetic is pure and lives in ``harness.scoring``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.errors import InfraError, UserError
+from harness.fsutil import copytree, read_json, write_json
+from harness.gitutil import GitError, git
+from harness.results import now_iso
+from harness.scenario import LoadedScenario
+from harness.scoring import ControlsReport, DefectOutcome, Score, Thresholds, evaluate_controls
+from harness.scoring.era import load_thresholds
+from harness.settings import Settings
+from harness.verify.request import make_request
+from harness.workspace import read_state, setup
+
+TEST_SUITE_THRESHOLDS = Thresholds(calibrated=False, high=0.99, low=0.2)
+CONTROLS_FILE = "controls.json"
+
+Verifier = Callable[[Path, Any], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Defect:
+    name: str
+    patch: Path
+    breaks: list[str]
+    harm: str
+
+
+def load_defects(loaded: LoadedScenario) -> list[Defect]:
+    """``defects/<name>.patch`` with ``defects/<name>.yml`` (``breaks``, ``harm``)."""
+    folder = loaded.directory / "defects"
+    defects = []
+    for patch in sorted(folder.glob("*.patch")) if folder.is_dir() else []:
+        meta_file = patch.with_suffix(".yml")
+        if not meta_file.is_file():
+            raise UserError(
+                "defect has no .yml",
+                file=patch,
+                field="breaks",
+                fix=f"add {meta_file.name} with breaks: [check names] and harm:",
+            )
+        meta = yaml.safe_load(meta_file.read_text()) or {}
+        breaks = meta.get("breaks")
+        if not isinstance(breaks, list) or not breaks:
+            raise UserError(
+                "defect declares no broken checks",
+                file=meta_file,
+                field="breaks",
+                fix="list the checks this defect must break",
+            )
+        defects.append(
+            Defect(patch.stem, patch, [str(b) for b in breaks], str(meta.get("harm", "")))
+        )
+    return defects
+
+
+def thresholds_for(loaded: LoadedScenario) -> Thresholds:
+    suite = loaded.scenario.verify.suite
+    if suite and (loaded.directory / suite / "thresholds.yml").is_file():
+        return load_thresholds(loaded.directory / suite / "thresholds.yml")
+    return TEST_SUITE_THRESHOLDS
+
+
+def _apply_solution(loaded: LoadedScenario, ws: Path) -> None:
+    from harness.agents.builtin import OracleAgent
+
+    OracleAgent.apply(loaded, ws)
+
+
+def _apply_patch(patch: Path, ws: Path) -> None:
+    try:
+        git(["apply", "--whitespace=nowarn", str(patch)], ws)
+    except GitError as exc:
+        raise UserError(
+            f"defect does not apply on the reference: {exc.stderr[-200:]}",
+            file=patch,
+            field="(patch)",
+            fix="regenerate it against the reference solution tree",
+        ) from None
+
+
+class ControlRunner:
+    """Scores trees for one scenario; keeps every workspace under one temp folder."""
+
+    def __init__(self, loaded: LoadedScenario, settings: Settings, sandbox: str) -> None:
+        self.loaded = loaded
+        self.settings = settings
+        self.sandbox = sandbox
+        self.tmp = Path(tempfile.mkdtemp(prefix="harness-controls-"))
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def fresh(self, tag: str) -> Path:
+        settings = dataclasses.replace(self.settings, workspace=self.tmp / tag)
+        return setup(self.loaded, settings)
+
+    def score(self, ws: Path) -> Score:
+        state = read_state(ws, self.loaded)
+        request = make_request(self.loaded, ws, state.baseline, state.seed)
+        if self.sandbox == "docker":
+            from harness.verify.container import verify_in_docker
+
+            env = self.loaded.scenario.environment
+            outcome, _ = verify_in_docker(
+                ws, request, labels={"harness.phase": "control"}, cpus=env.cpus, memory=env.memory
+            )
+        else:
+            from harness.verify.local import verify_local
+
+            outcome = verify_local(ws, request)
+        if outcome.error or outcome.score is None:
+            raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
+        return Score.model_validate(outcome.score)
+
+
+def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> ControlsReport:
+    if not loaded.scenario.solution:
+        raise UserError(
+            "controls need a reference solution",
+            file=loaded.path,
+            field="solution",
+            fix="add solution: solution.patch (or a folder)",
+        )
+    defects = load_defects(loaded)
+    runner = ControlRunner(loaded, settings, sandbox)
+    try:
+        reference = runner.fresh("reference")
+        _apply_solution(loaded, reference)
+        high = runner.score(reference)
+        again = runner.score(reference)
+        low = runner.score(runner.fresh("nop"))
+        isolation = []
+        for defect in defects:
+            tree = runner.tmp / "defects" / defect.name
+            copytree(reference, tree)
+            _apply_patch(defect.patch, tree)
+            isolation.append(
+                DefectOutcome(name=defect.name, declared=defect.breaks, score=runner.score(tree))
+            )
+        report = evaluate_controls(
+            high, low, isolation, (high.vector(), again.vector()), thresholds_for(loaded)
+        )
+    finally:
+        runner.close()
+    record = {
+        "scenario": loaded.name,
+        "scenario_version": loaded.version,
+        "scenario_sha": loaded.sha256,
+        "at": now_iso(),
+        "sandbox": sandbox,
+        "high": high.final,
+        "low": low.final,
+        **report.model_dump(mode="json"),
+    }
+    write_json(settings.results / loaded.name / CONTROLS_FILE, record)
+    return report
+
+
+def grader_verdict(results: Path, loaded_name: str, scenario_sha: str | None) -> str:
+    """The verdict of the latest controls for this exact scenario content."""
+    path = results / loaded_name / CONTROLS_FILE
+    if not path.is_file():
+        return "GRADER NOT PROVEN (run `harness controls`)"
+    data = read_json(path)
+    if data.get("scenario_sha") != scenario_sha:
+        return "GRADER NOT PROVEN (scenario changed since `harness controls`)"
+    return str(data.get("verdict"))

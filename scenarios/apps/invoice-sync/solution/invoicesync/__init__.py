@@ -1,0 +1,1 @@
+"""invoicesync: copy invoices from a paginated upstream into SQLite and show them."""

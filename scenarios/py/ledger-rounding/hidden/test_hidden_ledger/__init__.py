@@ -1,0 +1,1 @@
+"""Hidden acceptance tests for the ledger-rounding scenario."""

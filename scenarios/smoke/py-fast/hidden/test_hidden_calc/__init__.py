@@ -1,0 +1,1 @@
+"""Hidden tests for smoke/py-fast."""

@@ -1,0 +1,56 @@
+"""Grader controls over real trees: shipped smoke scenarios are trusted; a cascading
+defect makes the grader untrusted."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.controls import grader_verdict, run_controls
+from harness.scenario import load_scenario
+from harness.settings import Settings
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.integration
+
+
+def settings_for(tmp_path: Path, root: Path) -> Settings:
+    return dataclasses.replace(
+        Settings.from_env(tmp_path),
+        scenario_root=root,
+        results=tmp_path / "results",
+        workspace=tmp_path / "ws",
+    )
+
+
+@pytest.mark.parametrize("name", ["smoke/py-fast", "smoke/go-fast"])
+def test_shipped_smoke_scenarios_are_trusted(tmp_path: Path, name: str) -> None:
+    settings = settings_for(tmp_path, REPO_ROOT / "scenarios")
+    loaded = load_scenario(name, settings.scenario_root)
+    report = run_controls(loaded, settings, "local")
+    assert report.trusted, report.text()
+    saved = json.loads((settings.results / name / "controls.json").read_text())
+    assert saved["verdict"] == "GRADER TRUSTED" and saved["scenario_sha"] == loaded.sha256
+    assert grader_verdict(settings.results, name, loaded.sha256) == "GRADER TRUSTED"
+    assert "NOT PROVEN" in grader_verdict(settings.results, name, "other-sha")
+
+
+def test_cascading_defect_fails_isolation(tmp_path: Path) -> None:
+    root = tmp_path / "scenarios"
+    shutil.copytree(REPO_ROOT / "scenarios" / "smoke" / "py-fast", root / "smoke" / "py-fast")
+    defects = root / "smoke" / "py-fast" / "defects"
+    one, other = sorted(defects.glob("*.yml"))[:2]
+    # the first defect now claims the second one's check: what it really breaks is a
+    # cascade (undeclared), and what it claims stays unbroken
+    one.write_text(other.read_text())
+    settings = settings_for(tmp_path, root)
+    report = run_controls(load_scenario("smoke/py-fast", root), settings, "local")
+    assert not report.trusted
+    isolation = next(c for c in report.controls if c.control == "ISOLATION")
+    assert not isolation.passed
+    assert any(d.cascades for d in report.defects)
+    assert "GRADER NOT TRUSTED" in report.text()
