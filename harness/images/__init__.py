@@ -1,0 +1,17 @@
+"""Harness images: content-addressed builds of ``images/<name>/`` and helpers around them."""
+
+from harness.images.build import ImageBuilder, docker_client, ensure_image, host_ca_bundle
+from harness.images.graph import ImageRef, images_dir, list_names
+from harness.images.inject import HARNESS_PYTHONPATH, inject_harness_source
+
+__all__ = [
+    "HARNESS_PYTHONPATH",
+    "ImageBuilder",
+    "ImageRef",
+    "docker_client",
+    "ensure_image",
+    "host_ca_bundle",
+    "images_dir",
+    "inject_harness_source",
+    "list_names",
+]

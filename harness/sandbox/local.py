@@ -1,0 +1,111 @@
+"""The host as a sandbox: commands run with ``subprocess`` in the workspace folder.
+
+No isolation at all; meant for development and for machines without Docker. Each command
+runs in its own session so a timeout can kill the whole process group, grandchildren
+included, not just the direct child.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from harness.errors import UserError
+from harness.sandbox.base import ExecResult, SandboxSpec
+
+
+class LocalSandbox:
+    """Runs commands on the host, in ``spec.workspace``."""
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        if spec.workspace is None:
+            raise UserError(
+                "a local sandbox needs a workspace folder",
+                field="workspace",
+                fix="set SandboxSpec.workspace",
+            )
+        self.spec = spec
+        self._root = Path(spec.workspace).resolve()
+
+    @property
+    def project_dir(self) -> str:
+        return str(self._root)
+
+    def start(self) -> None:
+        """Make sure the workspace exists; nothing else to start."""
+        self._root.mkdir(parents=True, exist_ok=True)
+
+    def exec(
+        self,
+        cmd: list[str],
+        *,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> ExecResult:
+        """Run ``cmd``; on timeout kill its process group and report ``timed_out``."""
+        full_env = {**os.environ, **self.spec.env, **(env or {})}
+        workdir = self._resolve(cwd) if cwd else self._root
+        began = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=workdir,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except (FileNotFoundError, PermissionError) as exc:
+            return ExecResult(127, "", str(exc), time.monotonic() - began)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            out, err = proc.communicate()
+            return ExecResult(None, _text(out), _text(err), time.monotonic() - began, True)
+        finally:
+            if proc.poll() is None:  # interrupted (KeyboardInterrupt): leave nothing behind
+                _kill_group(proc.pid)
+                proc.wait()
+        return ExecResult(proc.returncode, _text(out), _text(err), time.monotonic() - began)
+
+    def copy_in(self, src: Path, dest: str) -> None:
+        """Copy a host file or folder to ``dest`` (relative paths land in the workspace)."""
+        _copy(Path(src), self._resolve(dest))
+
+    def copy_out(self, src: str, dest: Path) -> None:
+        """Copy ``src`` (relative paths are in the workspace) to the host path ``dest``."""
+        _copy(self._resolve(src), Path(dest))
+
+    def stop(self) -> None:
+        """Nothing to remove: the workspace belongs to the caller."""
+
+    def _resolve(self, path: str) -> Path:
+        candidate = Path(path)
+        return candidate if candidate.is_absolute() else self._root / candidate
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", errors="replace")
+
+
+def _copy(src: Path, dest: Path) -> None:
+    if not src.exists():
+        raise FileNotFoundError(f"nothing to copy at {src}")
+    if src.is_dir():
+        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+    else:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest)
