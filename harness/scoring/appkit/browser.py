@@ -19,8 +19,13 @@ from urllib.parse import urlsplit
 from harness.errors import InfraError
 
 CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 _LOCAL = {"127.0.0.1", "localhost"}
 _ROWS_JS = """() => Array.from(document.querySelectorAll('tbody tr'))
   .filter(r => r.getClientRects().length)
@@ -52,18 +57,24 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "page"
 
 
-def probe_page(url: str, evidence_dir: Path, *, name: str = "page", timeout: float = 15.0,
-               executable: Path = CHROMIUM) -> PageProbe:
+def probe_page(
+    url: str,
+    evidence_dir: Path,
+    *,
+    name: str = "page",
+    timeout: float = 15.0,
+    executable: Path = CHROMIUM,
+) -> PageProbe:
     """Open ``url``, wait for the network to settle, and report visible rows and errors."""
     if not Path(executable).exists():
-        raise BrowserUnavailable(f"no browser at {executable}",
-                                 fix="apt-get install -y chromium")
+        raise BrowserUnavailable(f"no browser at {executable}", fix="apt-get install -y chromium")
     try:
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
-        raise BrowserUnavailable("playwright is not installed",
-                                 fix="pip install 'harness[browser]'") from exc
+        raise BrowserUnavailable(
+            "playwright is not installed", fix="pip install 'harness[browser]'"
+        ) from exc
     evidence_dir.mkdir(parents=True, exist_ok=True)
     shot = evidence_dir / f"{_safe_name(name)}.png"
     errors: list[str] = []
@@ -71,8 +82,10 @@ def probe_page(url: str, evidence_dir: Path, *, name: str = "page", timeout: flo
         try:
             browser = pw.chromium.launch(executable_path=str(executable), args=LAUNCH_ARGS)
         except PlaywrightError as exc:
-            raise BrowserUnavailable(f"chromium did not start: {exc}".splitlines()[0],
-                                     fix="check that chromium starts headless") from exc
+            raise BrowserUnavailable(
+                f"chromium did not start: {exc}".splitlines()[0],
+                fix="check that chromium starts headless",
+            ) from exc
         try:
             page = browser.new_page()
             page.set_default_timeout(timeout * 1000)
@@ -82,8 +95,14 @@ def probe_page(url: str, evidence_dir: Path, *, name: str = "page", timeout: flo
             try:
                 response = page.goto(url, wait_until="load")
             except PlaywrightError as exc:  # the app's failure: nothing to see
-                return PageProbe(url=url, status=None, visible_rows=0, total_rows=0,
-                                 console_errors=errors, error=str(exc).splitlines()[0])
+                return PageProbe(
+                    url=url,
+                    status=None,
+                    visible_rows=0,
+                    total_rows=0,
+                    console_errors=errors,
+                    error=str(exc).splitlines()[0],
+                )
             with contextlib.suppress(PlaywrightError):  # a polling page is still measurable
                 page.wait_for_load_state("networkidle", timeout=timeout * 1000)
             rows = page.evaluate(_ROWS_JS)
@@ -92,9 +111,16 @@ def probe_page(url: str, evidence_dir: Path, *, name: str = "page", timeout: flo
             page.screenshot(path=str(shot), full_page=True)
         finally:
             browser.close()
-    return PageProbe(url=url, status=response.status if response else None,
-                     visible_rows=len(rows), total_rows=total, rows=list(rows), text=text,
-                     console_errors=errors, screenshot=shot)
+    return PageProbe(
+        url=url,
+        status=response.status if response else None,
+        visible_rows=len(rows),
+        total_rows=total,
+        rows=list(rows),
+        text=text,
+        console_errors=errors,
+        screenshot=shot,
+    )
 
 
 def _local_only(route: Any) -> None:

@@ -16,12 +16,32 @@ from harness.scoring.appkit.seeding import between, derive_bytes, rng
 
 #: ISO 4217 codes with their minor-unit exponents (digits after the decimal point).
 CURRENCIES: tuple[tuple[str, int], ...] = (
-    ("JPY", 0), ("KRW", 0), ("USD", 2), ("EUR", 2), ("GBP", 2),
-    ("KWD", 3), ("BHD", 3), ("JOD", 3),
+    ("JPY", 0),
+    ("KRW", 0),
+    ("USD", 2),
+    ("EUR", 2),
+    ("GBP", 2),
+    ("KWD", 3),
+    ("BHD", 3),
+    ("JOD", 3),
 )
 EXPONENTS: dict[str, int] = dict(CURRENCIES)
-_NAMES = ("Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Tyrell",
-          "Cyberdyne", "Soylent", "Wonka", "Vandelay", "O'Brien & Sons", "Müller")
+_NAMES = (
+    "Acme",
+    "Globex",
+    "Initech",
+    "Umbrella",
+    "Hooli",
+    "Stark",
+    "Wayne",
+    "Tyrell",
+    "Cyberdyne",
+    "Soylent",
+    "Wonka",
+    "Vandelay",
+    "O'Brien & Sons",
+    "Müller",
+)
 _SUFFIXES = ("Ltd", "GmbH", "KK", "LLC", "SA", "AG", "BV", "Oy")
 
 
@@ -49,8 +69,12 @@ class Invoice:
         return format_minor(self.amount_minor, EXPONENTS[self.currency])
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "customer": self.customer, "currency": self.currency,
-                "amount_minor": self.amount_minor}
+        return {
+            "id": self.id,
+            "customer": self.customer,
+            "currency": self.currency,
+            "amount_minor": self.amount_minor,
+        }
 
 
 @dataclass(frozen=True)
@@ -95,7 +119,7 @@ def build_dataset(seed: str, page_size: int = 10, low: int = 37, high: int = 53)
         amount = r.randint(1, 10 ** r.randint(1, 7))
         ident = "inv_" + derive_bytes(seed, f"invoice-id:{i}").hex()[:12]
         invoices.append(Invoice(ident, name, order[i % len(order)][0], amount))
-    chunks = [list(invoices[i:i + page_size]) for i in range(0, count, page_size)]
+    chunks = [list(invoices[i : i + page_size]) for i in range(0, count, page_size)]
     n = len(chunks)
     if n < 4:
         raise ValueError(f"need at least 4 pages for the fault structure, got {n}")

@@ -29,8 +29,9 @@ RESOURCE = "/v1/invoices"
 class MockUpstream:
     """The mock dependency: start with ``with MockUpstream(seed, trace) as mock``."""
 
-    def __init__(self, seed: str, trace: Path, *, slow_hold: float = 5.0,
-                 dataset: Dataset | None = None) -> None:
+    def __init__(
+        self, seed: str, trace: Path, *, slow_hold: float = 5.0, dataset: Dataset | None = None
+    ) -> None:
         self.seed = seed
         self.dataset = dataset or build_dataset(seed)
         self.trace = Path(trace)
@@ -50,8 +51,12 @@ class MockUpstream:
         self.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def start(self) -> None:
@@ -61,8 +66,9 @@ class MockUpstream:
         handler = type("Handler", (_Handler,), {"mock": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="mock-upstream")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="mock-upstream"
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -133,11 +139,22 @@ class MockUpstream:
                 if page == self.dataset.faults.slow_page and not self.slow_started.is_set():
                     hold, fault = True, "slow"
                 items = self.dataset.pages[page]
-                body = {"data": [inv.as_json() for inv in items],
-                        "next_cursor": self.dataset.next_cursor(page)}
-            self._write({"phase": self._phase, "method": method, "path": split.path,
-                         "cursor": cursor, "page": page, "status": status, "fault": fault,
-                         "items": len(body.get("data", []))})
+                body = {
+                    "data": [inv.as_json() for inv in items],
+                    "next_cursor": self.dataset.next_cursor(page),
+                }
+            self._write(
+                {
+                    "phase": self._phase,
+                    "method": method,
+                    "path": split.path,
+                    "cursor": cursor,
+                    "page": page,
+                    "status": status,
+                    "fault": fault,
+                    "items": len(body.get("data", [])),
+                }
+            )
             if hold:
                 self.slow_started.set()
         if status != 200:

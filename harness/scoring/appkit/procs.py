@@ -61,6 +61,7 @@ def _listen_inodes(port: int) -> set[str]:
 
 
 def _group_pids(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is ``pgid``, from ``/proc``."""
     pids: list[int] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -70,7 +71,7 @@ def _group_pids(pgid: int) -> list[int]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and int(fields[2]) == pgid:
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != "Z":
             pids.append(int(entry.name))
     return pids
 
@@ -138,7 +139,9 @@ class AppProcess:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         self.stop()
@@ -176,6 +179,16 @@ class AppProcess:
             os.killpg(self._proc.pid, sig)
         if sig == signal.SIGKILL:
             self._proc.wait()
+            self._wait_group_gone(self._proc.pid)
+
+    @staticmethod
+    def _wait_group_gone(pgid: int, budget: float = 5.0) -> None:
+        """SIGKILL is asynchronous: wait (bounded) until no group member still runs."""
+        if not Path("/proc/net/tcp").exists():
+            return
+        deadline = time.monotonic() + budget
+        while _group_pids(pgid) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def stop(self, grace: float = 3.0) -> None:
         """SIGTERM the group, SIGKILL whatever is left after ``grace`` seconds."""
@@ -203,24 +216,30 @@ class AppProcess:
         with self._log_path("stdout").open("wb") as out, self._log_path("stderr").open("wb") as err:
             try:
                 self._proc = subprocess.Popen(
-                    argv, cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
-                    stdout=out, stderr=err, start_new_session=True,
+                    argv,
+                    cwd=self.cwd,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
                 )
             except OSError as exc:
                 raise AppNotHealthy(f"cannot start {argv[0]}: {exc}") from exc
 
     def _launch(self, prefer: int | None) -> int:
         port = prefer or free_port()
-        for _ in range(_PORT_ATTEMPTS):
+        attempt = 1
+        while True:
             self._spawn(port)
             if self._wait_healthy():
                 return port
             failure = self._failure()
             self.kill_group(signal.SIGKILL)
-            if not any(s in failure.log_tail.lower() for s in _IN_USE):
+            in_use = any(s in failure.log_tail.lower() for s in _IN_USE)
+            if not in_use or attempt >= _PORT_ATTEMPTS:
                 raise failure
-            port = free_port()
-        raise failure
+            port, attempt = free_port(), attempt + 1
 
     def _wait_healthy(self) -> bool:
         """True when healthy and owning the port; False when the app died or timed out."""
@@ -241,5 +260,6 @@ class AppProcess:
         how = f"exited with code {code}" if code is not None else "did not answer"
         return AppNotHealthy(
             f"{self.name} {how}: GET {self.health_path} on port {self.port} not healthy "
-            f"within {self.budget:g}s", self.log_tail(),
+            f"within {self.budget:g}s",
+            self.log_tail(),
         )
