@@ -23,6 +23,16 @@ app = typer.Typer(
 schema_app = typer.Typer(no_args_is_help=True, help="Print JSON Schemas for editors.")
 app.add_typer(schema_app, name="schema")
 
+
+def _register_subapps() -> None:
+    """Sub-commands that live beside the modules they drive."""
+    from harness.images.cli import doctor_command, images_app, sandbox_app
+
+    app.add_typer(images_app, name="images")
+    app.add_typer(sandbox_app, name="sandbox")
+    app.command("doctor")(doctor_command)
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
@@ -44,8 +54,21 @@ def guarded(func: F) -> F:
         except KeyboardInterrupt:
             typer.echo("harness: interrupted", err=True)
             raise typer.Exit(130) from None
+        except Exception as exc:
+            if not _is_infra(exc):
+                raise
+            typer.echo(f"harness: infrastructure error: {type(exc).__name__}: {exc}", err=True)
+            raise typer.Exit(EXIT_INFRA) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _is_infra(exc: BaseException) -> bool:
+    """Docker engine and connection failures: the environment, not the user's input."""
+    names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
+    return bool(names & {"docker", "requests", "urllib3", "httpx"}) or isinstance(
+        exc, ConnectionError | TimeoutError
+    )
 
 
 def _settings() -> Settings:
@@ -258,6 +281,7 @@ def _terminate(signum: int, _frame: object) -> None:
 def main() -> None:
     """Entry point of the ``harness`` console script."""
     signal.signal(signal.SIGTERM, _terminate)
+    _register_subapps()
     try:
         app()
     except KeyboardInterrupt:
