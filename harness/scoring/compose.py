@@ -50,8 +50,7 @@ class RootBlock(BaseModel):
     @property
     def note(self) -> str:
         n = len(self.downstream)
-        return (f"{n} further checks are downstream of {self.root}: "
-                f"one defect, not {n + 1}")
+        return f"{n} further checks are downstream of {self.root}: one defect, not {n + 1}"
 
 
 class Score(BaseModel):
@@ -77,12 +76,12 @@ class Score(BaseModel):
 
     def vector(self) -> dict[str, float | None]:
         """Per-check scores (None when unavailable), for determinism comparisons."""
-        return {r.check: (None if r.status is Status.UNAVAILABLE else r.score)
-                for r in self.rows}
+        return {r.check: (None if r.status is Status.UNAVAILABLE else r.score) for r in self.rows}
 
 
-def compose(rows: list[Row], suite: Suite, *, era: str | None = None,
-            fingerprint: str | None = None) -> Score:
+def compose(
+    rows: list[Row], suite: Suite, *, era: str | None = None, fingerprint: str | None = None
+) -> Score:
     """Compose rows into a ``Score`` using the suite's weights, gates and floors.
 
     ``era`` defaults to the suite's provisional era (``-rc`` when it has a thresholds
@@ -108,9 +107,16 @@ def compose(rows: list[Row], suite: Suite, *, era: str | None = None,
         suite=suite.name,
         era=era or _provisional_era(suite),
         fingerprint=fingerprint,
-        tier_weights=dict(suite.tier_weights), excellence_weight=e,
-        tier_means=means, inner=inner, gate=gate, gates=gates, excellence=excellence,
-        base=base, factors=factors, final=min(1.0, max(0.0, final)),
+        tier_weights=dict(suite.tier_weights),
+        excellence_weight=e,
+        tier_means=means,
+        inner=inner,
+        gate=gate,
+        gates=gates,
+        excellence=excellence,
+        base=base,
+        factors=factors,
+        final=min(1.0, max(0.0, final)),
         measurable=bool(measured),
         blocks=[RootBlock(root=k, downstream=v) for k, v in blocks.items()],
         unavailable=[r.check for r in rows if r.status is Status.UNAVAILABLE],
@@ -128,8 +134,13 @@ def _mean(rows: Iterable[Row]) -> float | None:
     return sum(scores) / len(scores) if scores else None
 
 
-def _gate(gate: Gate, inner: float, means: dict[str, float | None],
-          excellence: float | None, by_name: dict[str, Row]) -> GateResult:
+def _gate(
+    gate: Gate,
+    inner: float,
+    means: dict[str, float | None],
+    excellence: float | None,
+    by_name: dict[str, Row],
+) -> GateResult:
     value: float | None
     if gate.subject == "inner":
         value = inner
@@ -156,8 +167,9 @@ def _blocks(rows: list[Row], by_name: dict[str, Row]) -> dict[str, list[str]]:
     return dict(out)
 
 
-def _factors(rows: list[Row], by_name: dict[str, Row], blocks: dict[str, list[str]],
-             suite: Suite) -> list[Factor]:
+def _factors(
+    rows: list[Row], by_name: dict[str, Row], blocks: dict[str, list[str]], suite: Suite
+) -> list[Factor]:
     """One factor per counting critical; a failed root's block multiplies once."""
     folded: set[str] = set()
     out: list[Factor] = []
@@ -179,5 +191,10 @@ def _factors(rows: list[Row], by_name: dict[str, Row], blocks: dict[str, list[st
 
 def _factor(row: Row, suite: Suite) -> Factor:
     m = suite.floor(row.severity)
-    return Factor(check=row.check, severity=row.severity or "critical", score=row.score,
-                  floor=m, factor=m + (1 - m) * row.score)
+    return Factor(
+        check=row.check,
+        severity=row.severity or "critical",
+        score=row.score,
+        floor=m,
+        factor=m + (1 - m) * row.score,
+    )

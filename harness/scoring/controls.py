@@ -67,15 +67,21 @@ class ControlsReport(BaseModel):
             lines.append(f"  {c.control:<11} {'pass' if c.passed else 'FAIL'}  {c.detail}")
         for d in self.defects:
             if not d.passed:
-                lines.append(f"  defect {d.name}: missed {d.missed}, cascades {d.cascades}, "
-                             f"unknown {d.unknown}")
+                lines.append(
+                    f"  defect {d.name}: missed {d.missed}, cascades {d.cascades}, "
+                    f"unknown {d.unknown}"
+                )
         lines.append(self.verdict)
         return "\n".join(lines) + "\n"
 
 
-def evaluate_controls(high: Score, low: Score, isolation: list[DefectOutcome],
-                      determinism: tuple[Vector, Vector],
-                      thresholds: Thresholds) -> ControlsReport:
+def evaluate_controls(
+    high: Score,
+    low: Score,
+    isolation: list[DefectOutcome],
+    determinism: tuple[Vector, Vector],
+    thresholds: Thresholds,
+) -> ControlsReport:
     """Judge the four controls and return per-control results and the verdict."""
     defects = [judge_defect(high, d, thresholds.epsilon) for d in isolation]
     controls = [
@@ -86,8 +92,11 @@ def evaluate_controls(high: Score, low: Score, isolation: list[DefectOutcome],
     ]
     eras = {high.era, low.era, *(d.score.era for d in isolation)}
     if len(eras) > 1:
-        controls.append(ControlResult(control="ERA", passed=False,
-                                      detail=f"scores come from several eras: {sorted(eras)}"))
+        controls.append(
+            ControlResult(
+                control="ERA", passed=False, detail=f"scores come from several eras: {sorted(eras)}"
+            )
+        )
     verdict = TRUSTED if all(c.passed for c in controls) else NOT_TRUSTED
     return ControlsReport(era=high.era, controls=controls, defects=defects, verdict=verdict)
 
@@ -114,8 +123,12 @@ def judge_defect(reference: Score, defect: DefectOutcome, epsilon: float) -> Def
     missed = [n for n in defect.declared if n in names and n not in broken]
     cascades = [n for n in broken if n not in excused]
     return DefectResult(
-        name=defect.name, declared=list(defect.declared), broken=broken, missed=missed,
-        cascades=cascades, unknown=unknown,
+        name=defect.name,
+        declared=list(defect.declared),
+        broken=broken,
+        missed=missed,
+        cascades=cascades,
+        unknown=unknown,
         passed=bool(defect.declared) and not (missed or cascades or unknown),
     )
 
@@ -132,21 +145,26 @@ def _closure(declared: set[str], rows: list[Row]) -> set[str]:
 def _high(score: Score, t: Thresholds) -> ControlResult:
     ok = score.measurable and not score.unavailable and score.final >= t.high
     why = f"; unavailable: {', '.join(score.unavailable)}" if score.unavailable else ""
-    return ControlResult(control="HIGH", passed=ok,
-                         detail=f"reference final {score.final:.4f} vs high {t.high:g}{why}")
+    return ControlResult(
+        control="HIGH",
+        passed=ok,
+        detail=f"reference final {score.final:.4f} vs high {t.high:g}{why}",
+    )
 
 
 def _low(score: Score, t: Thresholds) -> ControlResult:
     ok = score.measurable and score.final <= t.low
     why = "" if score.measurable else "; not measurable"
-    return ControlResult(control="LOW", passed=ok,
-                         detail=f"do-nothing final {score.final:.4f} vs low {t.low:g}{why}")
+    return ControlResult(
+        control="LOW", passed=ok, detail=f"do-nothing final {score.final:.4f} vs low {t.low:g}{why}"
+    )
 
 
 def _isolation(defects: list[DefectResult]) -> ControlResult:
     if not defects:
-        return ControlResult(control="ISOLATION", passed=True,
-                             detail="no defects declared: isolation not exercised")
+        return ControlResult(
+            control="ISOLATION", passed=True, detail="no defects declared: isolation not exercised"
+        )
     bad = [d.name for d in defects if not d.passed]
     detail = f"{len(defects) - len(bad)}/{len(defects)} defects isolated"
     if bad:
@@ -157,11 +175,15 @@ def _isolation(defects: list[DefectResult]) -> ControlResult:
 def _determinism(first: Vector, second: Vector) -> ControlResult:
     if first.keys() != second.keys():
         diff = sorted(first.keys() ^ second.keys())
-        return ControlResult(control="DETERMINISM", passed=False,
-                             detail=f"different checks: {', '.join(diff)}")
+        return ControlResult(
+            control="DETERMINISM", passed=False, detail=f"different checks: {', '.join(diff)}"
+        )
     moved = [k for k in first if not _same(first[k], second[k])]
-    detail = (f"{len(first)} checks identical" if not moved
-              else f"moved: {', '.join(f'{k} {first[k]} -> {second[k]}' for k in moved)}")
+    detail = (
+        f"{len(first)} checks identical"
+        if not moved
+        else f"moved: {', '.join(f'{k} {first[k]} -> {second[k]}' for k in moved)}"
+    )
     return ControlResult(control="DETERMINISM", passed=not moved, detail=detail)
 
 

@@ -56,8 +56,11 @@ def fingerprint(paths: list[Path]) -> str:
     for given in paths:
         given = Path(given)
         if not given.exists():
-            raise UserError(f"cannot fingerprint {given}: it does not exist", file=given,
-                            fix="declare only existing suite sources and fixtures")
+            raise UserError(
+                f"cannot fingerprint {given}: it does not exist",
+                file=given,
+                fix="declare only existing suite sources and fixtures",
+            )
         files = sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]
         entries.extend((f.relative_to(given.parent).as_posix(), f) for f in files)
     for name, file in sorted(entries, key=lambda e: e[0]):
@@ -72,15 +75,19 @@ def load_thresholds(path: Path) -> Thresholds:
     try:
         data = yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as exc:
-        raise UserError(f"cannot read thresholds: {exc}", file=path,
-                        fix="write YAML with calibrated, high, low") from exc
+        raise UserError(
+            f"cannot read thresholds: {exc}", file=path, fix="write YAML with calibrated, high, low"
+        ) from exc
     try:
         return Thresholds.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise UserError(f"invalid thresholds: {first['msg']}", file=path,
-                        field=".".join(str(x) for x in first["loc"]),
-                        fix="write YAML with calibrated: bool, high: float, low: float") from exc
+        raise UserError(
+            f"invalid thresholds: {first['msg']}",
+            file=path,
+            field=".".join(str(x) for x in first["loc"]),
+            fix="write YAML with calibrated: bool, high: float, low: float",
+        ) from exc
 
 
 def check_pin(suite: Suite) -> Thresholds | None:
@@ -94,7 +101,8 @@ def check_pin(suite: Suite) -> Thresholds | None:
             raise UserError(
                 f"suite {suite.name}: calibrated thresholds sha256 {actual} does not match "
                 f"the pin {suite.thresholds_pin}; the scorer will not score",
-                file=suite.thresholds, field="thresholds_pin",
+                file=suite.thresholds,
+                field="thresholds_pin",
                 fix="recalibrate and update the pin (a new era), or restore the file",
             )
     return found
@@ -112,5 +120,8 @@ def stamp(suite: Suite) -> Stamp:
     files = [*suite.source_files(), *suite.fixtures]
     if suite.thresholds is not None:
         files.append(suite.thresholds)
-    return Stamp(era=era_of(suite, found), fingerprint=fingerprint(files),
-                 calibrated=found is None or found.calibrated)
+    return Stamp(
+        era=era_of(suite, found),
+        fingerprint=fingerprint(files),
+        calibrated=found is None or found.calibrated,
+    )

@@ -34,10 +34,13 @@ def mark_vacuous(rows: list[Row]) -> list[Row]:
     for row in rows:
         root = seen.get(row.root) if row.root else None
         if root is not None and root.failed and row.status is not Status.VACUOUS:
-            row = row.model_copy(update={
-                "status": Status.VACUOUS, "score": 0.0,
-                "detail": f"not measured: root {root.check} failed",
-            })
+            row = row.model_copy(
+                update={
+                    "status": Status.VACUOUS,
+                    "score": 0.0,
+                    "detail": f"not measured: root {root.check} failed",
+                }
+            )
         seen[row.check] = row
     return list(seen.values())
 
@@ -46,14 +49,19 @@ def _measure(chk: Check, ctx: Any) -> Outcome:
     try:
         outcome = chk.fn(ctx)
     except Exception as exc:  # a broken check is the harness's problem, not the app's
-        return Outcome(score=0.0, status=Status.UNAVAILABLE,
-                       detail=f"check raised {type(exc).__name__}: {exc}")
+        return Outcome(
+            score=0.0, status=Status.UNAVAILABLE, detail=f"check raised {type(exc).__name__}: {exc}"
+        )
     if not isinstance(outcome, Outcome):
-        return Outcome(score=0.0, status=Status.UNAVAILABLE,
-                       detail=f"check returned {type(outcome).__name__}, not an Outcome")
+        return Outcome(
+            score=0.0,
+            status=Status.UNAVAILABLE,
+            detail=f"check returned {type(outcome).__name__}, not an Outcome",
+        )
     return outcome
 
 
 def _vacuous(chk: Check, root: Row) -> Row:
-    return chk.row(Outcome(score=0.0, status=Status.VACUOUS,
-                           detail=f"not measured: root {root.check} failed"))
+    return chk.row(
+        Outcome(score=0.0, status=Status.VACUOUS, detail=f"not measured: root {root.check} failed")
+    )

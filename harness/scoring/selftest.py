@@ -32,8 +32,10 @@ class SelftestFailed(UserError):
     def __init__(self, suite: str, failures: list[str]) -> None:
         self.failures = failures
         more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-        super().__init__(f"severity selftest of suite {suite} failed: {failures[0]}{more}",
-                         fix="fix the tier weights, floors or severity_ranking")
+        super().__init__(
+            f"severity selftest of suite {suite} failed: {failures[0]}{more}",
+            fix="fix the tier weights, floors or severity_ranking",
+        )
 
 
 def selftest(suite: Suite) -> None:
@@ -95,8 +97,11 @@ def _levels(suite: Suite, scored: list[Check]) -> list[set[str]]:
 def _ranking(suite: Suite, scored: list[Check], cost: dict[str, float]) -> list[str]:
     levels = _levels(suite, scored)
     members = [[c for c in scored if c.severity_class in lvl] for lvl in levels]
-    out = [f"severity_ranking class {sorted(lvl)} has no checks"
-           for lvl, got in zip(levels, members, strict=True) if not got]
+    out = [
+        f"severity_ranking class {sorted(lvl)} has no checks"
+        for lvl, got in zip(levels, members, strict=True)
+        if not got
+    ]
     for i in range(len(levels) - 1):
         hi_c, lo_c = members[i], members[i + 1]
         if not hi_c or not lo_c:
@@ -104,23 +109,29 @@ def _ranking(suite: Suite, scored: list[Check], cost: dict[str, float]) -> list[
         cheap = min(hi_c, key=lambda c: cost[c.name])
         dear = max(lo_c, key=lambda c: cost[c.name])
         if not cost[cheap.name] > cost[dear.name] + _TOL:
-            out.append(f"{cheap.name} ({cheap.severity_class}) costs {cost[cheap.name]:.4f}, "
-                       f"not more than {dear.name} ({dear.severity_class}) at "
-                       f"{cost[dear.name]:.4f}")
+            out.append(
+                f"{cheap.name} ({cheap.severity_class}) costs {cost[cheap.name]:.4f}, "
+                f"not more than {dear.name} ({dear.severity_class}) at "
+                f"{cost[dear.name]:.4f}"
+            )
     return out
 
 
-def _critical_vs_cosmetic(suite: Suite, probe: _Probe, scored: list[Check],
-                          cost: dict[str, float], perfect: float) -> list[str]:
+def _critical_vs_cosmetic(
+    suite: Suite, probe: _Probe, scored: list[Check], cost: dict[str, float], perfect: float
+) -> list[str]:
     levels = _levels(suite, scored)
     last = levels[-1] if levels else set()
     cosmetic = [c for c in scored if c.severity_class in last and not c.critical]
     if not cosmetic:
         return []
     half = perfect - probe.final({c.name: 0.5 for c in cosmetic})
-    return [f"critical {c.name} costs {cost[c.name]:.4f}, not more than all cosmetic "
-            f"checks at 0.5 ({half:.4f})"
-            for c in scored if c.critical and not cost[c.name] > half + _TOL]
+    return [
+        f"critical {c.name} costs {cost[c.name]:.4f}, not more than all cosmetic "
+        f"checks at 0.5 ({half:.4f})"
+        for c in scored
+        if c.critical and not cost[c.name] > half + _TOL
+    ]
 
 
 def _sweep(probe: _Probe, chk: Check) -> list[str]:
@@ -128,6 +139,8 @@ def _sweep(probe: _Probe, chk: Check) -> list[str]:
     for i in range(len(_SWEEP) - 1):
         f0, f1 = finals[i], finals[i + 1]
         if f1 < f0 - _TOL or (chk.critical and not f1 > f0 + _TOL):
-            return [f"{chk.name}: raising its score {_SWEEP[i]:g} -> {_SWEEP[i + 1]:g} "
-                    f"moves the final {f0:.4f} -> {f1:.4f}"]
+            return [
+                f"{chk.name}: raising its score {_SWEEP[i]:g} -> {_SWEEP[i + 1]:g} "
+                f"moves the final {f0:.4f} -> {f1:.4f}"
+            ]
     return []

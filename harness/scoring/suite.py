@@ -33,7 +33,10 @@ CheckFn = Callable[[Any], Outcome]
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _GATE = re.compile(r"^\s*(\S+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*$")
 _OPS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
 }
 
 
@@ -51,7 +54,8 @@ class Gate:
         if not match:
             raise UserError(
                 f"gate {text!r} is not '<tier|inner|check> <op> <number>'",
-                field="gates", fix="write e.g. 'core >= 0.9'",
+                field="gates",
+                fix="write e.g. 'core >= 0.9'",
             )
         return cls(match[1], match[2], float(match[3]))
 
@@ -87,9 +91,16 @@ class Check:
     def row(self, outcome: Outcome) -> Row:
         """Stamp a measurement with this check's identity."""
         return Row(
-            check=self.name, tier=self.tier, harm=self.harm, score=outcome.score,
-            status=outcome.status, detail=outcome.detail, evidence=outcome.evidence,
-            critical=self.critical, severity=self.severity, root=self.root,
+            check=self.name,
+            tier=self.tier,
+            harm=self.harm,
+            score=outcome.score,
+            status=outcome.status,
+            detail=outcome.detail,
+            evidence=outcome.evidence,
+            critical=self.critical,
+            severity=self.severity,
+            root=self.root,
         )
 
 
@@ -125,7 +136,8 @@ class Suite:
         if not _VERSION.match(version):
             raise UserError(
                 f"suite {name}: version {version!r} is not MAJOR.MINOR.PATCH",
-                field="version", fix="use e.g. '1.0.0'",
+                field="version",
+                fix="use e.g. '1.0.0'",
             )
         self.name = name
         self.version = version
@@ -133,7 +145,8 @@ class Suite:
         if not 0.0 <= excellence_weight < 1.0:
             raise UserError(
                 f"suite {name}: excellence_weight {excellence_weight} is outside [0, 1)",
-                field="excellence_weight", fix="use a share such as 0.1",
+                field="excellence_weight",
+                fix="use a share such as 0.1",
             )
         self.excellence_weight = float(excellence_weight)
         self.gates = tuple(Gate.parse(g) for g in gates)
@@ -176,8 +189,9 @@ class Suite:
         """
 
         def register(fn: CheckFn) -> CheckFn:
-            self.add(name, fn, harm=harm, tier=tier, critical=critical,
-                     severity=severity, root=root)
+            self.add(
+                name, fn, harm=harm, tier=tier, critical=critical, severity=severity, root=root
+            )
             return fn
 
         return register
@@ -196,33 +210,61 @@ class Suite:
         """Register a check without decorator syntax (used for generated suites)."""
         where = f"suite {self.name}: check {name!r}"
         if not name or name in self._checks:
-            raise UserError(f"{where} is empty or registered twice", field="name",
-                            fix="give each check a unique name")
+            raise UserError(
+                f"{where} is empty or registered twice",
+                field="name",
+                fix="give each check a unique name",
+            )
         if not harm or not harm.strip():
-            raise UserError(f"{where} names no harm", field="harm",
-                            fix="state the consequence, or drop the check")
+            raise UserError(
+                f"{where} names no harm",
+                field="harm",
+                fix="state the consequence, or drop the check",
+            )
         if critical:
             if tier not in (None, CRITICAL):
-                raise UserError(f"{where}: a critical has no tier (it only multiplies)",
-                                field="tier", fix="drop tier=, or drop critical=True")
+                raise UserError(
+                    f"{where}: a critical has no tier (it only multiplies)",
+                    field="tier",
+                    fix="drop tier=, or drop critical=True",
+                )
             tier, severity = CRITICAL, severity or CRITICAL
         else:
             if severity is not None:
-                raise UserError(f"{where}: severity is only for critical checks",
-                                field="severity", fix="add critical=True or drop severity=")
+                raise UserError(
+                    f"{where}: severity is only for critical checks",
+                    field="severity",
+                    fix="add critical=True or drop severity=",
+                )
             allowed = {*self.tier_weights, DIAGNOSTIC, EXCELLENCE}
             if tier not in allowed:
-                raise UserError(f"{where}: tier {tier!r} is not one of {sorted(allowed)}",
-                                field="tier", fix="use a tier named in tier_weights")
+                raise UserError(
+                    f"{where}: tier {tier!r} is not one of {sorted(allowed)}",
+                    field="tier",
+                    fix="use a tier named in tier_weights",
+                )
             if tier == EXCELLENCE and self.excellence_weight == 0.0:
-                raise UserError(f"{where}: excellence checks need excellence_weight > 0",
-                                field="excellence_weight", fix="set e.g. 0.1")
+                raise UserError(
+                    f"{where}: excellence checks need excellence_weight > 0",
+                    field="excellence_weight",
+                    fix="set e.g. 0.1",
+                )
         if root is not None and root not in self._checks:
-            raise UserError(f"{where}: root {root!r} is not an earlier check",
-                            field="root", fix="declare the root check first")
+            raise UserError(
+                f"{where}: root {root!r} is not an earlier check",
+                field="root",
+                fix="declare the root check first",
+            )
         assert tier is not None
-        made = Check(name=name, tier=tier, harm=harm.strip(), fn=fn, critical=critical,
-                     severity=severity, root=root)
+        made = Check(
+            name=name,
+            tier=tier,
+            harm=harm.strip(),
+            fn=fn,
+            critical=critical,
+            severity=severity,
+            root=root,
+        )
         self._checks[name] = made
         return made
 
@@ -231,9 +273,11 @@ class Suite:
         known = {"inner", *self.tier_weights, EXCELLENCE, *self._checks}
         for gate in self.gates:
             if gate.subject not in known:
-                raise UserError(f"suite {self.name}: gate '{gate}' names unknown "
-                                f"{gate.subject!r}", field="gates",
-                                fix="name a tier, 'inner' or a registered check")
+                raise UserError(
+                    f"suite {self.name}: gate '{gate}' names unknown {gate.subject!r}",
+                    field="gates",
+                    fix="name a tier, 'inner' or a registered check",
+                )
         if not self._checks:
             raise UserError(f"suite {self.name} has no checks", fix="register checks")
 
@@ -259,24 +303,39 @@ class Suite:
 
 def _check_weights(name: str, weights: dict[str, float]) -> dict[str, float]:
     if not weights:
-        raise UserError(f"suite {name}: tier_weights is empty", field="tier_weights",
-                        fix="weight at least one tier, e.g. {'core': 1.0}")
+        raise UserError(
+            f"suite {name}: tier_weights is empty",
+            field="tier_weights",
+            fix="weight at least one tier, e.g. {'core': 1.0}",
+        )
     reserved = RESERVED_TIERS & set(weights)
     if reserved:
-        raise UserError(f"suite {name}: tiers {sorted(reserved)} are reserved",
-                        field="tier_weights", fix="rename the tier")
+        raise UserError(
+            f"suite {name}: tiers {sorted(reserved)} are reserved",
+            field="tier_weights",
+            fix="rename the tier",
+        )
     if any(not (w > 0.0) for w in weights.values()):
-        raise UserError(f"suite {name}: tier weights must be positive: {weights}",
-                        field="tier_weights", fix="use tier 'diagnostic' for weight zero")
+        raise UserError(
+            f"suite {name}: tier weights must be positive: {weights}",
+            field="tier_weights",
+            fix="use tier 'diagnostic' for weight zero",
+        )
     total = sum(weights.values())
     if not math.isclose(total, 1.0, abs_tol=1e-9):
-        raise UserError(f"suite {name}: tier weights sum to {total:g}, not 1",
-                        field="tier_weights", fix="make the weights sum to 1")
+        raise UserError(
+            f"suite {name}: tier weights sum to {total:g}, not 1",
+            field="tier_weights",
+            fix="make the weights sum to 1",
+        )
     return {k: float(v) for k, v in weights.items()}
 
 
 def _check_floor(name: str, klass: str, floor: float) -> float:
     if not 0.0 <= floor < 1.0:
-        raise UserError(f"suite {name}: floor for {klass!r} is {floor}, outside [0, 1)",
-                        field="critical_floor", fix="use e.g. 0.6")
+        raise UserError(
+            f"suite {name}: floor for {klass!r} is {floor}, outside [0, 1)",
+            field="critical_floor",
+            fix="use e.g. 0.6",
+        )
     return float(floor)

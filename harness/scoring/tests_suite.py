@@ -47,8 +47,11 @@ def suite_from_tests(
 ) -> tuple[Suite, list[Row]]:
     """Build the implicit suite and its rows from test results (no checks are run)."""
     if not targets:
-        raise UserError("a test-based scenario has no test targets", field="tests",
-                        fix="list at least one target under tests or partial-tests")
+        raise UserError(
+            "a test-based scenario has no test targets",
+            field="tests",
+            fix="list at least one target under tests or partial-tests",
+        )
     kinds = {t.kind for t in targets}
     both = kinds == {"required", "partial"}
     weights = {"core": REQUIRED_WEIGHT, "partial": PARTIAL_WEIGHT}
@@ -57,20 +60,28 @@ def suite_from_tests(
     # Only partial targets are "cosmetic" next to the integrity critical; a lone
     # required target may legitimately cost as much as a rules violation.
     ranking = ["integrity", "partial"] if both else ["integrity"]
-    suite = Suite(name=name, version=version, tier_weights=weights,
-                  class_floors={"integrity": 0.0}, severity_ranking=ranking)
+    suite = Suite(
+        name=name,
+        version=version,
+        tier_weights=weights,
+        class_floors={"integrity": 0.0},
+        severity_ranking=ranking,
+    )
     rows: list[Row] = []
     for target in targets:
         outcome = _grade(target)
         tier = "core" if target.kind == "required" else "partial"
-        harm = (f"required behaviour broken: tests in {target.target} fail"
-                if target.kind == "required"
-                else f"partial credit lost: tests in {target.target} fail")
+        harm = (
+            f"required behaviour broken: tests in {target.target} fail"
+            if target.kind == "required"
+            else f"partial credit lost: tests in {target.target} fail"
+        )
         chk = suite.add(target.target, _fixed(outcome), harm=harm, tier=tier)
         rows.append(chk.row(outcome))
     rules = graded(1.0 if rules_ok else 0.0, rules_detail)
-    chk = suite.add(RULES_CHECK, _fixed(rules), harm=RULES_HARM, critical=True,
-                    severity="integrity")
+    chk = suite.add(
+        RULES_CHECK, _fixed(rules), harm=RULES_HARM, critical=True, severity="integrity"
+    )
     rows.append(chk.row(rules))
     return suite, rows
 
@@ -81,8 +92,9 @@ def _grade(target: TestTargetResult) -> Outcome:
     if target.total <= 0:
         return unavailable("no tests ran and no error was reported")
     passed = min(max(target.passed, 0), target.total)
-    return Outcome(score=passed / target.total, detail=f"{passed}/{target.total} passed",
-                   status=Status.OK)
+    return Outcome(
+        score=passed / target.total, detail=f"{passed}/{target.total} passed", status=Status.OK
+    )
 
 
 def _fixed(outcome: Outcome) -> CheckFn:

@@ -28,18 +28,27 @@ def render_text(score: Score) -> str:
     if not score.measurable:
         lines.append("            NOT MEASURABLE: every weighted tier was unavailable")
     met = sum(g.met for g in score.gates)
-    gates = "; ".join(f"{g.gate} [{_num(g.value)} {'met' if g.met else 'not met'}]"
-                      for g in score.gates) or "no gates"
+    gates = (
+        "; ".join(
+            f"{g.gate} [{_num(g.value)} {'met' if g.met else 'not met'}]" for g in score.gates
+        )
+        or "no gates"
+    )
     lines.append(f"gate        {score.gate:.4f}   {met}/{len(score.gates)}: {gates}")
     e = score.excellence_weight
     lines.append(f"excellence  {_num(score.excellence)}   slice {e:g}")
-    how = (f"= {1 - e:g} x inner + {e:g} x gate x excellence"
-           if e and score.excellence is not None else "= inner")
+    how = (
+        f"= {1 - e:g} x inner + {e:g} x gate x excellence"
+        if e and score.excellence is not None
+        else "= inner"
+    )
     lines.append(f"base        {score.base:.4f}   {how}")
     for f in score.factors:
         covers = f"   folds in {', '.join(f.covers)}" if f.covers else ""
-        lines.append(f"critical    {f.factor:.4f}   {f.check} [{f.severity}]: "
-                     f"{f.floor:g} + {1 - f.floor:g} x {f.score:.4f}{covers}")
+        lines.append(
+            f"critical    {f.factor:.4f}   {f.check} [{f.severity}]: "
+            f"{f.floor:g} + {1 - f.floor:g} x {f.score:.4f}{covers}"
+        )
     product = " x ".join([f"{score.base:.4f}", *(f"{f.factor:.4f}" for f in score.factors)])
     lines.append(f"final       {score.final:.4f}   = {product}")
     below = [r for r in score.rows if r.score < 1.0 or r.status is not Status.OK]
@@ -47,15 +56,12 @@ def render_text(score: Score) -> str:
         lines.append("below 1.0:")
     for r in below:
         detail = f" ({r.detail})" if r.detail else ""
-        lines.append(f"  {r.score:.4f} [{r.status.value}] {r.check} <{r.tier}>: "
-                     f"{r.harm}{detail}")
+        lines.append(f"  {r.score:.4f} [{r.status.value}] {r.check} <{r.tier}>: {r.harm}{detail}")
     lines.extend(f"note: {b.note}" for b in score.blocks)
     if score.unavailable:
-        lines.append(f"unavailable (excluded, not the app's zero): "
-                     f"{', '.join(score.unavailable)}")
+        lines.append(f"unavailable (excluded, not the app's zero): {', '.join(score.unavailable)}")
     return "\n".join(lines) + "\n"
 
 
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
-
