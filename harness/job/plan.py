@@ -1,0 +1,108 @@
+"""Matrix expansion: agents x models x scenarios x seeds x repetitions -> trials.
+
+The ``JobConfig`` is what a job *is*: it is stored in ``job.json`` and compared on
+resume, so only fields that change which trials exist (or how they run) belong in it.
+Concurrency and retry bounds are run-time knobs and are deliberately left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.errors import UserError
+from harness.registry import Registry
+
+DEFAULT_SEED = "default"
+
+
+class JobConfig(BaseModel):
+    """The matrix a job runs; equality of two configs decides whether a job may resume."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agents: list[str]
+    models: list[str] | None = None  # None: each agent's first supported model
+    scenarios: list[str]
+    reps: int = 1
+    seeds: list[str] | None = None  # None: each scenario's own seed
+    sandbox: str = "docker"
+
+    def fingerprint(self) -> str:
+        """A short stable hash of the configuration (the default job name uses it)."""
+        text = json.dumps(self.model_dump(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One scenario x entrant x seed x repetition: the unit of work and of resume."""
+
+    scenario: str
+    agent: str
+    model: str
+    seed: str | None
+    repetition: int
+
+    @property
+    def key(self) -> str:
+        """The trial's name in the ledger and in ``run.json`` (``trial_key``)."""
+        seed = self.seed or DEFAULT_SEED
+        return f"{self.scenario}|{self.agent}|{self.model}|{seed}|r{self.repetition}"
+
+    @property
+    def slug(self) -> str:
+        """A file-name-safe, unique form of the key (ledger files, workspaces)."""
+        safe = re.sub(r"[^A-Za-z0-9.-]+", "-", self.key).strip("-")
+        return f"{safe[:80]}-{hashlib.sha256(self.key.encode()).hexdigest()[:6]}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    trials: list[Trial]
+    skipped: list[str]  # "agent + model: reason", one per pair left out
+
+
+def entrant_pairs(config: JobConfig, registry: Registry) -> tuple[list[tuple[str, str]], list[str]]:
+    """The (agent, model) pairs to run and a note for every pair the agent cannot run."""
+    pairs: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for agent_name in config.agents:
+        entry = registry.agent(agent_name)  # unknown agent: UserError
+        models = config.models or entry.supports_llms[:1]
+        if not models:
+            skipped.append(f"{agent_name}: lists no models in agents.yml")
+        for model in models:
+            if model not in registry.llms:
+                raise UserError(
+                    f"unknown model '{model}'",
+                    file=registry.llms_path,
+                    field="--models",
+                    fix=f"use names from llms.yml: {', '.join(sorted(registry.llms))}",
+                )
+            if model not in entry.supports_llms:
+                skipped.append(f"{agent_name} + {model}: not in the agent's supports-llms")
+                continue
+            pairs.append((agent_name, model))
+    return pairs, skipped
+
+
+def expand(config: JobConfig, registry: Registry) -> Plan:
+    """Every trial of the matrix, in a stable order (scenario-major, so that results
+    for one scenario arrive together)."""
+    if config.reps < 1:
+        raise UserError("--reps must be at least 1", field="--reps", fix="e.g. --reps 3")
+    pairs, skipped = entrant_pairs(config, registry)
+    seeds: list[str | None] = list(config.seeds) if config.seeds else [None]
+    trials = [
+        Trial(scenario, agent, model, seed, rep)
+        for scenario in config.scenarios
+        for agent, model in pairs
+        for seed in seeds
+        for rep in range(config.reps)
+    ]
+    return Plan(trials, skipped)

@@ -1,0 +1,250 @@
+"""Run a job's trials K at a time, resuming from the ledger and the results folder.
+
+Threads only schedule; each trial runs in a worker process (``harness.job.worker``) in
+its own session, so stopping the job is: set ``stop``, SIGTERM every worker (each
+unwinds its ``finally`` blocks and removes its containers), record the trials they were
+running as ``interrupted``. Completed trials are never redone: on start every trial is
+classified from the results folder, which a killed job cannot have left half-written
+(every file there is written atomically).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.fsutil import read_json, write_json
+from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
+from harness.job.plan import JobConfig, Trial
+from harness.job.progress import LiveProgress
+from harness.job.worker import settings_to_json
+from harness.settings import Settings
+
+COMPLETE_OUTCOMES = frozenset({"success", "failed", "timeout"})
+GRACE_S = 30.0  # how long a stopped worker may take to clean up before SIGKILL
+
+
+@dataclass
+class JobOutcome:
+    total: int
+    already_done: int
+    statuses: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    ran: list[str] = field(default_factory=list)  # keys of trials started by this run
+    interrupted: bool = False
+
+
+def classify(
+    trial: Trial, entry: TrialEntry, records: list[RunRecord], max_interruptions: int
+) -> TrialEntry:
+    """The trial's ledger entry brought up to date with what the results folder shows.
+
+    Done: a run with a final report and an agent outcome. Given up: more infrastructure
+    errors than ``max_interruptions`` allows retries. Anything else is to be (re)run;
+    a trial the ledger still calls ``running`` was interrupted by a killed job.
+    """
+    entry = entry.model_copy()
+    finished = [r for r in records if r.outcome in COMPLETE_OUTCOMES]
+    errors = sum(1 for r in records if r.outcome == "error")
+    entry.infra_errors = max(entry.infra_errors, errors)
+    if finished:
+        first = finished[0]
+        entry.status, entry.outcome, entry.score = "done", first.outcome, first.score
+        entry.run_dir = str(first.run_dir)
+    elif entry.infra_errors > max_interruptions:
+        entry.status, entry.outcome = "error", "error"
+    elif entry.status in {"running", "done"}:
+        entry.status = "interrupted"
+    return entry
+
+
+class JobRunner:
+    """One invocation of a job: classify, run what is missing, stop cleanly."""
+
+    def __init__(
+        self,
+        job: JobDir,
+        config: JobConfig,
+        trials: list[Trial],
+        settings: Settings,
+        *,
+        concurrency: int,
+        max_interruptions: int,
+        progress: LiveProgress,
+    ) -> None:
+        self.job, self.config, self.trials, self.settings = job, config, trials, settings
+        self.concurrency = max(1, concurrency)
+        self.max_interruptions = max(0, max_interruptions)
+        self.progress = progress
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._queue: list[Trial] = []
+        self._live: dict[str, subprocess.Popen[bytes]] = {}
+
+    def prepare(self) -> tuple[list[Trial], list[TrialEntry]]:
+        """Entries for every trial (written back) and the trials still to run."""
+        self.job.trials_dir.mkdir(parents=True, exist_ok=True)
+        for trial in self.trials:
+            wait_trial_lock(self.job.trial_lock_path(trial))
+        found = scan_results(self.settings.results, self.job.name)
+        todo: list[Trial] = []
+        entries: list[TrialEntry] = []
+        for trial in self.trials:
+            before = self.job.read_entry(trial)
+            entry = classify(trial, before, found.get(trial.key, []), self.max_interruptions)
+            if entry != before:
+                self.job.write_entry(trial, entry)
+            entries.append(entry)
+            if entry.status not in {"done", "error"}:
+                todo.append(trial)
+        return todo, entries
+
+    def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
+        """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
+        self._queue = list(reversed(todo))
+        threads = [
+            threading.Thread(target=self._work, args=(outcome,), name=f"trial-{i}", daemon=True)
+            for i in range(min(self.concurrency, len(todo)))
+        ]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(timeout=0.2)
+        except BaseException:
+            outcome.interrupted = True
+            self.stop.set()
+            self._terminate_all()
+            for t in threads:
+                t.join()
+            raise
+        return outcome
+
+    # -- worker threads -------------------------------------------------------------
+
+    def _next(self) -> Trial | None:
+        with self._lock:
+            if self.stop.is_set() or not self._queue:
+                return None
+            return self._queue.pop()
+
+    def _work(self, outcome: JobOutcome) -> None:
+        while (trial := self._next()) is not None:
+            self.progress.started(trial.key)
+            with self._lock:
+                outcome.ran.append(trial.key)
+            entry = self._run_with_retries(trial)
+            with self._lock:
+                outcome.statuses[entry.status] += 1
+                if entry.outcome:
+                    outcome.outcomes[entry.outcome] += 1
+            self.progress.finished(trial.key, entry.status, entry.outcome, entry.detail)
+
+    def _run_with_retries(self, trial: Trial) -> TrialEntry:
+        entry = self.job.read_entry(trial)
+        while True:
+            entry.status, entry.attempts = "running", entry.attempts + 1
+            entry.detail = ""
+            self.job.write_entry(trial, entry)
+            result = self._spawn(trial)
+            if result is None:  # the worker died without a word
+                if self.stop.is_set():
+                    entry.status, entry.detail = "interrupted", "stopped by the user"
+                    self.job.write_entry(trial, entry)
+                    return entry
+                result = {"status": "error", "outcome": "error", "detail": "worker died"}
+            entry.status = result["status"]
+            entry.outcome = result.get("outcome")
+            entry.score = result.get("score")
+            entry.run_dir = result.get("run_dir")
+            entry.detail = result.get("detail") or ""
+            if entry.outcome == "error":
+                entry.status = "error"
+                entry.infra_errors += 1
+                if entry.infra_errors <= self.max_interruptions and not self.stop.is_set():
+                    self.job.write_entry(trial, entry)
+                    self.progress.retrying(trial.key, entry.detail)
+                    continue
+            self.job.write_entry(trial, entry)
+            if entry.status == "done":  # the result folder has the diff; free the disk
+                shutil.rmtree(self.job.workspace_root(trial), ignore_errors=True)
+            return entry
+
+    def _spawn(self, trial: Trial) -> dict[str, Any] | None:
+        base = self.job.trials_dir / trial.slug
+        spec_path, out_path = Path(f"{base}.spec.json"), Path(f"{base}.out.json")
+        out_path.unlink(missing_ok=True)
+        settings = settings_to_json(self.settings)
+        settings["workspace"] = str(self.job.workspace_root(trial))
+        write_json(
+            spec_path,
+            {
+                "key": trial.key,
+                "job": self.job.name,
+                "sandbox": self.config.sandbox,
+                "trial": {
+                    "scenario": trial.scenario,
+                    "agent": trial.agent,
+                    "model": trial.model,
+                    "seed": trial.seed,
+                    "repetition": trial.repetition,
+                },
+                "settings": settings,
+                "lock": str(self.job.trial_lock_path(trial)),
+                "parent": os.getpid(),
+            },
+        )
+        log_dir = self.job.path / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        with (log_dir / f"{trial.slug}.log").open("ab") as log:
+            with self._lock:
+                if self.stop.is_set():
+                    return None
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "harness.job.worker", str(spec_path), str(out_path)],
+                    cwd=self.settings.project_root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+                self._live[trial.key] = proc
+            try:
+                proc.wait()
+            finally:
+                with self._lock:
+                    self._live.pop(trial.key, None)
+                _kill_group(proc.pid)  # leftovers of the trial (servers, sleeps)
+        try:
+            data = read_json(out_path)
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _terminate_all(self) -> None:
+        """SIGTERM every worker, give them ``GRACE_S`` to clean up, then SIGKILL."""
+        with self._lock:
+            procs = list(self._live.values())
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=GRACE_S)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc.pid)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

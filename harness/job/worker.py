@@ -1,0 +1,118 @@
+"""Run one trial in its own process: ``python -m harness.job.worker SPEC OUT``.
+
+A process per trial lets the job stop a trial cleanly (SIGTERM unwinds every
+``finally``, removing containers) and keeps trials from sharing process state. The
+worker holds its trial's lock while alive and exits if its job process disappears, so
+a SIGKILLed job leaves no trial running behind the next resume's back.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError, UserError
+from harness.fsutil import read_json, write_json
+from harness.settings import Settings
+
+
+def settings_to_json(settings: Settings) -> dict[str, Any]:
+    return {
+        "workspace": str(settings.workspace),
+        "results": str(settings.results),
+        "scenario_root": str(settings.scenario_root),
+        "repo_cache": None if settings.repo_cache is None else str(settings.repo_cache),
+        "skip_remote": settings.skip_remote,
+        "project_root": str(settings.project_root),
+    }
+
+
+def settings_from_json(data: dict[str, Any]) -> Settings:
+    cache = data.get("repo_cache")
+    return Settings(
+        workspace=Path(data["workspace"]),
+        results=Path(data["results"]),
+        scenario_root=Path(data["scenario_root"]),
+        repo_cache=Path(cache) if cache else None,
+        skip_remote=bool(data["skip_remote"]),
+        project_root=Path(data["project_root"]),
+    )
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    """Stop this worker (as if by SIGTERM) once the job process that started it is gone."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    """Execute the trial described by ``spec``; returns what the job records."""
+    from harness.registry import Registry
+    from harness.scenario import load_scenario
+    from harness.trial import RunOptions, execute
+
+    settings = settings_from_json(spec["settings"])
+    trial = spec["trial"]
+    try:
+        loaded = load_scenario(trial["scenario"], settings.scenario_root)
+        registry = Registry.load(settings.project_root)
+        opts = RunOptions(
+            agent=trial["agent"],
+            model=trial["model"],
+            seed=trial["seed"],
+            sandbox=spec["sandbox"],
+            job=spec["job"],
+            trial_key=spec["key"],
+            repetition=trial["repetition"],
+        )
+        result = execute(loaded, settings, registry, opts)
+    except UserError as exc:
+        return {"status": "refused", "outcome": None, "detail": exc.one_line()}
+    except HarnessError as exc:
+        return {"status": "error", "outcome": "error", "detail": exc.one_line()}
+    return {
+        "status": "done",
+        "outcome": result.outcome,
+        "score": result.report.get("score"),
+        "run_dir": str(result.run_dir),
+        "detail": result.report.get("error") or _phase_error(result.run_dir),
+    }
+
+
+def _phase_error(run_dir: Path) -> str:
+    """The detail of the first phase that ended in ``error`` (why the trial is an error)."""
+    try:
+        phases = read_json(run_dir / "progress.json")["phases"]
+    except (OSError, ValueError, KeyError):
+        return ""
+    return next((str(p.get("detail") or "") for p in phases if p.get("outcome") == "error"), "")
+
+
+def main(argv: list[str]) -> int:
+    spec_path, out_path = Path(argv[0]), Path(argv[1])
+    signal.signal(signal.SIGTERM, _terminate)
+    spec = read_json(spec_path)
+    lock_fd = os.open(spec["lock"], os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(lock_fd, fcntl.LOCK_EX)
+    threading.Thread(target=_watch_parent, args=(int(spec["parent"]),), daemon=True).start()
+    try:
+        out = run(spec)
+    except Exception as exc:  # an unexpected harness bug: infrastructure, not the agent
+        out = {"status": "error", "outcome": "error", "detail": f"{type(exc).__name__}: {exc}"}
+    write_json(out_path, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,171 @@
+"""Read result folders into ``RunResult`` records, with the filters ``report`` offers.
+
+Only runs with a final ``verify/report.json`` count; interrupted runs (no report) are
+skipped. Smoke scenarios are always excluded. Usage keys the gateway did not record
+stay ``None``: unknown is not zero.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+NO_ERA = "(no era)"
+USAGE_KEYS = (
+    "calls",
+    "prompt_tokens",
+    "cached_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "energy_kwh",
+    "wall_s",
+)
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    run_id: str
+    scenario: str
+    era: str
+    agent: str
+    agent_version: str
+    model: str
+    outcome: str
+    score: float | None
+    partial_score: float | None
+    started_at: str
+    wall_s: float | None
+    usage: dict[str, Any] = field(default_factory=dict)
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def entrant(self) -> tuple[str, str, str]:
+        return (self.agent, self.agent_version, self.model)
+
+    @property
+    def infra_error(self) -> bool:
+        return self.outcome == "error"
+
+    def usage_value(self, key: str) -> float | None:
+        value = self.usage.get(key)
+        return float(value) if isinstance(value, int | float) else None
+
+
+@dataclass(frozen=True)
+class Filters:
+    scenarios: list[str] = field(default_factory=list)  # names or fnmatch globs
+    agents: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    after: str | None = None  # ISO date or timestamp; runs started at or after it
+    limit: int | None = None  # most recent N runs per entrant and scenario
+
+
+def _load(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
+    """The gateway's wall time when recorded, else the sum of phase durations."""
+    if isinstance(usage.get("wall_s"), int | float):
+        return float(usage["wall_s"])
+    durations = [p.get("duration_s") for p in phases]
+    known = [float(d) for d in durations if isinstance(d, int | float)]
+    return sum(known) if known else None
+
+
+def read_run(run_dir: Path) -> RunResult | None:
+    """One run folder as a record, or None when it has no parseable final report."""
+    report = _load(run_dir / "verify" / "report.json")
+    if not isinstance(report, dict) or not report.get("outcome"):
+        return None
+    meta = _load(run_dir / "run.json")
+    meta = meta if isinstance(meta, dict) else {}
+    progress = _load(run_dir / "progress.json")
+    progress = progress if isinstance(progress, dict) else {}
+    usage = progress.get("usage") if isinstance(progress.get("usage"), dict) else {}
+    phases = progress.get("phases") if isinstance(progress.get("phases"), list) else []
+
+    def pick(key: str, default: str = "unknown") -> str:
+        value = report.get(key) or meta.get(key)
+        return str(value) if value else default
+
+    return RunResult(
+        run_dir=run_dir,
+        run_id=pick("run_id", run_dir.name),
+        scenario=pick("scenario"),
+        era=str(report.get("era") or ""),
+        agent=pick("agent"),
+        agent_version=pick("agent_version"),
+        model=pick("model"),
+        outcome=str(report["outcome"]),
+        score=_num(report.get("score")),
+        partial_score=_num(report.get("partial_score")),
+        started_at=str(meta.get("started_at") or ""),
+        wall_s=_wall(usage, phases),
+        usage=usage,
+        phases=phases,
+        report=report,
+        meta=meta,
+    )
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _fill_eras(runs: list[RunResult]) -> None:
+    """A run whose verification failed has no era: give it the era its scenario's other
+    runs (same scenario sha) were scored in, so its infra error lands in the right table."""
+    by_scenario: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for r in runs:
+        if r.era:
+            by_scenario[(r.scenario, str(r.meta.get("scenario_sha")))][r.era] += 1
+    for r in runs:
+        if not r.era:
+            seen = by_scenario.get((r.scenario, str(r.meta.get("scenario_sha"))))
+            r.era = seen.most_common(1)[0][0] if seen else NO_ERA
+
+
+def _matches(value: str, patterns: list[str]) -> bool:
+    return not patterns or any(fnmatch.fnmatchcase(value, p) for p in patterns)
+
+
+def collect(results_root: Path, filters: Filters | None = None) -> list[RunResult]:
+    """Every final, non-smoke run under ``results_root`` that passes ``filters``."""
+    filters = filters or Filters()
+    runs: list[RunResult] = []
+    if results_root.is_dir():
+        for meta_path in sorted(results_root.rglob("verify/report.json")):
+            run = read_run(meta_path.parent.parent)
+            if run is None or run.scenario.startswith("smoke/"):
+                continue
+            runs.append(run)
+    _fill_eras(runs)
+    runs = [
+        r
+        for r in runs
+        if _matches(r.scenario, filters.scenarios)
+        and _matches(r.agent, filters.agents)
+        and _matches(r.model, filters.models)
+        and (filters.after is None or r.started_at >= filters.after)
+    ]
+    if filters.limit is not None:
+        groups: dict[tuple[Any, ...], list[RunResult]] = defaultdict(list)
+        for r in runs:
+            groups[(*r.entrant, r.scenario)].append(r)
+        runs = [
+            r
+            for group in groups.values()
+            for r in sorted(group, key=lambda r: r.started_at, reverse=True)[: filters.limit]
+        ]
+    return sorted(runs, key=lambda r: (r.era, r.entrant, r.scenario, r.started_at))

@@ -1,0 +1,113 @@
+"""``harness report`` on synthetic result folders: eras apart, honest ranks, infra errors
+in their own column, every format, and --publish."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from harness.report.cli import report_command
+from tests.support.jobs_agents import write_result
+
+pytestmark = pytest.mark.unit
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("report")(report_command)
+    app.command("noop")(lambda: None)  # two commands keep "report" a subcommand
+    return app
+
+
+@pytest.fixture
+def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    res = tmp_path / "results"
+    monkeypatch.setenv("HARNESS_RESULTS", str(res))
+    monkeypatch.chdir(tmp_path)
+    return res
+
+
+def _invoke(*args: str) -> str:
+    out = CliRunner().invoke(_app(), ["report", *args])
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+def test_two_eras_print_two_tables_and_errors_stand_apart(results: Path) -> None:
+    for i, (agent, score) in enumerate([("good", 1.0), ("good", 0.9), ("bad", 0.1), ("bad", 0.0)]):
+        write_result(
+            results,
+            "py/a",
+            f"r-py-{i:02d}",
+            agent=agent,
+            score=score,
+            outcome="success" if score > 0.5 else "failed",
+        )
+    write_result(
+        results,
+        "apps/x",
+        "r-app-10",
+        agent="good",
+        era="x@1.0.0-rc",
+        score=0.8,
+        usage={"cost_usd": 0.5, "prompt_tokens": 1000},
+    )
+    write_result(results, "apps/x", "r-app-11", agent="good", era="x@1.0.0-rc", outcome="error")
+    write_result(results, "smoke/s", "r-smoke-12", agent="good", era="smoke@1", score=0.0)
+    text = _invoke("--format", "table")
+    assert text.count("era ") == 2 and "era tests@1.0.0" in text and "era x@1.0.0-rc" in text
+    assert "smoke" not in text
+
+    data = json.loads(_invoke("--format", "json"))
+    eras = {e["era"]: e["entrants"] for e in data["eras"]}
+    assert set(eras) == {"tests@1.0.0", "x@1.0.0-rc"}
+    assert [e["agent"] for e in eras["tests@1.0.0"]] == ["good", "bad"]
+    app = eras["x@1.0.0-rc"][0]  # the infra error is in its own column, not a failure
+    assert (app["runs"], app["infra_errors"], app["success_rate"]) == (1, 1, 1.0)
+    assert app["cost_usd"] == 0.5 and app["prompt_tokens"] == 1000.0
+    assert app["energy_kwh"] is None  # unknown stays unknown
+    good = eras["tests@1.0.0"][0]
+    assert good["score_mean"] == pytest.approx(0.95) and good["score_se"] == pytest.approx(0.05)
+
+    rows = list(csv.DictReader(io.StringIO(_invoke("--format", "csv"))))
+    assert {r["era"] for r in rows} == {"tests@1.0.0", "x@1.0.0-rc"} and len(rows) == 3
+    md = _invoke("--format", "md")
+    assert md.count("**era `") == 2 and "| good |" in md
+    assert "bad" not in _invoke("--format", "md", "--agents", "good")
+    assert "x@1.0.0-rc" not in _invoke("--format", "md", "--scenarios", "py/*")
+
+
+def test_overlapping_scores_are_not_measurable(results: Path) -> None:
+    for i, score in enumerate([0.9, 0.5, 0.7]):
+        write_result(results, "py/a", f"r-a-{i:02d}", agent="alpha", score=score)
+    for i, score in enumerate([0.8, 0.4, 0.65]):
+        write_result(results, "py/a", f"r-b-{i + 10:02d}", agent="beta", score=score)
+    text = _invoke()
+    assert "not measurable" in text
+    data = json.loads(_invoke("--format", "json"))["eras"][0]["entrants"]
+    assert [e["rank"] for e in data] == [1, 1] and data[1]["vs_above"] == "not measurable"
+
+
+def test_publish_writes_a_summary_folder_and_the_marked_block(
+    results: Path, tmp_path: Path
+) -> None:
+    write_result(results, "py/a", "r-a-01", agent="alpha", score=1.0)
+    readme = tmp_path / "README.md"
+    readme.write_text("# T\n\nbefore\n<!-- BEGIN_RESULTS -->\nold\n<!-- END_RESULTS -->\nafter\n")
+    _invoke("--publish")
+    text = readme.read_text()
+    assert "old" not in text and "| alpha |" in text
+    assert text.startswith("# T\n\nbefore\n") and text.endswith("<!-- END_RESULTS -->\nafter\n")
+    (folder,) = (tmp_path / "result_summaries").iterdir()
+    assert folder.name.startswith("summary_")
+    assert {p.name for p in folder.iterdir()} == {"summary.json", "summary.csv", "summary.md"}
+    bare = tmp_path / "OTHER.md"
+    bare.write_text("no markers\n")
+    out = CliRunner().invoke(_app(), ["report", "--publish-to", str(bare)])
+    assert out.exit_code == 2 and "BEGIN_RESULTS" in out.output
