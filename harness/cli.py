@@ -7,6 +7,7 @@ import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -45,6 +46,12 @@ def _register_subapps() -> None:
 F = TypeVar("F", bound=Callable[..., Any])
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
+ReplayOpt = Annotated[
+    Path | None, typer.Option("--replay", help="a cassette the gateway serves instead of the fleet")
+]
+RecordOpt = Annotated[
+    bool, typer.Option("--record", help="keep the gateway's request/response recording")
+]
 SeedOpt = Annotated[
     str | None, typer.Option("--seed", help="16 hex digits; overrides the scenario's")
 ]
@@ -172,11 +179,19 @@ def run_agent_cmd(
     agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
     model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
     sandbox: SandboxOpt = "docker",
+    replay: ReplayOpt = None,
+    record: RecordOpt = False,
 ) -> None:
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
     from harness.trial import RunOptions, run_agent
 
-    opts = RunOptions(agent=agent, model=model, sandbox=_sandbox(sandbox))  # type: ignore[arg-type]
+    opts = RunOptions(
+        agent=agent,
+        model=model,
+        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
+        replay=replay.resolve() if replay else None,
+        record=record,
+    )
     run = run_agent(_load(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
@@ -223,11 +238,20 @@ def exec_cmd(
     model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
     seed: SeedOpt = None,
     sandbox: SandboxOpt = "docker",
+    replay: ReplayOpt = None,
+    record: RecordOpt = False,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     from harness.trial import RunOptions, execute
 
-    opts = RunOptions(agent=agent, model=model, seed=_seed(seed), sandbox=_sandbox(sandbox))  # type: ignore[arg-type]
+    opts = RunOptions(
+        agent=agent,
+        model=model,
+        seed=_seed(seed),
+        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
+        replay=replay.resolve() if replay else None,
+        record=record,
+    )
     _finish(execute(_load(scenario), _settings(), _registry(), opts))
 
 

@@ -7,6 +7,7 @@ refused run writes nothing; infrastructure failures are recorded as ``error``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
-from harness.registry import Registry
+from harness.registry import NO_MODEL, Registry
 from harness.results import RunDir, host_info, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
 from harness.scenario import LoadedScenario
@@ -45,6 +46,8 @@ class RunOptions:
     seed: str | None = None
     sandbox: SandboxKind = "docker"
     job: str | None = None
+    replay: Path | None = None  # a cassette the gateway serves instead of the fleet
+    record: bool = False  # keep the gateway's request/response recording in the run
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
 
@@ -96,6 +99,7 @@ def run_agent(
             field="solution",
             fix="add solution: solution.patch (or a folder) to use --agent oracle",
         )
+    fleet_file = _model_access(llm, opts, settings)
     run_id = new_run_id(entry.name, llm.name)
     run = RunDir.create(settings.results, loaded.name, run_id)
     meta = {
@@ -130,7 +134,7 @@ def run_agent(
         cpus=loaded.scenario.environment.cpus,
         memory=loaded.scenario.environment.memory,
         pids=loaded.scenario.environment.pids,
-        network="none",
+        network="none" if llm.name == NO_MODEL else "internal",
         labels=_labels(run_id, "agent", opts.job),
     )
     from harness.sandbox.factory import make_sandbox
@@ -143,8 +147,13 @@ def run_agent(
             meta["images"]["agent"] = ref.id
             run.write_run(meta)
         sandbox = make_sandbox(opts.sandbox, spec)
+        gateway: Any = None
         try:
             sandbox.start()
+            if llm.name != NO_MODEL:
+                gateway = _start_gateway(opts, sandbox, run_id, entry.name, llm, fleet_file)
+                meta["images"]["gateway"] = getattr(gateway, "image_id", None)
+                run.write_run(meta)
             ctx = AgentContext(
                 scenario=loaded,
                 workspace=ws,
@@ -154,9 +163,15 @@ def run_agent(
                 out_dir=run.agent_dir,
                 timeout_s=loaded.scenario.environment.agent_timeout,
                 instructions=loaded.scenario.agent.instructions,
+                gateway_url=gateway.url if gateway else None,
+                api_key=gateway.key if gateway else None,
             )
             result = agent.run(ctx)
+            if gateway is not None:
+                run.usage = _usage(gateway, run, result.self_reported_usage)
         finally:
+            if gateway is not None:
+                gateway.stop()
             sandbox.stop()
     except UserError:
         shutil.rmtree(run.path, ignore_errors=True)
@@ -175,6 +190,79 @@ def run_agent(
     run.end(phase, result.exit, result.detail)
     write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
     return run
+
+
+def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None:
+    """The fleet file a model-using trial will route through (checked before any write)."""
+    if llm.name == NO_MODEL:
+        return None
+    if opts.replay is not None:
+        if not opts.replay.is_file():
+            raise UserError(
+                "cassette not found",
+                file=opts.replay,
+                field="--replay",
+                fix="give the path of a recorded cassette (JSONL)",
+            )
+        return None
+    fleet = Path(os.environ.get("HARNESS_FLEET", settings.project_root / "fleet.yml"))
+    if not fleet.is_file():
+        raise UserError(
+            f"model '{llm.name}' needs the fleet, and there is no fleet file",
+            file=fleet,
+            field="hosts",
+            fix="copy fleet.yml.example to fleet.yml, or pass --replay CASSETTE",
+        )
+    return fleet
+
+
+def _start_gateway(
+    opts: RunOptions, sandbox: Any, run_id: str, agent: str, llm: Any, fleet_file: Path | None
+) -> Any:
+    """The trial's gateway: a container on the agent's network, or a thread for local."""
+    if opts.sandbox == "docker":
+        from harness.fleet.container import TrialGateway
+
+        gw = TrialGateway(
+            trial=run_id,
+            agent=agent,
+            llm=llm,
+            network=sandbox.network_name,
+            labels=dict(sandbox.spec.labels, **{"harness.phase": "gateway"}),
+            fleet_file=fleet_file,
+            replay=opts.replay,
+            record=opts.record,
+        )
+        try:
+            gw.start()
+        except BaseException:
+            gw.stop()
+            raise
+        return gw
+    from harness.fleet.local import LocalGateway
+
+    gw_local = LocalGateway(
+        trial=run_id,
+        agent=agent,
+        llm=llm,
+        fleet_file=fleet_file,
+        replay=opts.replay,
+        record=opts.record,
+    )
+    gw_local.start()
+    return gw_local
+
+
+def _usage(gateway: Any, run: RunDir, self_reported: dict[str, Any]) -> dict[str, Any]:
+    """Tokens, calls, time and cost from the gateway's own record; the agent's claim beside."""
+    usage = dict(gateway.collect(run.path / "gateway"))
+    if self_reported:
+        usage["self_reported"] = self_reported
+        measured = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        claimed = self_reported.get("total_tokens")
+        if claimed is not None and measured and abs(claimed - measured) > 0.05 * measured:
+            usage["self_report_disagrees"] = True
+    return usage
 
 
 def _current_run(
@@ -239,6 +327,8 @@ def verify(
         return None
     run = _current_run(ws, loaded, settings, state)
     run.phases = _load_phases(run)
+    if (run.path / "progress.json").exists():
+        run.usage = read_json(run.path / "progress.json").get("usage", {})
     meta = read_json(run.path / "run.json")
     phase = run.begin("verify")
     try:

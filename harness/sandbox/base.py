@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
-Phase = Literal["agent", "verify", "setup", "control"]
+Phase = Literal["agent", "verify", "setup", "control", "gateway"]
 
 
 @dataclass(frozen=True)

@@ -67,3 +67,51 @@ class SleeperAgent:
                 exit="timeout", detail=f"killed after {ctx.timeout_s:.0f}s", returncode=None
             )
         return AgentResult(exit="completed")
+
+
+PATCHER = r"""
+import json, os, subprocess, urllib.request
+req = urllib.request.Request(
+    os.environ["GW"] + "/chat/completions",
+    data=json.dumps({"model": os.environ["MODEL"], "messages": [
+        {"role": "user", "content": os.environ["TASK"]}]}).encode(),
+    headers={"Authorization": "Bearer " + os.environ["KEY"], "Content-Type": "application/json"})
+body = json.load(urllib.request.urlopen(req, timeout=60))
+for call in body["choices"][0]["message"].get("tool_calls") or []:
+    cmd = json.loads(call["function"]["arguments"])["command"]
+    subprocess.run(["sh", "-c", cmd], check=False)
+print(json.dumps(body["usage"]))
+"""
+
+
+class ToolCallAgent:
+    """A one-call agent: asks the gateway once and runs the bash tool calls it gets back.
+
+    It stands for a real agent CLI in tests of the trial's gateway wiring.
+    """
+
+    name = "toolcall"
+
+    def version(self) -> str:
+        return BUILTIN
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        assert ctx.gateway_url and ctx.api_key
+        res = ctx.sandbox.exec(
+            ["python3", "-c", PATCHER],
+            env={
+                "GW": ctx.gateway_url,
+                "KEY": ctx.api_key,
+                "TASK": ctx.instructions,
+                "MODEL": ctx.model.id_for(self.name),
+            },
+            timeout=ctx.timeout_s,
+        )
+        (ctx.out_dir / "stdout.txt").write_text(res.stdout + res.stderr)
+        if not res.ok:
+            return AgentResult(exit="crashed", detail=res.stderr[-500:], returncode=res.returncode)
+        usage = json.loads(res.stdout.strip().splitlines()[-1])
+        return AgentResult(exit="completed", self_reported_usage=usage)

@@ -1,0 +1,224 @@
+"""The gateway as a per-trial container on the agent's internal network.
+
+The agent container can reach this container and nothing else. When a fleet is used,
+the gateway container is also attached to Docker's default bridge so it can reach the
+hosts; when replaying a cassette it needs no route out at all. Telemetry, recordings
+and the log are copied out when the trial's agent phase ends.
+
+``python -m harness.fleet.container serve ...`` is the in-container entry point; it uses
+only what the gateway image installs (no typer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.errors import InfraError, UserError
+from harness.registry import LLMEntry
+
+PORT = 8080
+ROOT = "/gw"
+
+
+def gateway_files(
+    staging: Path,
+    *,
+    trial: str,
+    agent: str,
+    llm: LLMEntry,
+    fleet_file: Path | None,
+    replay: Path | None,
+) -> str:
+    """Write fleet.yml, keys.yml (and the cassette) into ``staging``; return the key."""
+    staging.mkdir(parents=True, exist_ok=True)
+    fleet: dict[str, Any] = {}
+    if fleet_file is not None and not replay:
+        fleet = yaml.safe_load(fleet_file.read_text(encoding="utf-8")) or {}
+    cost = llm.cost
+    if cost.input or cost.cached_input or cost.output:
+        fleet.setdefault("prices", {})[llm.name] = {
+            "input": cost.input,
+            "cached_input": cost.cached_input,
+            "output": cost.output,
+        }
+    (staging / "fleet.yml").write_text(yaml.safe_dump(fleet, sort_keys=False))
+    key = f"hk-{secrets.token_hex(16)}"
+    keys = {key: {"trial": trial, "agent": agent, "model": llm.name}}
+    (staging / "keys.yml").write_text(yaml.safe_dump(keys))
+    if replay is not None:
+        shutil.copy2(replay, staging / "cassette.jsonl")
+    return key
+
+
+class TrialGateway:
+    """Start, reach, read and remove one trial's gateway container."""
+
+    def __init__(
+        self,
+        *,
+        trial: str,
+        agent: str,
+        llm: LLMEntry,
+        network: str,
+        labels: dict[str, str],
+        fleet_file: Path | None = None,
+        replay: Path | None = None,
+        record: bool = False,
+    ) -> None:
+        if replay is None and fleet_file is None:
+            raise UserError(
+                f"model '{llm.name}' needs a fleet or a cassette",
+                file="fleet.yml",
+                field="hosts",
+                fix="create fleet.yml (see fleet.yml.example) or pass --replay FILE",
+            )
+        self.trial, self.agent, self.llm = trial, agent, llm
+        self.network, self.labels = network, labels
+        self.fleet_file, self.replay, self.record = fleet_file, replay, record
+        self.sandbox: Any = None
+        self.key = ""
+
+    @property
+    def url(self) -> str:
+        assert self.sandbox is not None
+        return f"http://{self.sandbox.name}:{PORT}/v1"
+
+    def start(self) -> None:
+        from harness.images import ensure_image
+        from harness.images.inject import inject_harness_source
+        from harness.sandbox.base import SandboxSpec
+        from harness.sandbox.docker import DockerSandbox
+
+        ref = ensure_image("gateway")
+        spec = SandboxSpec(
+            phase="gateway",
+            image=ref.tag,
+            project_dir=ROOT,
+            network=self.network,
+            labels=self.labels,
+            pids=256,
+        )
+        self.sandbox = DockerSandbox(spec)
+        self.image_id = ref.id
+        with tempfile.TemporaryDirectory(prefix="harness-gw-") as tmp:
+            self.key = gateway_files(
+                Path(tmp),
+                trial=self.trial,
+                agent=self.agent,
+                llm=self.llm,
+                fleet_file=self.fleet_file,
+                replay=self.replay,
+            )
+            self.sandbox.start()
+            self.sandbox.copy_in(Path(tmp), ROOT)
+        if self.replay is None:  # reach the fleet's hosts through the default bridge
+            self.sandbox.client.networks.get("bridge").connect(self.sandbox.container_id)
+        pythonpath = inject_harness_source(self.sandbox)
+        args = [
+            "python3",
+            "-m",
+            "harness.fleet.container",
+            "serve",
+            "--port",
+            str(PORT),
+            "--fleet",
+            f"{ROOT}/fleet.yml",
+            "--keys",
+            f"{ROOT}/keys.yml",
+            "--telemetry",
+            f"{ROOT}/out/telemetry.jsonl",
+        ]
+        if self.replay is not None:
+            args += ["--replay", f"{ROOT}/cassette.jsonl"]
+        if self.record:
+            args += ["--record", f"{ROOT}/out/recording.jsonl"]
+        line = " ".join(args)
+        started = self.sandbox.exec(
+            [
+                "sh",
+                "-c",
+                f"mkdir -p {ROOT}/out && PYTHONPATH={pythonpath} nohup {line} "
+                f"> {ROOT}/out/gateway.log 2>&1 &",
+            ],
+            timeout=30,
+        )
+        if not started.ok:
+            raise InfraError(f"gateway did not start: {started.stderr.strip()[-300:]}")
+        self._wait_healthy()
+
+    def _wait_healthy(self, budget: float = 60.0) -> None:
+        probe = (
+            "import urllib.request,sys;"
+            f"urllib.request.urlopen('http://127.0.0.1:{PORT}/health', timeout=2)"
+        )
+        deadline = time.monotonic() + budget
+        while time.monotonic() < deadline:
+            if self.sandbox.exec(["python3", "-c", probe], timeout=10).ok:
+                return
+            time.sleep(0.3)
+        log = self.sandbox.exec(["sh", "-c", f"tail -n 20 {ROOT}/out/gateway.log"], timeout=10)
+        raise InfraError(f"gateway never became healthy: {log.stdout.strip()[-400:]}")
+
+    def collect(self, dest: Path) -> dict[str, Any]:
+        """Copy telemetry, recording and log to ``dest``; return the trial's usage."""
+        from harness.fleet.telemetry import trial_usage_from_file
+
+        dest.mkdir(parents=True, exist_ok=True)
+        try:
+            self.sandbox.copy_out(f"{ROOT}/out", dest / "out")
+        except Exception as exc:  # the container may already be gone on a hard failure
+            raise InfraError(f"could not read gateway telemetry: {exc}") from exc
+        out = dest / "out"
+        for item in out.iterdir():
+            shutil.move(str(item), dest / item.name)
+        out.rmdir()
+        telemetry = dest / "telemetry.jsonl"
+        return trial_usage_from_file(telemetry, self.trial) if telemetry.exists() else {}
+
+    def stop(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.stop()
+
+
+def _serve(argv: list[str]) -> None:
+    from harness.fleet.config import FleetConfig, load_fleet
+    from harness.fleet.gateway import build_config, serve
+
+    parser = argparse.ArgumentParser(prog="python -m harness.fleet.container serve")
+    parser.add_argument("--port", type=int, default=PORT)
+    parser.add_argument("--fleet", type=Path)
+    parser.add_argument("--keys", type=Path)
+    parser.add_argument("--telemetry", type=Path)
+    parser.add_argument("--replay", type=Path)
+    parser.add_argument("--record", type=Path)
+    ns = parser.parse_args(argv)
+    data = (yaml.safe_load(ns.fleet.read_text()) or {}) if ns.fleet and ns.fleet.is_file() else {}
+    fleet: Any = load_fleet(ns.fleet) if data.get("hosts") else FleetConfig()
+    prices = data.get("prices")
+    config = build_config(
+        fleet,
+        prices=prices,
+        telemetry=ns.telemetry,
+        record=ns.record,
+        replay=ns.replay,
+        keys_file=ns.keys,
+        require_keys=ns.keys is not None,
+    )
+    serve(config, "0.0.0.0", ns.port)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:2] == ["serve"]:
+        _serve(sys.argv[2:])
+    else:
+        sys.exit("usage: python -m harness.fleet.container serve [options]")

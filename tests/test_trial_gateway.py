@@ -1,0 +1,145 @@
+"""Model-using trials: the gateway runs beside the agent (a container on its internal
+network, or a thread for --sandbox local); usage comes from the gateway's telemetry."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, make_bundle
+
+pytestmark = pytest.mark.integration
+
+FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
+HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+AGENT = """
+  - name: toolcall
+    version: "1.0"
+    supports-llms: [replay]
+    adapter: tests.support.agents:ToolCallAgent
+"""
+LLM = """
+  - name: replay
+    model: replay-model-1
+"""
+
+
+def cassette(path: Path, command: str) -> Path:
+    path.write_text(
+        json.dumps(
+            {
+                "request": {
+                    "model": "replay-model-1",
+                    "last_message": {"content": {"$contains": "fix add"}},
+                },
+                "response": {
+                    "tool_calls": [{"name": "bash", "arguments": {"command": command}}],
+                    "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+                },
+            }
+        )
+        + "\n"
+    )
+    return path
+
+
+@pytest.fixture
+def scenario(project: Path, tmp_path: Path) -> Path:
+    folder = project / "scenarios" / "t" / "calc"
+    folder.mkdir(parents=True)
+    sha = make_bundle(tmp_path / "src", folder / "repo.bundle", FILES)
+    (folder / "hidden").mkdir()
+    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
+    (folder / "scenario.yml").write_text(
+        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
+        "agent: {instructions: please fix add in calc.py}\n"
+        "environment: {image: python, agent-timeout: 120s}\n"
+        "verify:\n  must-modify: calc.py\n"
+        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
+    )
+    with (project / "agents.yml").open("a") as fh:
+        fh.write(AGENT)
+    with (project / "llms.yml").open("a") as fh:
+        fh.write(LLM)
+    return folder
+
+
+def harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "HARNESS_SCENARIO_ROOT": str(project / "scenarios"),
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    env.pop("HARNESS_FLEET", None)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def the_run(project: Path) -> Path:
+    (run,) = list((project / "results" / "t" / "calc").iterdir())
+    return run
+
+
+@pytest.mark.parametrize("sandbox", [pytest.param("docker", marks=pytest.mark.docker), "local"])
+def test_cassette_drives_a_passing_trial(
+    project: Path, scenario: Path, tmp_path: Path, sandbox: str
+) -> None:
+    tape = cassette(tmp_path / "fix.jsonl", "sed -i 's/a - b/a + b/' calc.py")
+    res = harness(
+        project,
+        "exec",
+        "--agent",
+        "toolcall",
+        "--model",
+        "replay",
+        "--replay",
+        str(tape),
+        "--sandbox",
+        sandbox,
+        "t/calc",
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    run = the_run(project)
+    usage = json.loads((run / "progress.json").read_text())["usage"]
+    assert usage["calls"] == 1
+    assert usage["prompt_tokens"] == 120 and usage["completion_tokens"] == 30
+    assert usage["self_reported"]["total_tokens"] == 150
+    assert "self_report_disagrees" not in usage
+    lines = (run / "gateway" / "telemetry.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["trial"] == run.name
+    meta = json.loads((run / "run.json").read_text())
+    if sandbox == "docker":
+        assert meta["images"]["gateway"].startswith("sha256:")
+
+
+@pytest.mark.docker
+def test_wrong_edit_is_a_failed_trial_not_an_error(
+    project: Path, scenario: Path, tmp_path: Path
+) -> None:
+    tape = cassette(tmp_path / "wrong.jsonl", "sed -i 's/a - b/a * b/' calc.py")
+    res = harness(
+        project, "exec", "--agent", "toolcall", "--model", "replay", "--replay", str(tape), "t/calc"
+    )
+    assert res.returncode == 1, res.stdout + res.stderr
+    report = json.loads((the_run(project) / "verify" / "report.json").read_text())
+    assert report["outcome"] == "failed"
+
+
+def test_model_without_fleet_or_cassette_is_refused(project: Path, scenario: Path) -> None:
+    res = harness(
+        project, "exec", "--agent", "toolcall", "--model", "replay", "--sandbox", "local", "t/calc"
+    )
+    assert res.returncode == 2 and "fleet" in res.stderr and "--replay" in res.stderr
+    assert not (project / "results").exists() or not any((project / "results").rglob("*.json"))
