@@ -1,0 +1,234 @@
+"""Pure routing: which host will finish this call first?
+
+Each host is modelled as ``slots`` parallel servers with measured prefill and decode rates.
+A call's work on a host is ``uncached prompt / prefill + completion / decode``; the calls
+already in flight occupy the slots (first come, first served), so the new call's finish
+is when a slot frees plus its own work. A trial stays on the host that holds its prompt
+prefix in cache while that host has a free slot and is not much slower than the best.
+Failing hosts cool down (exponentially, or for the host's Retry-After).
+
+No I/O and an injectable clock: everything here is testable with synthetic state.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.fleet.config import Routing
+
+EWMA = 0.3
+MIN_PREFILL_SAMPLE = 64  # uncached prompt tokens needed to learn a prefill rate
+MIN_DECODE_SAMPLE = 8
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the router knows about a call before it runs (token counts are estimates)."""
+
+    trial: str | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass
+class InFlight:
+    trial: str | None
+    start: float
+    expected_s: float
+
+
+@dataclass
+class HostState:
+    name: str
+    prefill_tps: float
+    decode_tps: float
+    slots: int = 1
+    watts: float | None = None
+    inflight: dict[Any, InFlight] = field(default_factory=dict)
+    cooldown_until: float = 0.0
+    failures: int = 0  # consecutive
+    total_failures: int = 0
+    total_calls: int = 0
+    cooldowns: int = 0
+    learned: bool = False
+
+    def snapshot(self, now: float) -> dict[str, Any]:
+        return {
+            "prefill_tps": round(self.prefill_tps, 1),
+            "decode_tps": round(self.decode_tps, 1),
+            "slots": self.slots,
+            "inflight": len(self.inflight),
+            "cooling_s": round(max(0.0, self.cooldown_until - now), 3),
+            "cooldowns": self.cooldowns,
+            "failures": self.total_failures,
+            "calls": self.total_calls,
+        }
+
+
+@dataclass(frozen=True)
+class Choice:
+    host: str
+    expected_s: float
+    expected_finish: float
+    cached_tokens: int
+    reason: str
+
+
+class Router:
+    def __init__(
+        self,
+        hosts: Iterable[HostState],
+        routing: Routing | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.routing = routing or Routing()
+        self.clock = clock
+        self.hosts: dict[str, HostState] = {h.name: h for h in hosts}
+        self._affinity: dict[str, tuple[str, int]] = {}  # trial -> (host, context tokens)
+        self._rr = itertools.count()
+        self.avg_completion = 256.0
+
+    # ---- estimates -------------------------------------------------------------------
+    def cached_estimate(self, host: str, job: Job) -> int:
+        if not self.routing.affinity:
+            return 0
+        aff = self._affinity.get(job.trial) if job.trial else None
+        if aff and aff[0] == host:
+            return min(job.prompt_tokens, aff[1])
+        return 0
+
+    def work_seconds(self, host: str, job: Job) -> float:
+        h = self.hosts[host]
+        new = max(0, job.prompt_tokens - self.cached_estimate(host, job))
+        return new / h.prefill_tps + job.completion_tokens / h.decode_tps
+
+    def expected_finish(self, host: str, job: Job, now: float | None = None) -> float:
+        """Seconds from now until ``job`` would finish on ``host`` (FIFO over slots)."""
+        now = self.clock() if now is None else now
+        h = self.hosts[host]
+        ordered = sorted(h.inflight.values(), key=lambda f: f.start)
+        running, queued = ordered[: h.slots], ordered[h.slots :]
+        free = [max(f.expected_s - (now - f.start), 0.05 * f.expected_s) for f in running]
+        free += [0.0] * (h.slots - len(free))
+        heapq.heapify(free)
+        for q in queued:
+            heapq.heappush(free, heapq.heappop(free) + q.expected_s)
+        return heapq.heappop(free) + self.work_seconds(host, job)
+
+    def expected_completion(self, max_tokens: int | None) -> int:
+        guess = int(self.avg_completion)
+        return max(1, min(max_tokens, guess)) if max_tokens and max_tokens > 0 else guess
+
+    # ---- choosing --------------------------------------------------------------------
+    def available(self, candidates: Iterable[str], now: float | None = None) -> list[str]:
+        now = self.clock() if now is None else now
+        return [c for c in candidates if c in self.hosts and self.hosts[c].cooldown_until <= now]
+
+    def time_until_available(self, candidates: Iterable[str]) -> float:
+        now = self.clock()
+        waits = [
+            max(0.0, self.hosts[c].cooldown_until - now) for c in candidates if c in self.hosts
+        ]
+        return min(waits) if waits else 0.0
+
+    def choose(self, candidates: list[str], job: Job, exclude: Iterable[str] = ()) -> Choice | None:
+        """The host for ``job`` among ``candidates``; hosts in ``exclude`` (already tried
+        for this call) only when nothing else is available. None: all are cooling down."""
+        now = self.clock()
+        live = self.available(candidates, now)
+        fresh = [c for c in live if c not in set(exclude)]
+        pool = fresh or live
+        if not pool:
+            return None
+        if self.routing.strategy == "round_robin":
+            host = pool[next(self._rr) % len(pool)]
+            return self._choice(host, job, now, "round_robin")
+        finish = {c: self.expected_finish(c, job, now) for c in pool}
+        best = min(pool, key=lambda c: (finish[c], len(self.hosts[c].inflight), c))
+        aff = self._affinity.get(job.trial) if job.trial else None
+        if self.routing.affinity and aff and aff[0] in finish and aff[0] != best:
+            home = self.hosts[aff[0]]
+            if (
+                len(home.inflight) < home.slots
+                and finish[aff[0]] <= finish[best] * self.routing.affinity_slack
+            ):
+                return self._choice(aff[0], job, now, "affinity", finish[aff[0]])
+        return self._choice(best, job, now, "earliest_finish", finish[best])
+
+    def _choice(
+        self, host: str, job: Job, now: float, reason: str, finish: float | None = None
+    ) -> Choice:
+        if finish is None:
+            finish = self.expected_finish(host, job, now)
+        return Choice(
+            host, self.work_seconds(host, job), finish, self.cached_estimate(host, job), reason
+        )
+
+    # ---- bookkeeping -----------------------------------------------------------------
+    def begin(self, host: str, call_id: Any, job: Job, expected_s: float) -> bool:
+        """Mark a call in flight; returns whether it found a free slot."""
+        h = self.hosts[host]
+        free = len(h.inflight) < h.slots
+        h.inflight[call_id] = InFlight(job.trial, self.clock(), expected_s)
+        h.total_calls += 1
+        return free
+
+    def end(self, host: str, call_id: Any) -> None:
+        self.hosts[host].inflight.pop(call_id, None)
+
+    def succeeded(
+        self,
+        host: str,
+        trial: str | None,
+        *,
+        prompt: int,
+        cached: int,
+        completion: int,
+        ttft_s: float | None,
+        total_s: float | None,
+        had_slot: bool = True,
+    ) -> None:
+        """Learn from a finished call: rates (when it did not queue), affinity, lengths."""
+        h = self.hosts[host]
+        h.failures = 0
+        if trial:
+            self._affinity[trial] = (host, prompt + completion)
+        if completion > 0:
+            self.avg_completion = (1 - EWMA) * self.avg_completion + EWMA * completion
+        if not had_slot:
+            return
+        new = prompt - cached
+        if ttft_s and ttft_s > 0 and new >= MIN_PREFILL_SAMPLE:
+            h.prefill_tps = (1 - EWMA) * h.prefill_tps + EWMA * (new / ttft_s)
+            h.learned = True
+        if ttft_s is not None and total_s and total_s > ttft_s and completion >= MIN_DECODE_SAMPLE:
+            rate = (completion - 1) / (total_s - ttft_s)
+            h.decode_tps = (1 - EWMA) * h.decode_tps + EWMA * rate
+            h.learned = True
+
+    def failed(self, host: str, retry_after: float | None = None) -> float:
+        """Cool a failing host down; returns the cooldown in seconds."""
+        h = self.hosts[host]
+        h.failures += 1
+        h.total_failures += 1
+        cd = self.routing.cooldown
+        if retry_after is not None:
+            secs = min(max(0.0, retry_after), max(cd.max_s, retry_after))
+        else:
+            secs = min(cd.base_s * 2 ** (h.failures - 1), cd.max_s)
+        h.cooldown_until = max(h.cooldown_until, self.clock() + secs)
+        h.cooldowns += 1
+        return secs
+
+    def affinity_host(self, trial: str) -> str | None:
+        aff = self._affinity.get(trial)
+        return aff[0] if aff else None
+
+    def snapshot(self) -> dict[str, Any]:
+        now = self.clock()
+        return {name: h.snapshot(now) for name, h in self.hosts.items()}
