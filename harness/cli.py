@@ -33,6 +33,11 @@ def _register_subapps() -> None:
     app.add_typer(sandbox_app, name="sandbox")
     app.command("doctor")(doctor_command)
 
+    from harness.fleet.cli import fleet_app, gateway_app
+
+    app.add_typer(fleet_app, name="fleet")
+    app.add_typer(gateway_app, name="gateway")
+
     from harness.job.cli import run_command
     from harness.report.cli import board_command, report_command, view_command
 

@@ -102,28 +102,21 @@ def run_agent(
     fleet_file = _model_access(llm, opts, settings)
     run_id = new_run_id(entry.name, llm.name)
     run = RunDir.create(settings.results, loaded.name, run_id)
-    meta = {
-        "run_id": run_id,
-        "scenario": loaded.name,
-        "scenario_version": loaded.version,
-        "scenario_sha": loaded.sha256,
-        "spec_sha256": state.spec_sha256,
-        "seed": state.seed,
-        "commit": state.commit,
-        "baseline": state.baseline,
-        "agent": entry.name,
-        "agent_version": version,
-        "model": llm.name,
-        "model_id": llm.id_for(entry.name),
-        "harness_version": __version__,
-        "host": host_info(),
-        "started_at": now_iso(),
-        "sandbox": opts.sandbox,
-        "job": opts.job,
-        "trial_key": opts.trial_key,
-        "repetition": opts.repetition,
-        "images": {},
-    }
+    meta = run_meta(
+        loaded,
+        state,
+        run_id,
+        agent=entry.name,
+        agent_version=version,
+        model=llm.name,
+        model_id=llm.id_for(entry.name),
+        sandbox=opts.sandbox,
+        job=opts.job,
+        trial_key=opts.trial_key,
+        repetition=opts.repetition,
+    )
+    if fleet_file is not None:
+        meta["fleet"] = _fleet_fingerprint(fleet_file)
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
     phase = run.begin("agent")
@@ -216,6 +209,18 @@ def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None
     return fleet
 
 
+def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
+    """Each host's artefact for the models (quantization, format, context), for run.json."""
+    from harness.fleet import fleet_fingerprint, load_fleet
+
+    try:
+        return fleet_fingerprint(load_fleet(fleet_file))
+    except UserError:
+        raise
+    except Exception as exc:  # a probe failure is recorded, the gateway will judge hosts
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 def _start_gateway(
     opts: RunOptions, sandbox: Any, run_id: str, agent: str, llm: Any, fleet_file: Path | None
 ) -> Any:
@@ -265,6 +270,28 @@ def _usage(gateway: Any, run: RunDir, self_reported: dict[str, Any]) -> dict[str
     return usage
 
 
+def run_meta(
+    loaded: LoadedScenario, state: WorkspaceState, run_id: str, **fields: Any
+) -> dict[str, Any]:
+    """run.json: who ran what, on which content, where and when."""
+    return {
+        "run_id": run_id,
+        "scenario": loaded.name,
+        "scenario_version": loaded.version,
+        "scenario_sha": loaded.sha256,
+        "spec_sha256": state.spec_sha256,
+        "seed": state.seed,
+        "commit": state.commit,
+        "baseline": state.baseline,
+        "harness_version": __version__,
+        "host": host_info(),
+        "started_at": now_iso(),
+        "sandbox": "local",
+        "images": {},
+        **fields,
+    }
+
+
 def _current_run(
     ws: Path, loaded: LoadedScenario, settings: Settings, state: WorkspaceState
 ) -> RunDir:
@@ -275,24 +302,7 @@ def _current_run(
     run_id = new_run_id("manual", "unknown")
     run = RunDir.create(settings.results, loaded.name, run_id)
     run.write_run(
-        {
-            "run_id": run_id,
-            "scenario": loaded.name,
-            "scenario_version": loaded.version,
-            "scenario_sha": loaded.sha256,
-            "spec_sha256": state.spec_sha256,
-            "seed": state.seed,
-            "commit": state.commit,
-            "baseline": state.baseline,
-            "agent": "manual",
-            "agent_version": "unknown",
-            "model": "unknown",
-            "harness_version": __version__,
-            "host": host_info(),
-            "started_at": now_iso(),
-            "sandbox": "local",
-            "images": {},
-        }
+        run_meta(loaded, state, run_id, agent="manual", agent_version="unknown", model="unknown")
     )
     write_json(pointer, {"run_id": run_id, "path": str(run.path)})
     return run

@@ -75,10 +75,12 @@ def _load(path: Path) -> Any:
 
 
 def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
-    """The gateway's wall time when recorded, else the sum of phase durations."""
-    if isinstance(usage.get("wall_s"), int | float):
-        return float(usage["wall_s"])
-    durations = [p.get("duration_s") for p in phases]
+    """The agent's wall time: its phase's duration (what a user waits for the change).
+
+    The gateway's ``wall_seconds`` is only the time with a model call in flight, so it
+    is not used here; verification time is the harness's, not the entrant's.
+    """
+    durations = [p.get("duration_s") for p in phases if p.get("name") == "agent"]
     known = [float(d) for d in durations if isinstance(d, int | float)]
     return sum(known) if known else None
 
