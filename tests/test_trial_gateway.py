@@ -143,3 +143,52 @@ def test_model_without_fleet_or_cassette_is_refused(project: Path, scenario: Pat
     )
     assert res.returncode == 2 and "fleet" in res.stderr and "--replay" in res.stderr
     assert not (project / "results").exists() or not any((project / "results").rglob("*.json"))
+
+
+FLEET_LLM = """
+  - name: qwen-local
+    model: org/m
+    local: true
+"""
+
+
+def test_local_trial_through_a_heterogeneous_fleet(project: Path, scenario: Path) -> None:
+    """Two test hosts serve one identifier at different quantizations: the run records
+    the fleet fingerprint, and its usage is what the hosts reported."""
+    from harness.fleet.testserver import TestHost
+
+    agents = project / "agents.yml"
+    agents.write_text(agents.read_text().replace("[replay]", "[replay, qwen-local]"))
+    with (project / "llms.yml").open("a") as fh:
+        fh.write(FLEET_LLM)
+    with (
+        TestHost(models=["org/m"], quant="Q4_K_M", prefill=40000, decode=4000) as a,
+        TestHost(models=["org/m"], quant="Q8_0", prefill=20000, decode=2000) as b,
+    ):
+        (project / "fleet.yml").write_text(
+            f"hosts:\n  - {{name: a, base_url: '{a.url}', watts: 100}}\n"
+            f"  - {{name: b, base_url: '{b.url}', watts: 300}}\n"
+            "models:\n  qwen-local: {upstream: org/m}\nprice_per_kwh: 0.5\n"
+        )
+        res = harness(
+            project,
+            "exec",
+            "--agent",
+            "toolcall",
+            "--model",
+            "qwen-local",
+            "--sandbox",
+            "local",
+            "t/calc",
+        )
+    assert res.returncode == 1, res.stdout + res.stderr  # a text answer edits nothing
+    run = the_run(project)
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["fleet"]["heterogeneous"] is True
+    assert meta["fleet"]["identifiers"]["org/m"]["differs"] == ["quantization"]
+    usage = json.loads((run / "progress.json").read_text())["usage"]
+    lines = [json.loads(x) for x in (run / "gateway" / "telemetry.jsonl").read_text().splitlines()]
+    assert usage["calls"] == 1 and len(lines) >= 1
+    assert usage["prompt_tokens"] == sum(x["prompt_tokens"] for x in lines) > 0
+    assert usage["completion_tokens"] == usage["self_reported"]["completion_tokens"]
+    assert usage["energy_kwh"] > 0
