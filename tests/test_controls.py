@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.controls import grader_verdict, run_controls
-from harness.scenario import load_scenario
+from harness.scenario import list_scenarios, load_scenario
 from harness.settings import Settings
 from tests.conftest import REPO_ROOT
 
@@ -54,3 +54,15 @@ def test_cascading_defect_fails_isolation(tmp_path: Path) -> None:
     assert not isolation.passed
     assert any(d.cascades for d in report.defects)
     assert "GRADER NOT TRUSTED" in report.text()
+
+
+NON_SMOKE = [n for n in list_scenarios(REPO_ROOT / "scenarios") if not n.startswith("smoke/")]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", NON_SMOKE)
+def test_every_shipped_scenario_is_trusted(tmp_path: Path, name: str) -> None:
+    settings = settings_for(tmp_path, REPO_ROOT / "scenarios")
+    report = run_controls(load_scenario(name, settings.scenario_root), settings, "local")
+    assert report.trusted, report.text()
+    assert len(report.defects) >= 3

@@ -59,7 +59,8 @@ def test_go_command_forms(tmp_path: Path) -> None:
 def test_junit_parsing() -> None:
     xml = """<testsuites><testsuite>
       <testcase classname="t.test_a" name="test_ok"/>
-      <testcase classname="t.test_a" name="test_bad"><failure message="assert 1 == 2">trace</failure></testcase>
+      <testcase classname="t.test_a" name="test_bad">
+        <failure message="assert 1 == 2">trace</failure></testcase>
       <testcase classname="t.test_a" name="test_err"><error message="boom"/></testcase>
       <testcase classname="t.test_a" name="test_skip"><skipped/></testcase>
     </testsuite></testsuites>"""
