@@ -70,6 +70,19 @@ def _load(path: Path, model: type[_Model]) -> _Model:
         ) from None
 
 
+def _unique(names: list[str], path: Path, field: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise UserError(
+                f"'{name}' is listed twice",
+                file=path,
+                field=f"{field}.{name}",
+                fix="keep one entry per name",
+            )
+        seen.add(name)
+
+
 @dataclass(frozen=True)
 class Registry:
     agents: dict[str, AgentEntry]
@@ -83,6 +96,8 @@ class Registry:
         agents_file = _load(agents_path, AgentsFile)
         llms_file = _load(llms_path, LLMsFile)
         assert isinstance(agents_file, AgentsFile) and isinstance(llms_file, LLMsFile)
+        _unique([a.name for a in agents_file.agents], agents_path, "agents")
+        _unique([m.name for m in llms_file.llms], llms_path, "llms")
         reg = cls(
             {a.name: a for a in agents_file.agents},
             {m.name: m for m in llms_file.llms},

@@ -64,3 +64,14 @@ def test_unknown_key_in_registry(tmp_path: Path) -> None:
     with pytest.raises(UserError) as info:
         Registry.load(tmp_path)
     assert "did you mean 'version'" in info.value.one_line()
+
+
+def test_duplicate_names_are_refused(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "agents:\n  - {name: a, version: '1'}\n  - {name: a, version: '2'}\n",
+        "llms: []\n",
+    )
+    with pytest.raises(UserError) as info:
+        Registry.load(tmp_path)
+    assert "listed twice" in info.value.one_line()

@@ -20,11 +20,11 @@ HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n
 AGENT = """
   - name: toolcall
     version: "1.0"
-    supports-llms: [replay]
+    supports-llms: [replay-test]
     adapter: tests.support.agents:ToolCallAgent
 """
 LLM = """
-  - name: replay
+  - name: replay-test
     model: replay-model-1
 """
 
@@ -103,7 +103,7 @@ def test_cassette_drives_a_passing_trial(
         "--agent",
         "toolcall",
         "--model",
-        "replay",
+        "replay-test",
         "--replay",
         str(tape),
         "--sandbox",
@@ -130,7 +130,7 @@ def test_wrong_edit_is_a_failed_trial_not_an_error(
 ) -> None:
     tape = cassette(tmp_path / "wrong.jsonl", "sed -i 's/a - b/a * b/' calc.py")
     res = harness(
-        project, "exec", "--agent", "toolcall", "--model", "replay", "--replay", str(tape), "t/calc"
+        project, "exec", "--agent", "toolcall", "--model", "replay-test", "--replay", str(tape), "t/calc"
     )
     assert res.returncode == 1, res.stdout + res.stderr
     report = json.loads((the_run(project) / "verify" / "report.json").read_text())
@@ -139,7 +139,7 @@ def test_wrong_edit_is_a_failed_trial_not_an_error(
 
 def test_model_without_fleet_or_cassette_is_refused(project: Path, scenario: Path) -> None:
     res = harness(
-        project, "exec", "--agent", "toolcall", "--model", "replay", "--sandbox", "local", "t/calc"
+        project, "exec", "--agent", "toolcall", "--model", "replay-test", "--sandbox", "local", "t/calc"
     )
     assert res.returncode == 2 and "fleet" in res.stderr and "--replay" in res.stderr
     assert not (project / "results").exists() or not any((project / "results").rglob("*.json"))
@@ -158,7 +158,7 @@ def test_local_trial_through_a_heterogeneous_fleet(project: Path, scenario: Path
     from harness.fleet.testserver import TestHost
 
     agents = project / "agents.yml"
-    agents.write_text(agents.read_text().replace("[replay]", "[replay, qwen-local]"))
+    agents.write_text(agents.read_text().replace("[replay-test]", "[replay-test, qwen-local]"))
     with (project / "llms.yml").open("a") as fh:
         fh.write(FLEET_LLM)
     with (

@@ -31,14 +31,17 @@ def get_agent(name: str, adapter: str | None = None) -> Agent:
     """The adapter for ``name``; agents.yml decides whether it may run at all."""
     if adapter:
         return load_adapter(adapter, name)
-    if name in _BUILTINS:
-        agent: Agent = _BUILTINS[name]()
+    from harness.agents.registry_real import REAL_AGENTS
+
+    known: dict[str, type] = {**_BUILTINS, **REAL_AGENTS}
+    if name in known:
+        agent: Agent = known[name]()
         return agent
     raise UserError(
         f"agent '{name}' is listed but harness has no adapter for it",
         file="agents.yml",
-        field=f"agents.{name}",
-        fix=f"use one of: {', '.join(sorted(_BUILTINS))}",
+        field=f"agents.{name}.adapter",
+        fix=f"use one of: {', '.join(sorted(known))}, or set adapter: package.module:Class",
     )
 
 

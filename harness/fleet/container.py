@@ -53,9 +53,13 @@ def gateway_files(
     key = f"hk-{secrets.token_hex(16)}"
     keys = {key: {"trial": trial, "agent": agent, "model": llm.name}}
     (staging / "keys.yml").write_text(yaml.safe_dump(keys))
-    if replay is not None:
-        shutil.copy2(replay, staging / "cassette.jsonl")
+    if replay is not None:  # keep the suffix: .json and .jsonl cassettes parse differently
+        shutil.copy2(replay, staging / cassette_name(replay))
     return key
+
+
+def cassette_name(replay: Path) -> str:
+    return f"cassette{replay.suffix or '.jsonl'}"
 
 
 class TrialGateway:
@@ -137,7 +141,7 @@ class TrialGateway:
             f"{ROOT}/out/telemetry.jsonl",
         ]
         if self.replay is not None:
-            args += ["--replay", f"{ROOT}/cassette.jsonl"]
+            args += ["--replay", f"{ROOT}/{cassette_name(self.replay)}"]
         if self.record:
             args += ["--record", f"{ROOT}/out/recording.jsonl"]
         line = " ".join(args)

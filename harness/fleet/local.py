@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.fleet.container import gateway_files
+from harness.fleet.container import cassette_name, gateway_files
 from harness.registry import LLMEntry
 
 
@@ -57,7 +57,7 @@ class LocalGateway:
             prices=data.get("prices"),
             telemetry=out / "telemetry.jsonl",
             record=out / "recording.jsonl" if self.record else None,
-            replay=self.tmp / "cassette.jsonl" if self.replay else None,
+            replay=self.tmp / cassette_name(self.replay) if self.replay else None,
             keys_file=self.tmp / "keys.yml",
             require_keys=True,
         )

@@ -1,0 +1,23 @@
+"""The real agent CLIs harness has adapters for, by their agents.yml name.
+
+``harness.agents.get_agent`` looks names up here beside the built-ins; an agents.yml
+``adapter:`` entry still overrides it.
+"""
+
+from __future__ import annotations
+
+from harness.agents.aider import AiderAgent
+from harness.agents.codex import CodexAgent
+from harness.agents.goose import GooseAgent
+from harness.agents.mini import MiniAgent
+from harness.agents.opencode import OpencodeAgent
+
+REAL_AGENTS: dict[str, type] = {
+    MiniAgent.name: MiniAgent,
+    AiderAgent.name: AiderAgent,
+    CodexAgent.name: CodexAgent,
+    OpencodeAgent.name: OpencodeAgent,
+    GooseAgent.name: GooseAgent,
+}
+
+__all__ = ["REAL_AGENTS"]
