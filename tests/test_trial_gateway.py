@@ -130,7 +130,15 @@ def test_wrong_edit_is_a_failed_trial_not_an_error(
 ) -> None:
     tape = cassette(tmp_path / "wrong.jsonl", "sed -i 's/a - b/a * b/' calc.py")
     res = harness(
-        project, "exec", "--agent", "toolcall", "--model", "replay-test", "--replay", str(tape), "t/calc"
+        project,
+        "exec",
+        "--agent",
+        "toolcall",
+        "--model",
+        "replay-test",
+        "--replay",
+        str(tape),
+        "t/calc",
     )
     assert res.returncode == 1, res.stdout + res.stderr
     report = json.loads((the_run(project) / "verify" / "report.json").read_text())
@@ -139,7 +147,15 @@ def test_wrong_edit_is_a_failed_trial_not_an_error(
 
 def test_model_without_fleet_or_cassette_is_refused(project: Path, scenario: Path) -> None:
     res = harness(
-        project, "exec", "--agent", "toolcall", "--model", "replay-test", "--sandbox", "local", "t/calc"
+        project,
+        "exec",
+        "--agent",
+        "toolcall",
+        "--model",
+        "replay-test",
+        "--sandbox",
+        "local",
+        "t/calc",
     )
     assert res.returncode == 2 and "fleet" in res.stderr and "--replay" in res.stderr
     assert not (project / "results").exists() or not any((project / "results").rglob("*.json"))

@@ -15,13 +15,10 @@ from typing import Any
 from harness.agents.base import AgentContext, AgentResult
 from harness.agents.common import (
     AGENT_DIR,
+    CliAgent,
     Invocation,
     base_env,
-    classify_exit,
-    image_version,
-    require_gateway,
-    run_invocation,
-    task_text,
+    verdict,
 )
 from harness.sandbox.base import ExecResult
 
@@ -107,30 +104,18 @@ def usage_from_output(output: str) -> dict[str, Any]:
 def classify(res: ExecResult) -> AgentResult:
     """aider exits 0 even when the model call failed; a litellm error makes it a failure."""
     output = f"{res.stdout}\n{res.stderr}"
-    code = res.returncode
-    if code == 0 and FATAL_RE.search(output[-6000:]):
-        code = 1
-    exit_, detail = classify_exit(code, res.timed_out, output)
-    return AgentResult(
-        exit=exit_,
-        detail=detail,
-        returncode=res.returncode,
-        self_reported_usage=usage_from_output(output),
-    )
+    fatal = bool(FATAL_RE.search(output[-6000:]))
+    return verdict(res, usage=usage_from_output(output), failed=fatal)
 
 
-class AiderAgent:
+class AiderAgent(CliAgent):
     """Adapter for aider; image ``agent-aider`` (or ``agent-aider-go``)."""
 
     name = NAME
+    image_name = "agent-aider"
+    version_argv = ["aider", "--version"]
+    version_pattern = r"aider (\d+(?:\.\d+)+)"
+    invocation = staticmethod(invocation)
 
-    def version(self) -> str:
-        return image_version("agent-aider", ["aider", "--version"], r"aider (\d+(?:\.\d+)+)")
-
-    def image(self, toolchain: str) -> str | None:
-        return "agent-aider-go" if toolchain == "go" else "agent-aider"
-
-    def run(self, ctx: AgentContext) -> AgentResult:
-        url, key = require_gateway(ctx, NAME)
-        inv = invocation(url, key, ctx.model.id_for(NAME), task_text(ctx))
-        return run_invocation(ctx, inv, lambda res, _ctx: classify(res))
+    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
+        return classify(res)

@@ -15,14 +15,11 @@ from typing import Any
 from harness.agents.base import AgentContext, AgentResult
 from harness.agents.common import (
     AGENT_DIR,
+    CliAgent,
     Invocation,
     base_env,
-    classify_exit,
-    image_version,
     json_events,
-    require_gateway,
-    run_invocation,
-    task_text,
+    verdict,
 )
 from harness.sandbox.base import ExecResult
 
@@ -123,28 +120,17 @@ def failure(evts: list[dict[str, Any]]) -> str:
 def classify(res: ExecResult) -> AgentResult:
     evts = json_events(res.stdout)
     status = failure(evts)
-    code = res.returncode if not status or res.returncode else 1
-    exit_, detail = classify_exit(code, res.timed_out, f"{res.stdout}\n{res.stderr}", status=status)
-    return AgentResult(
-        exit=exit_,
-        detail=detail,
-        returncode=res.returncode,
-        self_reported_usage=usage_from_events(evts),
-    )
+    return verdict(res, usage=usage_from_events(evts), status=status, failed=bool(status))
 
 
-class CodexAgent:
+class CodexAgent(CliAgent):
     """Adapter for codex; image ``agent-codex`` (or ``agent-codex-go``)."""
 
     name = NAME
+    image_name = "agent-codex"
+    version_argv = ["codex", "--version"]
+    version_pattern = r"codex-cli (\d+(?:\.\d+)+)"
+    invocation = staticmethod(invocation)
 
-    def version(self) -> str:
-        return image_version("agent-codex", ["codex", "--version"], r"codex-cli (\d+(?:\.\d+)+)")
-
-    def image(self, toolchain: str) -> str | None:
-        return "agent-codex-go" if toolchain == "go" else "agent-codex"
-
-    def run(self, ctx: AgentContext) -> AgentResult:
-        url, key = require_gateway(ctx, NAME)
-        inv = invocation(url, key, ctx.model.id_for(NAME), task_text(ctx))
-        return run_invocation(ctx, inv, lambda res, _ctx: classify(res))
+    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
+        return classify(res)

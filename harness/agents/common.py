@@ -163,6 +163,22 @@ def default_classifier(res: ExecResult, ctx: AgentContext) -> AgentResult:
     return AgentResult(exit=exit_, detail=detail, returncode=res.returncode)
 
 
+def verdict(
+    res: ExecResult,
+    *,
+    usage: dict[str, Any] | None = None,
+    status: str = "",
+    failed: bool = False,
+) -> AgentResult:
+    """Classify one run. ``failed``: the agent reported a failure yet exited 0 (several
+    CLIs do), so the exit code is treated as 1; ``status`` is its own account of it."""
+    code = 1 if failed and res.returncode == 0 else res.returncode
+    exit_, detail = classify_exit(code, res.timed_out, f"{res.stdout}\n{res.stderr}", status=status)
+    return AgentResult(
+        exit=exit_, detail=detail, returncode=res.returncode, self_reported_usage=usage or {}
+    )
+
+
 def run_invocation(
     ctx: AgentContext, inv: Invocation, classify: Classifier = default_classifier
 ) -> AgentResult:
@@ -255,3 +271,33 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
     cached.write_text(version + "\n")
     _VERSIONS[ref.id] = version
     return version
+
+
+class CliAgent:
+    """An agent CLI in its own image ``agent-<x>`` (``agent-<x>-go`` for Go scenarios).
+
+    Subclasses set the names and the version probe, and provide ``invocation`` (the
+    command, environment and config files) and ``classify`` (the run's verdict).
+    """
+
+    name: str
+    image_name: str
+    version_argv: list[str]
+    version_pattern: str
+
+    def version(self) -> str:
+        return image_version(self.image_name, self.version_argv, self.version_pattern)
+
+    def image(self, toolchain: str) -> str | None:
+        return f"{self.image_name}-go" if toolchain == "go" else self.image_name
+
+    def invocation(self, gateway_url: str, api_key: str, model_id: str, task: str) -> Invocation:
+        raise NotImplementedError
+
+    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
+        return default_classifier(res, ctx)
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        url, key = require_gateway(ctx, self.name)
+        inv = self.invocation(url, key, ctx.model.id_for(self.name), task_text(ctx))
+        return run_invocation(ctx, inv, self.classify)

@@ -15,13 +15,10 @@ from typing import Any
 from harness.agents.base import AgentContext, AgentResult
 from harness.agents.common import (
     AGENT_DIR,
+    CliAgent,
     Invocation,
     base_env,
-    classify_exit,
-    image_version,
-    require_gateway,
-    run_invocation,
-    task_text,
+    verdict,
 )
 from harness.sandbox.base import ExecResult
 
@@ -89,35 +86,19 @@ def usage_from_trajectory(traj: dict[str, Any]) -> dict[str, Any]:
 def classify(res: ExecResult, traj: dict[str, Any]) -> AgentResult:
     """Exit category from mini's own ``exit_status`` first, then its exit code and output."""
     status = str((traj.get("info") or {}).get("exit_status") or "")
-    output = f"{res.stdout}\n{res.stderr}"
-    code = res.returncode
-    if status and status not in FINISHED and code == 0:
-        code = 1  # mini records an exception as its exit status and still exits 0
-    exit_, detail = classify_exit(code, res.timed_out, output, status=status)
-    return AgentResult(
-        exit=exit_,
-        detail=detail,
-        returncode=res.returncode,
-        self_reported_usage=usage_from_trajectory(traj),
-    )
+    # mini records an exception as its exit status and still exits 0
+    failed = bool(status) and status not in FINISHED
+    return verdict(res, usage=usage_from_trajectory(traj), status=status, failed=failed)
 
 
-class MiniAgent:
-    """Adapter for mini-swe-agent; image ``agent-mini`` (or ``agent-mini-go``)."""
+class MiniAgent(CliAgent):
+    """Adapter for mini; image ``agent-mini`` (or ``agent-mini-go``)."""
 
     name = NAME
+    image_name = "agent-mini"
+    version_argv = ["mini", "--help"]
+    version_pattern = r"mini-swe-agent version (\d+(?:\.\d+)+)"
+    invocation = staticmethod(invocation)
 
-    def version(self) -> str:
-        return image_version(
-            "agent-mini", ["mini", "--help"], r"mini-swe-agent version (\d+(?:\.\d+)+)"
-        )
-
-    def image(self, toolchain: str) -> str | None:
-        return "agent-mini-go" if toolchain == "go" else "agent-mini"
-
-    def run(self, ctx: AgentContext) -> AgentResult:
-        url, key = require_gateway(ctx, NAME)
-        inv = invocation(url, key, ctx.model.id_for(NAME), task_text(ctx))
-        return run_invocation(
-            ctx, inv, lambda res, c: classify(res, read_trajectory(c.out_dir / "traj.json"))
-        )
+    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
+        return classify(res, read_trajectory(ctx.out_dir / "traj.json"))
