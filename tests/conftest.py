@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -97,3 +97,35 @@ def write_scenario(
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
     return folder
+
+
+# Docker fixtures shared by the sandbox test modules (a module may define its own).
+
+
+@pytest.fixture(scope="module")
+def client():  # type: ignore[no-untyped-def]
+    """A connected Docker client (fails the test when no engine runs)."""
+    from tests._docker import client_or_skip
+
+    return client_or_skip()
+
+
+@pytest.fixture(scope="module")
+def image(client) -> str:  # type: ignore[no-untyped-def]
+    """The base image's current tag (built when missing)."""
+    from tests._docker import base_tag
+
+    return base_tag(client)
+
+
+@pytest.fixture
+def trial(client) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """A fresh trial id; everything labelled with it is removed afterwards."""
+    from harness.sandbox.cleanup import cleanup
+    from tests._docker import new_trial
+
+    trial_id = new_trial()
+    try:
+        yield trial_id
+    finally:
+        cleanup(trial=trial_id, client=client)

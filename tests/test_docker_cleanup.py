@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 
 import docker
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.cleanup import cleanup, label_filters
 from harness.sandbox.docker import DockerSandbox
-from tests._docker import base_tag, client_or_skip, leftovers, new_trial
+from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
 
@@ -38,25 +37,6 @@ HOLDER = textwrap.dedent(
     print("NOT REACHED", flush=True)
     """
 )
-
-
-@pytest.fixture(scope="module")
-def client() -> docker.DockerClient:
-    return client_or_skip()
-
-
-@pytest.fixture(scope="module")
-def image(client: docker.DockerClient) -> str:
-    return base_tag(client)
-
-
-@pytest.fixture
-def trial(client: docker.DockerClient) -> Iterator[str]:
-    trial_id = new_trial()
-    try:
-        yield trial_id
-    finally:
-        cleanup(trial=trial_id, client=client)
 
 
 def test_label_filters() -> None:

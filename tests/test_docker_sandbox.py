@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import docker
@@ -13,31 +12,11 @@ from docker.errors import NotFound
 from harness.errors import InfraError
 from harness.images import inject_harness_source
 from harness.sandbox.base import Sandbox, SandboxSpec
-from harness.sandbox.cleanup import cleanup
 from harness.sandbox.docker import DockerSandbox
 from harness.sandbox.factory import make_sandbox
-from tests._docker import base_tag, client_or_skip, leftovers, new_trial
+from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
-
-
-@pytest.fixture(scope="module")
-def client() -> docker.DockerClient:
-    return client_or_skip()
-
-
-@pytest.fixture(scope="module")
-def image(client: docker.DockerClient) -> str:
-    return base_tag(client)
-
-
-@pytest.fixture
-def trial(client: docker.DockerClient) -> Iterator[str]:
-    trial_id = new_trial()
-    try:
-        yield trial_id
-    finally:
-        cleanup(trial=trial_id, client=client)
 
 
 def _spec(image: str, trial: str, **kw: object) -> SandboxSpec:
