@@ -1,4 +1,4 @@
-"""Shipped scenarios end to end on the host (``--sandbox local``): real git, pytest, go."""
+"""Shipped scenarios end to end: on the host (``--sandbox local``) and in Docker."""
 
 from __future__ import annotations
 
@@ -119,3 +119,15 @@ def test_scenarios_list_and_schema(tmp_path: Path) -> None:
     schema = json.loads(harness(["schema", "scenario"], tmp_path).stdout)
     assert "verify" in schema["properties"]
     assert harness(["validate"], tmp_path).returncode == 0
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("scenario", ["py/ledger-rounding", "go/wordfreq"])
+def test_shipped_scenarios_in_docker(scenario: str, tmp_path: Path) -> None:
+    """The default sandbox: the agent and the verifier each in their own container."""
+    ok = harness(["exec", "--agent", "oracle", scenario], tmp_path / "a")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    meta = json.loads((only_run(tmp_path / "a", scenario) / "run.json").read_text())
+    assert meta["sandbox"] == "docker" and meta["images"]["verify"].startswith("sha256:")
+    bad = harness(["exec", "--agent", "nop", scenario], tmp_path / "b")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
