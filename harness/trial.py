@@ -119,6 +119,40 @@ def run_agent(
         meta["fleet"] = _fleet_fingerprint(fleet_file)
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
+    _agent_phase(
+        run,
+        meta,
+        loaded,
+        ws,
+        state,
+        agent,
+        entry.name,
+        llm,
+        opts,
+        fleet_file,
+        loaded.scenario.agent.instructions,
+        turn=1,
+    )
+    return run
+
+
+def _agent_phase(
+    run: RunDir,
+    meta: dict[str, Any],
+    loaded: LoadedScenario,
+    ws: Path,
+    state: WorkspaceState,
+    agent: Any,
+    agent_name: str,
+    llm: Any,
+    opts: RunOptions,
+    fleet_file: Path | None,
+    instructions: str,
+    *,
+    turn: int,
+) -> None:
+    """One agent turn in a fresh sandbox (and gateway); recorded as a phase of the run."""
+    run_id = run.run_id
     phase = run.begin("agent")
     spec = SandboxSpec(
         phase="agent",
@@ -144,31 +178,37 @@ def run_agent(
         try:
             sandbox.start()
             if llm.name != NO_MODEL:
-                gateway = _start_gateway(opts, sandbox, run_id, entry.name, llm, fleet_file)
+                gateway = _start_gateway(opts, sandbox, run_id, agent_name, llm, fleet_file)
                 meta["images"]["gateway"] = getattr(gateway, "image_id", None)
                 run.write_run(meta)
+            out_dir = run.agent_dir if turn == 1 else run.agent_dir / f"turn-{turn}"
+            out_dir.mkdir(parents=True, exist_ok=True)
             ctx = AgentContext(
                 scenario=loaded,
                 workspace=ws,
                 sandbox=sandbox,
                 model=llm,
                 seed=state.seed,
-                out_dir=run.agent_dir,
+                out_dir=out_dir,
                 timeout_s=loaded.scenario.environment.agent_timeout,
-                instructions=loaded.scenario.agent.instructions,
+                instructions=instructions,
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
             )
             result = agent.run(ctx)
             if gateway is not None:
-                run.usage = _usage(gateway, run, result.self_reported_usage)
+                dest = run.path / "gateway" if turn == 1 else run.path / "gateway" / f"turn-{turn}"
+                run.usage = merge_usage(
+                    run.usage, _usage(gateway, dest, result.self_reported_usage)
+                )
         finally:
             if gateway is not None:
                 gateway.stop()
             sandbox.stop()
     except UserError:
-        shutil.rmtree(run.path, ignore_errors=True)
-        (ws / POINTER).unlink(missing_ok=True)
+        if turn == 1:
+            shutil.rmtree(run.path, ignore_errors=True)
+            (ws / POINTER).unlink(missing_ok=True)
         raise
     except HarnessError as exc:
         run.end(phase, "error", exc.one_line())
@@ -180,9 +220,25 @@ def run_agent(
     except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
         run.end(phase, "interrupted", "stopped by a signal")
         raise
-    run.end(phase, result.exit, result.detail)
+    run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
     write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
-    return run
+
+
+def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Add one turn's usage to the run's: numbers add up, host counts merge."""
+    out = dict(old)
+    for key, value in new.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            if isinstance(value, dict) and isinstance(out.get(key), dict) and key == "hosts":
+                merged = dict(out[key])
+                for host, n in value.items():
+                    merged[host] = merged.get(host, 0) + n
+                out[key] = merged
+            else:
+                out[key] = value
+        else:
+            out[key] = out.get(key, 0) + value
+    return out
 
 
 def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None:
@@ -258,9 +314,9 @@ def _start_gateway(
     return gw_local
 
 
-def _usage(gateway: Any, run: RunDir, self_reported: dict[str, Any]) -> dict[str, Any]:
+def _usage(gateway: Any, dest: Path, self_reported: dict[str, Any]) -> dict[str, Any]:
     """Tokens, calls, time and cost from the gateway's own record; the agent's claim beside."""
-    usage = dict(gateway.collect(run.path / "gateway"))
+    usage = dict(gateway.collect(dest))
     if self_reported:
         usage["self_reported"] = self_reported
         measured = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
@@ -312,10 +368,8 @@ def _agent_outcome(run: RunDir) -> str | None:
     progress = run.path / "progress.json"
     if not progress.exists():
         return None
-    for phase in read_json(progress)["phases"]:
-        if phase["name"] == "agent":
-            return str(phase["outcome"])
-    return None
+    agent_phases = [p for p in read_json(progress)["phases"] if p["name"] == "agent"]
+    return str(agent_phases[-1]["outcome"]) if agent_phases else None
 
 
 def verify(
@@ -432,4 +486,64 @@ def execute(
     result = verify(loaded, settings, sandbox=opts.sandbox)
     if result is None:
         raise InfraError("verify produced no result")
+    turn = 1
+    while (
+        loaded.scenario.agent.allow_multiple_turns_on_failed_verify
+        and result.outcome == "failed"
+        and turn <= MAX_CONTINUES
+    ):
+        turn += 1
+        try:
+            continue_agent(loaded, settings, registry, opts, result, turn)
+        except UserError:
+            raise
+        except HarnessError:
+            pass  # recorded as the turn's error; the final verify says so
+        result = verify(loaded, settings, sandbox=opts.sandbox) or result
     return result
+
+
+MAX_CONTINUES = 3
+CONTINUE_PROMPT = "Please continue until the problem is solved."
+
+
+def continue_agent(
+    loaded: LoadedScenario,
+    settings: Settings,
+    registry: Registry,
+    opts: RunOptions,
+    previous: TrialResult,
+    turn: int,
+) -> None:
+    """Another agent turn on the same workspace, told what verification said (as
+    goagentbench's allow-multiple-turns-on-failed-verify does)."""
+    ws = workspace_path(loaded, settings)
+    state = read_state(ws, loaded)
+    entry, llm = registry.resolve(opts.agent, opts.model)
+    agent, _ = _check_pin(registry, opts.agent)
+    run = RunDir.open(previous.run_dir)
+    run.phases = _load_phases(run)
+    run.usage = read_json(run.path / "progress.json").get("usage", {})
+    meta = read_json(run.path / "run.json")
+    meta["turns"] = turn
+    run.write_run(meta)
+    feedback = (previous.run_dir / "verify" / "report.txt").read_text()
+    instructions = (
+        f"{loaded.scenario.agent.instructions.rstrip()}\n\n"
+        f"Verification of your work failed:\n\n{feedback}\n{CONTINUE_PROMPT}"
+    )
+    fleet_file = _model_access(llm, opts, settings)
+    _agent_phase(
+        run,
+        meta,
+        loaded,
+        ws,
+        state,
+        agent,
+        entry.name,
+        llm,
+        opts,
+        fleet_file,
+        instructions,
+        turn=turn,
+    )

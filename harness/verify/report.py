@@ -34,6 +34,7 @@ def build_report(run: dict[str, Any], outcome: VerifyOutcome, result: str) -> di
         "agent_version": run.get("agent_version"),
         "model": run.get("model"),
         "harness_version": run.get("harness_version"),
+        "turns": run.get("turns", 1),
         "success": outcome.success,
         "outcome": result,
         "partial_score": outcome.partial_score,

@@ -115,3 +115,22 @@ class ToolCallAgent:
             return AgentResult(exit="crashed", detail=res.stderr[-500:], returncode=res.returncode)
         usage = json.loads(res.stdout.strip().splitlines()[-1])
         return AgentResult(exit="completed", self_reported_usage=usage)
+
+
+class SecondTryAgent:
+    """Does nothing on its first turn; fixes ``calc.add`` once told verification failed."""
+
+    name = "second-try"
+
+    def version(self) -> str:
+        return BUILTIN
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        told = "Verification of your work failed" in ctx.instructions
+        (ctx.out_dir / "instructions.txt").write_text(ctx.instructions)
+        if told:
+            ctx.sandbox.exec(["sed", "-i", "s/a - b/a + b/", "calc.py"], timeout=60)
+        return AgentResult(exit="completed", detail="fixed" if told else "waited")
