@@ -138,6 +138,16 @@ class Registry:
             )
         return self.agents[name]
 
+    def llm(self, name: str, field: str = "--model") -> LLMEntry:
+        if name not in self.llms:
+            raise UserError(
+                f"unknown model '{name}'",
+                file=self.llms_path,
+                field=field,
+                fix=f"use one of: {', '.join(sorted(self.llms))}",
+            )
+        return self.llms[name]
+
     def resolve(self, agent_name: str, model_name: str | None) -> tuple[AgentEntry, LLMEntry]:
         """The agent and model for a run; the model defaults to the agent's first."""
         agent = self.agent(agent_name)
@@ -150,13 +160,7 @@ class Registry:
                     fix="add a model or pass --model",
                 )
             model_name = agent.supports_llms[0]
-        if model_name not in self.llms:
-            raise UserError(
-                f"unknown model '{model_name}'",
-                file=self.llms_path,
-                field="--model",
-                fix=f"use one of: {', '.join(sorted(self.llms))}",
-            )
+        self.llm(model_name)
         if model_name not in agent.supports_llms:
             raise UserError(
                 f"agent '{agent.name}' does not support model '{model_name}'",

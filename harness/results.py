@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.fsutil import write_json
+from harness.fsutil import read_json, write_json
 
 REPORT_SCHEMA_VERSION = "1.0"
 Outcome = Literal["success", "failed", "error", "timeout", "interrupted"]
@@ -52,6 +52,19 @@ class Phase:
     outcome: str = "running"
     detail: str = ""
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Phase:
+        """A recorded phase (its monotonic start is gone: it is only read back, not timed)."""
+        return cls(
+            data["name"],
+            data["started_at"],
+            0.0,
+            data.get("ended_at"),
+            data.get("duration_s"),
+            data.get("outcome", "running"),
+            data.get("detail", ""),
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -80,7 +93,14 @@ class RunDir:
 
     @classmethod
     def open(cls, path: Path) -> RunDir:
-        return cls(path, path.name)
+        """An existing run, with the phases and usage its progress.json recorded."""
+        run = cls(path, path.name)
+        progress = path / "progress.json"
+        if progress.exists():
+            data = read_json(progress)
+            run.phases = [Phase.from_dict(p) for p in data.get("phases", [])]
+            run.usage = data.get("usage", {})
+        return run
 
     @property
     def agent_dir(self) -> Path:

@@ -19,7 +19,7 @@ from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
-from harness.registry import NO_MODEL, Registry
+from harness.registry import NO_MODEL, LLMEntry, Registry
 from harness.results import RunDir, host_info, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
 from harness.scenario import LoadedScenario
@@ -77,8 +77,40 @@ def _check_pin(registry: Registry, agent_name: str) -> tuple[Any, str]:
     return agent, reported
 
 
-def run_agent(
+@dataclass(frozen=True)
+class Entrant:
+    """The agent + model of a trial, resolved and checked once: the adapter, its pinned
+    and self-reported version, the model, and the fleet file its calls route through."""
+
+    agent: Any
+    name: str
+    version: str
+    llm: LLMEntry
+    fleet_file: Path | None
+
+
+def resolve_entrant(
     loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
+) -> Entrant:
+    """Every check on the entrant that can refuse a run, before anything is written."""
+    entry, llm = registry.resolve(opts.agent, opts.model)
+    agent, version = _check_pin(registry, opts.agent)
+    if opts.agent == "oracle" and not loaded.scenario.solution:
+        raise UserError(
+            "the scenario has no reference solution",
+            file=loaded.path,
+            field="solution",
+            fix="add solution: solution.patch (or a folder) to use --agent oracle",
+        )
+    return Entrant(agent, entry.name, version, llm, _model_access(llm, opts, settings))
+
+
+def run_agent(
+    loaded: LoadedScenario,
+    settings: Settings,
+    registry: Registry,
+    opts: RunOptions,
+    entrant: Entrant | None = None,
 ) -> RunDir:
     """Run the agent on a set-up workspace and record it; returns the run folder."""
     ws = workspace_path(loaded, settings)
@@ -90,48 +122,28 @@ def run_agent(
             field="(workspace)",
             fix=f"run `harness setup {loaded.name}` for a fresh workspace",
         )
-    entry, llm = registry.resolve(opts.agent, opts.model)
-    agent, version = _check_pin(registry, opts.agent)
-    if opts.agent == "oracle" and not loaded.scenario.solution:
-        raise UserError(
-            "the scenario has no reference solution",
-            file=loaded.path,
-            field="solution",
-            fix="add solution: solution.patch (or a folder) to use --agent oracle",
-        )
-    fleet_file = _model_access(llm, opts, settings)
-    run_id = new_run_id(entry.name, llm.name)
+    entrant = entrant or resolve_entrant(loaded, settings, registry, opts)
+    run_id = new_run_id(entrant.name, entrant.llm.name)
     run = RunDir.create(settings.results, loaded.name, run_id)
     meta = run_meta(
         loaded,
         state,
         run_id,
-        agent=entry.name,
-        agent_version=version,
-        model=llm.name,
-        model_id=llm.id_for(entry.name),
+        agent=entrant.name,
+        agent_version=entrant.version,
+        model=entrant.llm.name,
+        model_id=entrant.llm.id_for(entrant.name),
         sandbox=opts.sandbox,
         job=opts.job,
         trial_key=opts.trial_key,
         repetition=opts.repetition,
     )
-    if fleet_file is not None:
-        meta["fleet"] = _fleet_fingerprint(fleet_file)
+    if entrant.fleet_file is not None:
+        meta["fleet"] = _fleet_fingerprint(entrant.fleet_file)
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
     _agent_phase(
-        run,
-        meta,
-        loaded,
-        ws,
-        state,
-        agent,
-        entry.name,
-        llm,
-        opts,
-        fleet_file,
-        loaded.scenario.agent.instructions,
-        turn=1,
+        run, meta, loaded, ws, state, entrant, opts, loaded.scenario.agent.instructions, turn=1
     )
     return run
 
@@ -142,17 +154,15 @@ def _agent_phase(
     loaded: LoadedScenario,
     ws: Path,
     state: WorkspaceState,
-    agent: Any,
-    agent_name: str,
-    llm: Any,
+    entrant: Entrant,
     opts: RunOptions,
-    fleet_file: Path | None,
     instructions: str,
     *,
     turn: int,
 ) -> None:
     """One agent turn in a fresh sandbox (and gateway); recorded as a phase of the run."""
     run_id = run.run_id
+    agent, llm = entrant.agent, entrant.llm
     phase = run.begin("agent")
     spec = SandboxSpec(
         phase="agent",
@@ -178,7 +188,9 @@ def _agent_phase(
         try:
             sandbox.start()
             if llm.name != NO_MODEL:
-                gateway = _start_gateway(opts, sandbox, run_id, agent_name, llm, fleet_file)
+                gateway = _start_gateway(
+                    opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
+                )
                 meta["images"]["gateway"] = getattr(gateway, "image_id", None)
                 run.write_run(meta)
             out_dir = run.agent_dir if turn == 1 else run.agent_dir / f"turn-{turn}"
@@ -365,11 +377,9 @@ def _current_run(
 
 
 def _agent_outcome(run: RunDir) -> str | None:
-    progress = run.path / "progress.json"
-    if not progress.exists():
-        return None
-    agent_phases = [p for p in read_json(progress)["phases"] if p["name"] == "agent"]
-    return str(agent_phases[-1]["outcome"]) if agent_phases else None
+    """How the last agent turn ended, or None when no agent ran (a manual run)."""
+    agent_phases = [p for p in run.phases if p.name == "agent"]
+    return agent_phases[-1].outcome if agent_phases else None
 
 
 def verify(
@@ -390,9 +400,6 @@ def verify(
         write_state(ws, WorkspaceState(**{**state.__dict__, "contaminated": True}))
         return None
     run = _current_run(ws, loaded, settings, state)
-    run.phases = _load_phases(run)
-    if (run.path / "progress.json").exists():
-        run.usage = read_json(run.path / "progress.json").get("usage", {})
     meta = read_json(run.path / "run.json")
     phase = run.begin("verify")
     try:
@@ -449,36 +456,14 @@ def verify(
     return TrialResult(word, run.path, report)
 
 
-def _load_phases(run: RunDir) -> list[Any]:
-    from harness.results import Phase
-
-    progress = run.path / "progress.json"
-    if not progress.exists():
-        return []
-    phases = []
-    for p in read_json(progress)["phases"]:
-        ph = Phase(
-            p["name"],
-            p["started_at"],
-            0.0,
-            p["ended_at"],
-            p["duration_s"],
-            p["outcome"],
-            p["detail"],
-        )
-        phases.append(ph)
-    return phases
-
-
 def execute(
     loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
 ) -> TrialResult:
-    """setup + run-agent + verify, as one trial."""
-    registry.resolve(opts.agent, opts.model)
-    _check_pin(registry, opts.agent)
+    """setup + run-agent + verify, as one trial (plus continue turns where allowed)."""
+    entrant = resolve_entrant(loaded, settings, registry, opts)
     setup(loaded, settings, opts.seed)
     try:
-        run_agent(loaded, settings, registry, opts)
+        run_agent(loaded, settings, registry, opts, entrant)
     except UserError:
         raise
     except HarnessError:
@@ -494,7 +479,7 @@ def execute(
     ):
         turn += 1
         try:
-            continue_agent(loaded, settings, registry, opts, result, turn)
+            continue_agent(loaded, settings, entrant, opts, result, turn)
         except UserError:
             raise
         except HarnessError:
@@ -510,7 +495,7 @@ CONTINUE_PROMPT = "Please continue until the problem is solved."
 def continue_agent(
     loaded: LoadedScenario,
     settings: Settings,
-    registry: Registry,
+    entrant: Entrant,
     opts: RunOptions,
     previous: TrialResult,
     turn: int,
@@ -519,11 +504,7 @@ def continue_agent(
     goagentbench's allow-multiple-turns-on-failed-verify does)."""
     ws = workspace_path(loaded, settings)
     state = read_state(ws, loaded)
-    entry, llm = registry.resolve(opts.agent, opts.model)
-    agent, _ = _check_pin(registry, opts.agent)
     run = RunDir.open(previous.run_dir)
-    run.phases = _load_phases(run)
-    run.usage = read_json(run.path / "progress.json").get("usage", {})
     meta = read_json(run.path / "run.json")
     meta["turns"] = turn
     run.write_run(meta)
@@ -532,18 +513,4 @@ def continue_agent(
         f"{loaded.scenario.agent.instructions.rstrip()}\n\n"
         f"Verification of your work failed:\n\n{feedback}\n{CONTINUE_PROMPT}"
     )
-    fleet_file = _model_access(llm, opts, settings)
-    _agent_phase(
-        run,
-        meta,
-        loaded,
-        ws,
-        state,
-        agent,
-        entry.name,
-        llm,
-        opts,
-        fleet_file,
-        instructions,
-        turn=turn,
-    )
+    _agent_phase(run, meta, loaded, ws, state, entrant, opts, instructions, turn=turn)

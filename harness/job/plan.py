@@ -77,13 +77,7 @@ def entrant_pairs(config: JobConfig, registry: Registry) -> tuple[list[tuple[str
         if not models:
             skipped.append(f"{agent_name}: lists no models in agents.yml")
         for model in models:
-            if model not in registry.llms:
-                raise UserError(
-                    f"unknown model '{model}'",
-                    file=registry.llms_path,
-                    field="--models",
-                    fix=f"use names from llms.yml: {', '.join(sorted(registry.llms))}",
-                )
+            registry.llm(model, field="--models")  # unknown model: UserError
             if model not in entry.supports_llms:
                 skipped.append(f"{agent_name} + {model}: not in the agent's supports-llms")
                 continue
