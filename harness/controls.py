@@ -18,7 +18,7 @@ import yaml
 
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, read_json, write_json
-from harness.gitutil import GitError, git
+from harness.gitutil import apply_patch
 from harness.results import now_iso
 from harness.scenario import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, Thresholds, evaluate_controls
@@ -82,18 +82,6 @@ def _apply_solution(loaded: LoadedScenario, ws: Path) -> None:
     OracleAgent.apply(loaded, ws)
 
 
-def _apply_patch(patch: Path, ws: Path) -> None:
-    try:
-        git(["apply", "--whitespace=nowarn", str(patch)], ws)
-    except GitError as exc:
-        raise UserError(
-            f"defect does not apply on the reference: {exc.stderr[-200:]}",
-            file=patch,
-            field="(patch)",
-            fix="regenerate it against the reference solution tree",
-        ) from None
-
-
 class ControlRunner:
     """Scores trees for one scenario; keeps every workspace under one temp folder."""
 
@@ -149,7 +137,14 @@ def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Co
         for defect in defects:
             tree = runner.tmp / "defects" / defect.name
             copytree(reference, tree)
-            _apply_patch(defect.patch, tree)
+            apply_patch(
+                defect.patch,
+                tree,
+                "defect (on the reference)",
+                file=defect.patch,
+                field="(patch)",
+                fix="regenerate it against the reference solution tree",
+            )
             isolation.append(
                 DefectOutcome(name=defect.name, declared=defect.breaks, score=runner.score(tree))
             )

@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from harness.errors import InfraError
+from harness.errors import InfraError, UserError
 
 # Fixed identity and dates so harness-made commits are reproducible.
 BOT_ENV = {
@@ -90,3 +90,12 @@ def full_diff(repo: Path, base: str) -> str:
         return git(["diff", "--cached", "--binary", base], repo, env=env).stdout
     finally:
         index.unlink(missing_ok=True)
+
+
+def apply_patch(patch: Path, tree: Path, what: str, *, file: Path, field: str, fix: str) -> None:
+    """``git apply`` a patch; a patch that does not apply is the input's fault (UserError)."""
+    try:
+        git(["apply", "--whitespace=nowarn", str(patch)], tree)
+    except GitError as exc:
+        last = exc.stderr.splitlines()[-1] if exc.stderr else "git apply failed"
+        raise UserError(f"{what} does not apply: {last}", file=file, field=field, fix=fix) from None

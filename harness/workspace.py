@@ -17,7 +17,7 @@ from pathlib import Path
 from harness import __version__
 from harness.errors import UserError
 from harness.fsutil import copy_destinations, copy_pairs, read_json, sha256_file, write_json
-from harness.gitutil import GitError, commit_all, git
+from harness.gitutil import apply_patch, commit_all
 from harness.repo import clone
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
@@ -115,15 +115,14 @@ def _apply_steps(loaded: LoadedScenario, tree: Path, seed: str) -> str | None:
         copy_pairs(pairs)
     for i, patch in enumerate(steps.patch):
         patch_file = loaded.file(patch, f"setup.patch[{i}]")
-        try:
-            git(["apply", "--whitespace=nowarn", str(patch_file)], tree)
-        except GitError as exc:
-            raise UserError(
-                f"patch does not apply: {exc.stderr.splitlines()[-1] if exc.stderr else ''}",
-                file=loaded.path,
-                field=f"setup.patch[{i}]",
-                fix=f"regenerate {patch} against commit {loaded.scenario.commit}",
-            ) from None
+        apply_patch(
+            patch_file,
+            tree,
+            "patch",
+            file=loaded.path,
+            field=f"setup.patch[{i}]",
+            fix=f"regenerate {patch} against commit {loaded.scenario.commit}",
+        )
     for i, cmd in enumerate(steps.exec):
         _run_exec(cmd, tree, seed, loaded, i)
     if loaded.scenario.spec:

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.agents.base import AgentContext, AgentResult
 from harness.errors import UserError
 from harness.fsutil import copy_destinations, copy_pairs
-from harness.gitutil import GitError, git
+from harness.gitutil import apply_patch
 from harness.scenario import LoadedScenario
 
 BUILTIN_VERSION = "1.0"
@@ -59,15 +59,14 @@ class OracleAgent:
             pairs = copy_destinations(src, ".", workspace)
             copy_pairs(pairs)
             return f"copied {len(pairs)} files from {src.name}/"
-        try:
-            git(["apply", "--whitespace=nowarn", str(src)], workspace)
-        except GitError as exc:
-            raise UserError(
-                f"solution does not apply: {exc.stderr.splitlines()[-1:]}",
-                file=loaded.path,
-                field="solution",
-                fix="regenerate it with `git diff` in a freshly set-up workspace",
-            ) from None
+        apply_patch(
+            src,
+            workspace,
+            "solution",
+            file=loaded.path,
+            field="solution",
+            fix="regenerate it with `git diff` in a freshly set-up workspace",
+        )
         return f"applied {src.name}"
 
     def run(self, ctx: AgentContext) -> AgentResult:
