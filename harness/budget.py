@@ -16,12 +16,15 @@ class Budget(BaseModel):
     """Per-trial limits; ``None`` means unlimited."""
 
     model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, frozen=True, alias_generator=lambda n: n.replace("_", "-")
+        extra="forbid",
+        populate_by_name=True,
+        frozen=True,
+        alias_generator=lambda n: n.replace("_", "-"),
     )
 
     tokens: int | None = Field(default=None, gt=0, description="prompt + completion tokens")
     cost_usd: float | None = Field(default=None, gt=0, description="USD, as the gateway prices it")
-    calls: int | None = Field(default=None, gt=0, description="model calls (attempts sent upstream)")
+    calls: int | None = Field(default=None, gt=0, description="model calls sent upstream")
 
     def merged(self, override: Budget | None) -> Budget:
         """This budget with every limit that ``override`` sets replaced."""
