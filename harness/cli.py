@@ -8,12 +8,16 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from harness.backends import check_backend
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.settings import Settings
+
+if TYPE_CHECKING:
+    from harness.trial import RunOptions
 
 app = typer.Typer(
     add_completion=False,
@@ -50,7 +54,9 @@ def _register_subapps() -> None:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
+SandboxOpt = Annotated[
+    str, typer.Option("--sandbox", help="where phases run: docker (default) or local")
+]
 ReplayOpt = Annotated[
     Path | None, typer.Option("--replay", help="a cassette the gateway serves instead of the fleet")
 ]
@@ -103,9 +109,7 @@ def _load(name: str) -> Any:
 
 
 def _sandbox(value: str) -> str:
-    if value not in {"docker", "local"}:
-        raise UserError(f"unknown sandbox '{value}'", field="--sandbox", fix="use docker or local")
-    return value
+    return check_backend(value)
 
 
 def _seed(value: str | None) -> str | None:
@@ -118,6 +122,27 @@ def _seed(value: str | None) -> str | None:
             f"'{value}' is not 16 hex digits", field="--seed", fix="e.g. --seed 00c0ffee00c0ffee"
         )
     return value.lower()
+
+
+def _options(
+    agent: str,
+    model: str | None,
+    seed: str | None,
+    sandbox: str,
+    replay: Path | None,
+    record: bool,
+) -> RunOptions:
+    """The options of one trial, from the flags ``run-agent`` and ``exec`` share."""
+    from harness.trial import RunOptions
+
+    return RunOptions(
+        agent=agent,
+        model=model,
+        seed=_seed(seed),
+        sandbox=_sandbox(sandbox),
+        replay=replay.resolve() if replay else None,
+        record=record,
+    )
 
 
 def _registry() -> Any:
@@ -188,15 +213,9 @@ def run_agent_cmd(
     record: RecordOpt = False,
 ) -> None:
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
-    from harness.trial import RunOptions, run_agent
+    from harness.trial import run_agent
 
-    opts = RunOptions(
-        agent=agent,
-        model=model,
-        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
-        replay=replay.resolve() if replay else None,
-        record=record,
-    )
+    opts = _options(agent, model, None, sandbox, replay, record)
     run = run_agent(_load(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
@@ -226,7 +245,7 @@ def verify_cmd(
     result = verify(
         _load(scenario),
         _settings(),
-        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
+        sandbox=_sandbox(sandbox),
         copy_only=copy_only,
     )
     if result is None:
@@ -247,16 +266,9 @@ def exec_cmd(
     record: RecordOpt = False,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
-    from harness.trial import RunOptions, execute
+    from harness.trial import execute
 
-    opts = RunOptions(
-        agent=agent,
-        model=model,
-        seed=_seed(seed),
-        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
-        replay=replay.resolve() if replay else None,
-        record=record,
-    )
+    opts = _options(agent, model, seed, sandbox, replay, record)
     _finish(execute(_load(scenario), _settings(), _registry(), opts))
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from harness.agents.builtin import OracleAgent, reference_solution
+from harness.backends import get_backend
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, read_json, write_json
 from harness.gitutil import apply_patch
@@ -76,12 +78,6 @@ def thresholds_for(loaded: LoadedScenario) -> Thresholds:
     return TEST_SUITE_THRESHOLDS
 
 
-def _apply_solution(loaded: LoadedScenario, ws: Path) -> None:
-    from harness.agents.builtin import OracleAgent
-
-    OracleAgent.apply(loaded, ws)
-
-
 class ControlRunner:
     """Scores trees for one scenario; keeps every workspace under one temp folder."""
 
@@ -89,6 +85,7 @@ class ControlRunner:
         self.loaded = loaded
         self.settings = settings
         self.sandbox = sandbox
+        self.backend = get_backend(sandbox)
         self.tmp = Path(tempfile.mkdtemp(prefix="harness-controls-"))
 
     def close(self) -> None:
@@ -101,35 +98,21 @@ class ControlRunner:
     def score(self, ws: Path) -> Score:
         state = read_state(ws, self.loaded)
         request = make_request(self.loaded, ws, state.baseline, state.seed)
-        if self.sandbox == "docker":
-            from harness.verify.container import verify_in_docker
-
-            env = self.loaded.scenario.environment
-            outcome, _ = verify_in_docker(
-                ws, request, labels={"harness.phase": "control"}, cpus=env.cpus, memory=env.memory
-            )
-        else:
-            from harness.verify.local import verify_local
-
-            outcome = verify_local(ws, request)
+        outcome, _ = self.backend.verify(
+            self.loaded, ws, request, labels={"harness.phase": "control"}
+        )
         if outcome.error or outcome.score is None:
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
         return Score.model_validate(outcome.score)
 
 
 def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> ControlsReport:
-    if not loaded.scenario.solution:
-        raise UserError(
-            "controls need a reference solution",
-            file=loaded.path,
-            field="solution",
-            fix="add solution: solution.patch (or a folder)",
-        )
+    reference_solution(loaded, "prove the grader with controls")
     defects = load_defects(loaded)
     runner = ControlRunner(loaded, settings, sandbox)
     try:
         reference = runner.fresh("reference")
-        _apply_solution(loaded, reference)
+        OracleAgent.apply(loaded, reference)
         high = runner.score(reference)
         again = runner.score(reference)
         low = runner.score(runner.fresh("nop"))

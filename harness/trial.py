@@ -1,42 +1,44 @@
-"""One trial's phases: setup, agent, verify; and their recording.
+"""One trial: setup, agent turns, verify; its state typed, carried in memory, recorded.
 
-The CLI commands ``setup``, ``run-agent``, ``verify`` and ``exec`` are thin wrappers
-around the functions here. User mistakes are found before a result folder exists, so a
-refused run writes nothing; infrastructure failures are recorded as ``error``.
+A ``Trial`` is opened from a set-up workspace (the separate CLI commands ``setup``,
+``run-agent`` and ``verify`` each open one) or carried through all phases by ``exec``.
+Where each phase runs is the trial's ``Backend``. User mistakes are found before a
+result folder exists, so a refused run writes nothing; infrastructure failures are
+recorded as ``error``. ``run.json`` is written by ``Trial.save`` only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from harness import __version__
-from harness.agents import AgentContext, get_agent
+from harness.agents import Agent, AgentContext, AgentResult, get_agent
+from harness.agents.builtin import reference_solution
+from harness.backends import Backend, Gateway, get_backend
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
 from harness.registry import NO_MODEL, LLMEntry, Registry
-from harness.results import RunDir, host_info, new_run_id, now_iso
+from harness.results import RunDir, RunMeta, new_run_id
 from harness.sandbox.base import SandboxSpec
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
+from harness.verify.engine import copy_hidden
 from harness.verify.report import build_report, render_text
 from harness.verify.request import make_request
 from harness.verify.results import VerifyOutcome
-from harness.workspace import (
-    WorkspaceState,
-    read_state,
-    setup,
-    workspace_path,
-    write_state,
-)
+from harness.verify.verdict import decide
+from harness.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 
-SandboxKind = Literal["local", "docker"]
 POINTER = Path(".git") / "harness" / "run.json"
+MAX_CONTINUES = 3
+CONTINUE_PROMPT = "Please continue until the problem is solved."
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class RunOptions:
     agent: str
     model: str | None = None
     seed: str | None = None
-    sandbox: SandboxKind = "docker"
+    sandbox: str = "docker"  # a backend name (harness.backends)
     job: str | None = None
     replay: Path | None = None  # a cassette the gateway serves instead of the fleet
     record: bool = False  # keep the gateway's request/response recording in the run
@@ -57,24 +59,7 @@ class TrialResult:
     outcome: str
     run_dir: Path
     report: dict[str, Any]
-
-
-def _labels(run_id: str, phase: str, job: str | None) -> dict[str, str]:
-    return {"harness.trial": run_id, "harness.job": job or "", "harness.phase": phase}
-
-
-def _check_pin(registry: Registry, agent_name: str) -> tuple[Any, str]:
-    entry = registry.agent(agent_name)
-    agent = get_agent(agent_name, entry.adapter)
-    reported = agent.version()
-    if reported != entry.version:
-        raise UserError(
-            f"agent '{agent_name}' reports version {reported} but is pinned to {entry.version}",
-            file=registry.agents_path,
-            field=f"agents.{agent_name}.version",
-            fix=f"install {agent_name} {entry.version} or change the pin to {reported}",
-        )
-    return agent, reported
+    text: str = ""  # report.txt
 
 
 @dataclass(frozen=True)
@@ -82,7 +67,7 @@ class Entrant:
     """The agent + model of a trial, resolved and checked once: the adapter, its pinned
     and self-reported version, the model, and the fleet file its calls route through."""
 
-    agent: Any
+    agent: Agent
     name: str
     version: str
     llm: LLMEntry
@@ -90,150 +75,364 @@ class Entrant:
 
 
 def resolve_entrant(
-    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
-) -> Entrant:
-    """Every check on the entrant that can refuse a run, before anything is written."""
-    entry, llm = registry.resolve(opts.agent, opts.model)
-    agent, version = _check_pin(registry, opts.agent)
-    if opts.agent == "oracle" and not loaded.scenario.solution:
-        raise UserError(
-            "the scenario has no reference solution",
-            file=loaded.path,
-            field="solution",
-            fix="add solution: solution.patch (or a folder) to use --agent oracle",
-        )
-    return Entrant(agent, entry.name, version, llm, _model_access(llm, opts, settings))
-
-
-def run_agent(
     loaded: LoadedScenario,
     settings: Settings,
     registry: Registry,
     opts: RunOptions,
-    entrant: Entrant | None = None,
-) -> RunDir:
-    """Run the agent on a set-up workspace and record it; returns the run folder."""
-    ws = workspace_path(loaded, settings)
-    state = read_state(ws, loaded)
-    if (ws / POINTER).exists():
+    backend: Backend | None = None,
+) -> Entrant:
+    """Every check on the entrant that can refuse a run, before anything is written."""
+    backend = backend or get_backend(opts.sandbox)
+    entry, llm = registry.resolve(opts.agent, opts.model)
+    agent = get_agent(opts.agent, entry.adapter)
+    reported = backend.agent_version(agent)
+    if reported != entry.version:
         raise UserError(
-            "this workspace already has a run",
-            file=ws,
-            field="(workspace)",
-            fix=f"run `harness setup {loaded.name}` for a fresh workspace",
+            f"agent '{opts.agent}' reports version {reported} but is pinned to {entry.version}",
+            file=registry.agents_path,
+            field=f"agents.{opts.agent}.version",
+            fix=f"install {opts.agent} {entry.version} or change the pin to {reported}",
         )
-    entrant = entrant or resolve_entrant(loaded, settings, registry, opts)
-    run_id = new_run_id(entrant.name, entrant.llm.name)
-    run = RunDir.create(settings.results, loaded.name, run_id)
-    meta = run_meta(
-        loaded,
-        state,
-        run_id,
-        agent=entrant.name,
-        agent_version=entrant.version,
-        model=entrant.llm.name,
-        model_id=entrant.llm.id_for(entrant.name),
-        sandbox=opts.sandbox,
-        job=opts.job,
-        trial_key=opts.trial_key,
-        repetition=opts.repetition,
-    )
-    if entrant.fleet_file is not None:
-        meta["fleet"] = _fleet_fingerprint(entrant.fleet_file)
-    run.write_run(meta)
-    write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
-    _agent_phase(
-        run, meta, loaded, ws, state, entrant, opts, loaded.scenario.agent.instructions, turn=1
-    )
-    return run
+    if opts.agent == "oracle":
+        reference_solution(loaded, "use --agent oracle")
+    return Entrant(agent, entry.name, reported, llm, _model_access(llm, opts, settings))
 
 
-def _agent_phase(
-    run: RunDir,
-    meta: dict[str, Any],
-    loaded: LoadedScenario,
-    ws: Path,
-    state: WorkspaceState,
-    entrant: Entrant,
-    opts: RunOptions,
-    instructions: str,
-    *,
-    turn: int,
-) -> None:
-    """One agent turn in a fresh sandbox (and gateway); recorded as a phase of the run."""
-    run_id = run.run_id
-    agent, llm = entrant.agent, entrant.llm
-    phase = run.begin("agent")
-    spec = SandboxSpec(
-        phase="agent",
-        workspace=ws,
-        env={"HARNESS_SEED": state.seed},
-        cpus=loaded.scenario.environment.cpus,
-        memory=loaded.scenario.environment.memory,
-        pids=loaded.scenario.environment.pids,
-        network="none" if llm.name == NO_MODEL else "internal",
-        labels=_labels(run_id, "agent", opts.job),
-    )
-    from harness.sandbox.factory import make_sandbox
-    from harness.trial_images import agent_image
+@dataclass
+class Trial:
+    """One workspace's trial: scenario, backend, workspace state, run folder, run.json."""
 
-    try:
-        if opts.sandbox == "docker":
-            ref = agent_image(agent, loaded)
-            spec.image = ref.tag
-            meta["images"]["agent"] = ref.id
-            run.write_run(meta)
-        sandbox = make_sandbox(opts.sandbox, spec)
-        gateway: Any = None
+    loaded: LoadedScenario
+    settings: Settings
+    backend: Backend
+    workspace: Path
+    state: WorkspaceState
+    run: RunDir | None = None
+    meta: RunMeta | None = None
+
+    @classmethod
+    def open(cls, loaded: LoadedScenario, settings: Settings, sandbox: str = "docker") -> Trial:
+        """The trial of the set-up workspace, with the run it already has (if any)."""
+        ws = workspace_path(loaded, settings)
+        trial = cls(loaded, settings, get_backend(sandbox), ws, read_state(ws, loaded))
+        pointer = ws / POINTER
+        if pointer.exists():
+            trial.run = RunDir.open(Path(read_json(pointer)["path"]))
+            trial.meta = trial.run.read_run()
+        return trial
+
+    @classmethod
+    def setup(
+        cls, loaded: LoadedScenario, settings: Settings, sandbox: str, seed: str | None
+    ) -> Trial:
+        """A fresh workspace (``harness setup``) and its trial."""
+        setup(loaded, settings, seed)
+        return cls.open(loaded, settings, sandbox)
+
+    def save(self) -> None:
+        """Write run.json: the one place it is written."""
+        assert self.run is not None and self.meta is not None
+        self.run.write_run(self.meta)
+
+    def _begin_run(self, meta: RunMeta) -> RunDir:
+        self.run = RunDir.create(self.settings.results, self.loaded.name, meta.run_id)
+        self.meta = meta
+        self.save()
+        write_json(self.workspace / POINTER, {"run_id": meta.run_id, "path": str(self.run.path)})
+        return self.run
+
+    def _meta(self, run_id: str, **fields: Any) -> RunMeta:
+        s, loaded = self.state, self.loaded
+        return RunMeta(
+            run_id=run_id,
+            scenario=loaded.name,
+            scenario_version=loaded.version,
+            scenario_sha=loaded.sha256,
+            spec_sha256=s.spec_sha256,
+            seed=s.seed,
+            commit=s.commit,
+            baseline=s.baseline,
+            harness_version=__version__,
+            **fields,
+        )
+
+    def _labels(self, phase: str) -> dict[str, str]:
+        assert self.run is not None
+        job = self.meta.job if self.meta else None
+        return {"harness.trial": self.run.run_id, "harness.job": job or "", "harness.phase": phase}
+
+    # ---- agent phase ------------------------------------------------------------------
+
+    def check_fresh(self) -> None:
+        """Refuse a second run on one workspace."""
+        if self.run is not None or (self.workspace / POINTER).exists():
+            raise UserError(
+                "this workspace already has a run",
+                file=self.workspace,
+                field="(workspace)",
+                fix=f"run `harness setup {self.loaded.name}` for a fresh workspace",
+            )
+
+    def run_agent(self, entrant: Entrant, opts: RunOptions) -> RunDir:
+        """Record a new run and its first agent turn; returns the run folder."""
+        self.check_fresh()
+        run_id = new_run_id(entrant.name, entrant.llm.name)
+        meta = self._meta(
+            run_id,
+            agent=entrant.name,
+            agent_version=entrant.version,
+            model=entrant.llm.name,
+            model_id=entrant.llm.id_for(entrant.name),
+            sandbox=self.backend.name,
+            job=opts.job,
+            trial_key=opts.trial_key,
+            repetition=opts.repetition,
+        )
+        if entrant.fleet_file is not None:
+            meta.fleet = _fleet_fingerprint(entrant.fleet_file)
+        run = self._begin_run(meta)
+        self.agent_turn(entrant, opts, self.loaded.scenario.agent.instructions, turn=1)
+        return run
+
+    def agent_turn(
+        self, entrant: Entrant, opts: RunOptions, instructions: str, *, turn: int
+    ) -> None:
+        """One agent turn in a fresh sandbox (and gateway); recorded as a phase of the run."""
+        run, meta, ws = self.run, self.meta, self.workspace
+        assert run is not None and meta is not None
+        env = self.loaded.scenario.environment
+        llm = entrant.llm
+        meta.turns = max(meta.turns, turn)
+        phase = run.begin("agent")
+        spec = SandboxSpec(
+            phase="agent",
+            workspace=ws,
+            env={"HARNESS_SEED": self.state.seed},
+            cpus=env.cpus,
+            memory=env.memory,
+            pids=env.pids,
+            network="none" if llm.name == NO_MODEL else "internal",
+            labels=self._labels("agent"),
+        )
+        try:
+            ref = self.backend.agent_image(entrant.agent, self.loaded)
+            if ref is not None:
+                spec.image = ref.tag
+                meta.images["agent"] = ref.id
+            self.save()
+            result = self._agent_in_sandbox(entrant, opts, spec, instructions, turn)
+        except UserError:
+            if turn == 1:
+                shutil.rmtree(run.path, ignore_errors=True)
+                (ws / POINTER).unlink(missing_ok=True)
+            raise
+        except HarnessError as exc:
+            run.end(phase, "error", exc.one_line())
+            write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+            raise
+        except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
+            run.end(phase, "error", f"{type(exc).__name__}: {exc}")
+            raise InfraError(f"agent phase failed: {type(exc).__name__}: {exc}") from exc
+        except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
+            run.end(phase, "interrupted", "stopped by a signal")
+            raise
+        run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
+        write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+
+    def _agent_in_sandbox(
+        self, entrant: Entrant, opts: RunOptions, spec: SandboxSpec, instructions: str, turn: int
+    ) -> AgentResult:
+        run, meta = self.run, self.meta
+        assert run is not None and meta is not None
+        llm = entrant.llm
+        sandbox = self.backend.sandbox(spec)
+        gateway: Gateway | None = None
         try:
             sandbox.start()
             if llm.name != NO_MODEL:
-                gateway = _start_gateway(
-                    opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
+                gateway = self.backend.gateway(
+                    sandbox,
+                    trial=run.run_id,
+                    agent=entrant.name,
+                    llm=llm,
+                    fleet_file=entrant.fleet_file,
+                    replay=opts.replay,
+                    record=opts.record,
                 )
-                meta["images"]["gateway"] = getattr(gateway, "image_id", None)
-                run.write_run(meta)
-            out_dir = run.agent_dir if turn == 1 else run.agent_dir / f"turn-{turn}"
+                meta.images["gateway"] = gateway.image_id
+                self.save()
+            suffix = "" if turn == 1 else f"turn-{turn}"
+            out_dir = run.agent_dir / suffix
             out_dir.mkdir(parents=True, exist_ok=True)
             ctx = AgentContext(
-                scenario=loaded,
-                workspace=ws,
+                scenario=self.loaded,
+                workspace=self.workspace,
                 sandbox=sandbox,
                 model=llm,
-                seed=state.seed,
+                seed=self.state.seed,
                 out_dir=out_dir,
-                timeout_s=loaded.scenario.environment.agent_timeout,
+                timeout_s=self.loaded.scenario.environment.agent_timeout,
                 instructions=instructions,
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
             )
-            result = agent.run(ctx)
+            result = entrant.agent.run(ctx)
             if gateway is not None:
-                dest = run.path / "gateway" if turn == 1 else run.path / "gateway" / f"turn-{turn}"
-                run.usage = merge_usage(
-                    run.usage, _usage(gateway, dest, result.self_reported_usage)
-                )
+                usage = _usage(gateway, run.path / "gateway" / suffix, result.self_reported_usage)
+                run.usage = merge_usage(run.usage, usage)
+            return result
         finally:
             if gateway is not None:
                 gateway.stop()
             sandbox.stop()
-    except UserError:
-        if turn == 1:
-            shutil.rmtree(run.path, ignore_errors=True)
-            (ws / POINTER).unlink(missing_ok=True)
-        raise
-    except HarnessError as exc:
-        run.end(phase, "error", exc.one_line())
-        write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
-        raise
-    except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
-        run.end(phase, "error", f"{type(exc).__name__}: {exc}")
-        raise InfraError(f"agent phase failed: {type(exc).__name__}: {exc}") from exc
-    except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
-        run.end(phase, "interrupted", "stopped by a signal")
-        raise
-    run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
-    write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
+
+    # ---- verify phase -----------------------------------------------------------------
+
+    def copy_hidden(self) -> None:
+        """Copy the hidden files into the workspace (for scenario authors); marks it."""
+        s = self.state
+        copy_hidden(make_request(self.loaded, self.workspace, s.baseline, s.seed), self.workspace)
+        self.state = dataclasses.replace(s, contaminated=True)
+        write_state(self.workspace, self.state)
+
+    def _manual_run(self) -> None:
+        """A ``manual`` run for a workspace an agent was run on by hand."""
+        meta = self._meta(
+            new_run_id("manual", "unknown"),
+            agent="manual",
+            agent_version="unknown",
+            model="unknown",
+        )
+        self._begin_run(meta)
+
+    def _agent_outcome(self) -> str | None:
+        """How the last agent turn ended, or None when no agent ran (a manual run)."""
+        assert self.run is not None
+        agent_phases = [p for p in self.run.phases if p.name == "agent"]
+        return agent_phases[-1].outcome if agent_phases else None
+
+    def verify(self) -> TrialResult:
+        """Verify the run's workspace; write verify/report.json and report.txt."""
+        s = self.state
+        request = make_request(self.loaded, self.workspace, s.baseline, s.seed)
+        if self.run is None:
+            self._manual_run()
+        run, meta = self.run, self.meta
+        assert run is not None and meta is not None
+        phase = run.begin("verify")
+        try:
+            outcome, image_id = self.backend.verify(
+                self.loaded,
+                self.workspace,
+                request,
+                labels=self._labels("verify"),
+                evidence_dest=run.verify_dir / "evidence",
+            )
+            if image_id is not None:
+                meta.images["verify"] = image_id
+                self.save()
+        except UserError:
+            run.end(phase, "error", "refused")
+            raise
+        except (HarnessError, OSError, RuntimeError) as exc:
+            detail = (
+                exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
+            )
+            outcome = VerifyOutcome(
+                success=False,
+                partial_score=None,
+                rules=[],
+                targets=[],
+                changed_files=[],
+                hidden_files=[],
+                error=detail,
+            )
+        except BaseException:
+            run.end(phase, "interrupted", "stopped by a signal")
+            raise
+        verdict = decide(outcome, self._agent_outcome())
+        report = build_report(meta.as_json(), outcome, verdict.outcome)
+        report["grader"] = grader_verdict(
+            self.settings.results, self.loaded.name, self.loaded.sha256
+        )
+        text = render_text(report, outcome.report_text)
+        write_json(run.verify_dir / "report.json", report)
+        write_atomic(run.verify_dir / "report.txt", text)
+        run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
+        return TrialResult(verdict.outcome, run.path, report, text)
+
+    # ---- a whole trial ----------------------------------------------------------------
+
+    def continue_agent(
+        self, entrant: Entrant, opts: RunOptions, previous: TrialResult, turn: int
+    ) -> None:
+        """Another agent turn on the same workspace, told what verification said (as
+        goagentbench's allow-multiple-turns-on-failed-verify does)."""
+        instructions = (
+            f"{self.loaded.scenario.agent.instructions.rstrip()}\n\n"
+            f"Verification of your work failed:\n\n{previous.text}\n{CONTINUE_PROMPT}"
+        )
+        self.agent_turn(entrant, opts, instructions, turn=turn)
+
+    def execute(self, entrant: Entrant, opts: RunOptions) -> TrialResult:
+        """The agent, then verify (plus continue turns where the scenario allows them)."""
+        try:
+            self.run_agent(entrant, opts)
+        except UserError:
+            raise
+        except HarnessError:
+            pass  # recorded in progress.json; verify still writes the report as an error
+        result = self.verify()
+        turn = 1
+        while (
+            self.loaded.scenario.agent.allow_multiple_turns_on_failed_verify
+            and result.outcome == "failed"
+            and turn <= MAX_CONTINUES
+        ):
+            turn += 1
+            try:
+                self.continue_agent(entrant, opts, result, turn)
+            except UserError:
+                raise
+            except HarnessError:
+                pass  # recorded as the turn's error; the final verify says so
+            result = self.verify()
+        return result
+
+
+# ---- the entry points the CLI and the job worker call --------------------------------
+
+
+def run_agent(
+    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
+) -> RunDir:
+    """``harness run-agent``: run the agent on a set-up workspace and record it."""
+    trial = Trial.open(loaded, settings, opts.sandbox)
+    trial.check_fresh()
+    return trial.run_agent(resolve_entrant(loaded, settings, registry, opts, trial.backend), opts)
+
+
+def verify(
+    loaded: LoadedScenario, settings: Settings, *, sandbox: str = "docker", copy_only: bool = False
+) -> TrialResult | None:
+    """``harness verify``: verify the workspace's current run (or only copy hidden files)."""
+    trial = Trial.open(loaded, settings, sandbox)
+    if copy_only:
+        trial.copy_hidden()
+        return None
+    return trial.verify()
+
+
+def execute(
+    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
+) -> TrialResult:
+    """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
+    backend = get_backend(opts.sandbox)
+    entrant = resolve_entrant(loaded, settings, registry, opts, backend)
+    return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
+
+
+# ---- helpers ---------------------------------------------------------------------------
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -253,7 +452,7 @@ def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None:
+def _model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | None:
     """The fleet file a model-using trial will route through (checked before any write)."""
     if llm.name == NO_MODEL:
         return None
@@ -279,7 +478,8 @@ def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None
 
 def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
     """Each host's artefact for the models (quantization, format, context), for run.json."""
-    from harness.fleet import fleet_fingerprint, load_fleet
+    from harness.fleet.config import load_fleet  # the probe imports httpx: only when used
+    from harness.fleet.probe import fleet_fingerprint
 
     try:
         return fleet_fingerprint(load_fleet(fleet_file))
@@ -289,44 +489,7 @@ def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def _start_gateway(
-    opts: RunOptions, sandbox: Any, run_id: str, agent: str, llm: Any, fleet_file: Path | None
-) -> Any:
-    """The trial's gateway: a container on the agent's network, or a thread for local."""
-    if opts.sandbox == "docker":
-        from harness.fleet.container import TrialGateway
-
-        gw = TrialGateway(
-            trial=run_id,
-            agent=agent,
-            llm=llm,
-            network=sandbox.network_name,
-            labels=dict(sandbox.spec.labels, **{"harness.phase": "gateway"}),
-            fleet_file=fleet_file,
-            replay=opts.replay,
-            record=opts.record,
-        )
-        try:
-            gw.start()
-        except BaseException:
-            gw.stop()
-            raise
-        return gw
-    from harness.fleet.local import LocalGateway
-
-    gw_local = LocalGateway(
-        trial=run_id,
-        agent=agent,
-        llm=llm,
-        fleet_file=fleet_file,
-        replay=opts.replay,
-        record=opts.record,
-    )
-    gw_local.start()
-    return gw_local
-
-
-def _usage(gateway: Any, dest: Path, self_reported: dict[str, Any]) -> dict[str, Any]:
+def _usage(gateway: Gateway, dest: Path, self_reported: dict[str, Any]) -> dict[str, Any]:
     """Tokens, calls, time and cost from the gateway's own record; the agent's claim beside."""
     usage = dict(gateway.collect(dest))
     if self_reported:
@@ -336,181 +499,3 @@ def _usage(gateway: Any, dest: Path, self_reported: dict[str, Any]) -> dict[str,
         if claimed is not None and measured and abs(claimed - measured) > 0.05 * measured:
             usage["self_report_disagrees"] = True
     return usage
-
-
-def run_meta(
-    loaded: LoadedScenario, state: WorkspaceState, run_id: str, **fields: Any
-) -> dict[str, Any]:
-    """run.json: who ran what, on which content, where and when."""
-    return {
-        "run_id": run_id,
-        "scenario": loaded.name,
-        "scenario_version": loaded.version,
-        "scenario_sha": loaded.sha256,
-        "spec_sha256": state.spec_sha256,
-        "seed": state.seed,
-        "commit": state.commit,
-        "baseline": state.baseline,
-        "harness_version": __version__,
-        "host": host_info(),
-        "started_at": now_iso(),
-        "sandbox": "local",
-        "images": {},
-        **fields,
-    }
-
-
-def _current_run(
-    ws: Path, loaded: LoadedScenario, settings: Settings, state: WorkspaceState
-) -> RunDir:
-    """The run recorded in the workspace, or a new ``manual`` run for a hand-run agent."""
-    pointer = ws / POINTER
-    if pointer.exists():
-        return RunDir.open(Path(read_json(pointer)["path"]))
-    run_id = new_run_id("manual", "unknown")
-    run = RunDir.create(settings.results, loaded.name, run_id)
-    run.write_run(
-        run_meta(loaded, state, run_id, agent="manual", agent_version="unknown", model="unknown")
-    )
-    write_json(pointer, {"run_id": run_id, "path": str(run.path)})
-    return run
-
-
-def _agent_outcome(run: RunDir) -> str | None:
-    """How the last agent turn ended, or None when no agent ran (a manual run)."""
-    agent_phases = [p for p in run.phases if p.name == "agent"]
-    return agent_phases[-1].outcome if agent_phases else None
-
-
-def verify(
-    loaded: LoadedScenario,
-    settings: Settings,
-    *,
-    sandbox: SandboxKind = "docker",
-    copy_only: bool = False,
-) -> TrialResult | None:
-    """Verify the workspace's current run; write verify/report.json and report.txt."""
-    ws = workspace_path(loaded, settings)
-    state = read_state(ws, loaded)
-    request = make_request(loaded, ws, state.baseline, state.seed, copy_only=copy_only)
-    if copy_only:
-        from harness.verify.engine import copy_hidden
-
-        copy_hidden(request, ws)
-        write_state(ws, WorkspaceState(**{**state.__dict__, "contaminated": True}))
-        return None
-    run = _current_run(ws, loaded, settings, state)
-    meta = read_json(run.path / "run.json")
-    phase = run.begin("verify")
-    try:
-        if sandbox == "docker":
-            from harness.verify.container import verify_in_docker
-
-            env = loaded.scenario.environment
-            outcome, image_id = verify_in_docker(
-                ws,
-                request,
-                labels=_labels(run.run_id, "verify", meta.get("job")),
-                cpus=env.cpus,
-                memory=env.memory,
-                evidence_dest=run.verify_dir / "evidence",
-            )
-            meta.setdefault("images", {})["verify"] = image_id
-            run.write_run(meta)
-        else:
-            from harness.verify.local import verify_local
-
-            request = request.model_copy(update={"evidence_dir": str(run.verify_dir / "evidence")})
-            outcome = verify_local(ws, request)
-    except UserError:
-        run.end(phase, "error", "refused")
-        raise
-    except (HarnessError, OSError, RuntimeError) as exc:
-        detail = exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
-        outcome = VerifyOutcome(
-            success=False,
-            partial_score=None,
-            rules=[],
-            targets=[],
-            changed_files=[],
-            hidden_files=[],
-            error=detail,
-        )
-    except BaseException:
-        run.end(phase, "interrupted", "stopped by a signal")
-        raise
-    agent_outcome = _agent_outcome(run)
-    if outcome.error:
-        word = "error"
-    elif agent_outcome == "timeout":
-        word = "timeout"
-    elif agent_outcome == "error":
-        word = "error"
-    else:
-        word = "success" if outcome.success else "failed"
-    report = build_report(meta, outcome, word)
-    report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256)
-    write_json(run.verify_dir / "report.json", report)
-    write_atomic(run.verify_dir / "report.txt", render_text(report, outcome.report_text))
-    run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
-    return TrialResult(word, run.path, report)
-
-
-def execute(
-    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
-) -> TrialResult:
-    """setup + run-agent + verify, as one trial (plus continue turns where allowed)."""
-    entrant = resolve_entrant(loaded, settings, registry, opts)
-    setup(loaded, settings, opts.seed)
-    try:
-        run_agent(loaded, settings, registry, opts, entrant)
-    except UserError:
-        raise
-    except HarnessError:
-        pass  # recorded in progress.json; verify still writes the report as an error
-    result = verify(loaded, settings, sandbox=opts.sandbox)
-    if result is None:
-        raise InfraError("verify produced no result")
-    turn = 1
-    while (
-        loaded.scenario.agent.allow_multiple_turns_on_failed_verify
-        and result.outcome == "failed"
-        and turn <= MAX_CONTINUES
-    ):
-        turn += 1
-        try:
-            continue_agent(loaded, settings, entrant, opts, result, turn)
-        except UserError:
-            raise
-        except HarnessError:
-            pass  # recorded as the turn's error; the final verify says so
-        result = verify(loaded, settings, sandbox=opts.sandbox) or result
-    return result
-
-
-MAX_CONTINUES = 3
-CONTINUE_PROMPT = "Please continue until the problem is solved."
-
-
-def continue_agent(
-    loaded: LoadedScenario,
-    settings: Settings,
-    entrant: Entrant,
-    opts: RunOptions,
-    previous: TrialResult,
-    turn: int,
-) -> None:
-    """Another agent turn on the same workspace, told what verification said (as
-    goagentbench's allow-multiple-turns-on-failed-verify does)."""
-    ws = workspace_path(loaded, settings)
-    state = read_state(ws, loaded)
-    run = RunDir.open(previous.run_dir)
-    meta = read_json(run.path / "run.json")
-    meta["turns"] = turn
-    run.write_run(meta)
-    feedback = (previous.run_dir / "verify" / "report.txt").read_text()
-    instructions = (
-        f"{loaded.scenario.agent.instructions.rstrip()}\n\n"
-        f"Verification of your work failed:\n\n{feedback}\n{CONTINUE_PROMPT}"
-    )
-    _agent_phase(run, meta, loaded, ws, state, entrant, opts, instructions, turn=turn)

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from harness import __version__
+from harness.backends import check_backend
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
@@ -79,8 +80,7 @@ def _config(
         if stored is None:
             raise UserError("no agents given", field="--agents", fix="e.g. --agents oracle,nop")
         return stored  # `harness run --job NAME` resumes with the stored matrix
-    if sandbox not in {"docker", "local"}:
-        raise UserError(f"unknown sandbox '{sandbox}'", field="--sandbox", fix="docker or local")
+    check_backend(sandbox)
     return JobConfig(
         agents=agents,
         models=models or None,

@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, write_atomic
 from harness.sandbox.base import SandboxSpec
-from harness.verify.engine import VerifyRequest
+from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
 ROOT = "/verify"

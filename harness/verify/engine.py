@@ -7,47 +7,16 @@ is always a *copy* of the agent's workspace; hidden files are copied into it her
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from harness.fsutil import copy_destinations, copy_pairs
 from harness.gitutil import changed_files
+from harness.verify.request import VerifyRequest
 from harness.verify.results import TargetResult, VerifyOutcome
 from harness.verify.rules import check_rules
-from harness.verify.runners import run_target
-
-
-class HiddenCopy(BaseModel):
-    from_: str = Field(alias="from")
-    to: str
-
-    model_config = {"populate_by_name": True}
-
-
-class VerifyRequest(BaseModel):
-    """Everything the verifier needs, serialisable so it can cross into a container."""
-
-    scenario: str
-    baseline: str
-    seed: str
-    runner: str
-    must_modify: list[str] = Field(default_factory=list)
-    no_modify: list[str] = Field(default_factory=list)
-    only_modify: list[str] = Field(default_factory=list)
-    tests: list[str] = Field(default_factory=list)
-    partial_tests: list[str] = Field(default_factory=list)
-    copy_: list[HiddenCopy] = Field(default_factory=list, alias="copy")
-    hidden_root: str
-    suite_dir: str | None = None
-    evidence_dir: str | None = None
-    python: str = Field(default_factory=lambda: sys.executable)
-    timeout_s: float = 600.0
-    copy_only: bool = False
-
-    model_config = {"populate_by_name": True}
+from harness.verify.runners import Kind, run_target
+from harness.verify.scoring_bridge import attach_score
 
 
 def copy_hidden(request: VerifyRequest, tree: Path) -> list[str]:
@@ -86,14 +55,18 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         per_target = max(
             30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests))
         )
-        for kind, entries in (("required", request.tests), ("partial", request.partial_tests)):
+        kinds: tuple[tuple[Kind, list[str]], ...] = (
+            ("required", request.tests),
+            ("partial", request.partial_tests),
+        )
+        for kind, entries in kinds:
             for target in entries:
                 targets.append(
                     run_target(
                         request.runner,
                         target,
                         kind,
-                        tree,  # type: ignore[arg-type]
+                        tree,
                         seed=request.seed,
                         timeout=per_target,
                         python=request.python,
@@ -104,10 +77,8 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
     partial = partial_fraction(targets)
     if partial is not None and not (rules_ok and required_ok):
         partial = 0.0
-    success = rules_ok and required_ok and (partial is None or partial == 1.0)
-    success = success and (bool(targets) or request.suite_dir is not None)
     outcome = VerifyOutcome(
-        success=success,
+        success=False,  # decided once the score is attached
         partial_score=partial,
         rules=rules,
         targets=targets,
@@ -115,6 +86,4 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         hidden_files=hidden,
         duration_s=time.monotonic() - start,
     )
-    from harness.verify.scoring_bridge import attach_score
-
     return attach_score(outcome, request, tree)

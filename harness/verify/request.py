@@ -1,11 +1,48 @@
-"""Build a VerifyRequest from a scenario and a workspace state."""
+"""What the verifier is asked to do (``VerifyRequest``), and how a scenario makes one.
+
+The request is serialisable: it crosses into the scorer container as JSON.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from harness.scenario import LoadedScenario
-from harness.verify.engine import HiddenCopy, VerifyRequest
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from harness.scenario import LoadedScenario
+
+
+class HiddenCopy(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from")
+    to: str
+
+
+class VerifyRequest(BaseModel):
+    """Everything the verifier needs, serialisable so it can cross into a container."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    scenario: str
+    baseline: str
+    seed: str
+    runner: str
+    must_modify: list[str] = Field(default_factory=list)
+    no_modify: list[str] = Field(default_factory=list)
+    only_modify: list[str] = Field(default_factory=list)
+    tests: list[str] = Field(default_factory=list)
+    partial_tests: list[str] = Field(default_factory=list)
+    copy_: list[HiddenCopy] = Field(default_factory=list, alias="copy")
+    hidden_root: str
+    suite_dir: str | None = None
+    evidence_dir: str | None = None
+    python: str = Field(default_factory=lambda: sys.executable)
+    timeout_s: float = 600.0
+    copy_only: bool = False
 
 
 def make_request(

@@ -48,6 +48,7 @@ class VerifyOutcome(BaseModel):
     hidden_files: list[str]
     score: dict[str, Any] | None = None
     era: str | None = None
+    bar: float | None = None  # the suite's success threshold; None for test-based scoring
     report_text: str = ""
     duration_s: float = 0.0
     error: str | None = None

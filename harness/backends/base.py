@@ -1,0 +1,85 @@
+"""The backend protocol: where a trial's phases run.
+
+A backend provides the sandbox of each phase, the images they start from, the trial's
+gateway (placed where the agent can reach it and nothing else can), the verification
+path, and the agent's version check. ``local`` runs on the host; ``docker`` in disposable
+containers. A new backend (Kubernetes, Ray, a remote worker) is one module implementing
+this protocol plus one line in ``harness.backends.BUILTIN`` (or a ``register_backend``
+call), and nothing else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from harness.agents.base import Agent
+    from harness.images.graph import ImageRef
+    from harness.registry import LLMEntry
+    from harness.sandbox.base import Sandbox, SandboxSpec
+    from harness.scenario import LoadedScenario
+    from harness.verify.request import VerifyRequest
+    from harness.verify.results import VerifyOutcome
+
+
+class Gateway(Protocol):
+    """One trial's model gateway, started: the agent's only address, with its key."""
+
+    key: str
+    image_id: str | None
+
+    @property
+    def url(self) -> str: ...
+
+    def collect(self, dest: Path) -> dict[str, Any]:
+        """Copy telemetry (and any recording) to ``dest``; return the trial's usage."""
+        ...
+
+    def stop(self) -> None:
+        """Stop and remove the gateway; idempotent."""
+        ...
+
+
+class Backend(Protocol):
+    """Where the phases of a trial run; chosen by name (``--sandbox NAME``)."""
+
+    name: str
+
+    def sandbox(self, spec: SandboxSpec) -> Sandbox:
+        """A not-yet-started sandbox for ``spec``; the caller starts and stops it."""
+        ...
+
+    def agent_image(self, agent: Agent, loaded: LoadedScenario) -> ImageRef | None:
+        """The image the agent phase starts from (built when missing); None: no image."""
+        ...
+
+    def agent_version(self, agent: Agent) -> str:
+        """The version the agent reports where it will run (checked against its pin)."""
+        ...
+
+    def gateway(
+        self,
+        sandbox: Sandbox,
+        *,
+        trial: str,
+        agent: str,
+        llm: LLMEntry,
+        fleet_file: Path | None,
+        replay: Path | None,
+        record: bool,
+    ) -> Gateway:
+        """Start the trial's gateway where the started ``sandbox`` can reach it."""
+        ...
+
+    def verify(
+        self,
+        loaded: LoadedScenario,
+        workspace: Path,
+        request: VerifyRequest,
+        *,
+        labels: dict[str, str],
+        evidence_dest: Path | None = None,
+    ) -> tuple[VerifyOutcome, str | None]:
+        """Grade a copy of ``workspace``; returns the outcome and the verifier's image id."""
+        ...

@@ -1,0 +1,82 @@
+"""The ``docker`` backend: a fresh container per phase, the gateway a container beside
+the agent's on its internal network, verification in the network-less scorer image."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.agents.base import Agent
+from harness.fleet.container import TrialGateway
+from harness.images import ensure_image
+from harness.images.graph import ImageRef
+from harness.registry import LLMEntry
+from harness.sandbox.base import Sandbox, SandboxSpec
+from harness.sandbox.docker import DockerSandbox
+from harness.scenario import LoadedScenario
+from harness.verify.container import verify_in_docker
+from harness.verify.request import VerifyRequest
+from harness.verify.results import VerifyOutcome
+
+
+class DockerBackend:
+    name = "docker"
+
+    def sandbox(self, spec: SandboxSpec) -> Sandbox:
+        return DockerSandbox(spec)
+
+    def agent_image(self, agent: Agent, loaded: LoadedScenario) -> ImageRef | None:
+        """The agent's own image, or the scenario's environment image for built-ins."""
+        toolchain = loaded.scenario.toolchain()
+        return ensure_image(agent.image(toolchain) or f"env-{toolchain}")
+
+    def agent_version(self, agent: Agent) -> str:
+        return agent.version()  # a CLI agent reports it from a throwaway container
+
+    def gateway(
+        self,
+        sandbox: Sandbox,
+        *,
+        trial: str,
+        agent: str,
+        llm: LLMEntry,
+        fleet_file: Path | None,
+        replay: Path | None,
+        record: bool,
+    ) -> TrialGateway:
+        if not isinstance(sandbox, DockerSandbox):
+            raise TypeError("the docker gateway joins a docker sandbox's network")
+        gw = TrialGateway(
+            trial=trial,
+            agent=agent,
+            llm=llm,
+            network=sandbox.network_name or "none",
+            labels=dict(sandbox.spec.labels, **{"harness.phase": "gateway"}),
+            fleet_file=fleet_file,
+            replay=replay,
+            record=record,
+        )
+        try:
+            gw.start()
+        except BaseException:
+            gw.stop()
+            raise
+        return gw
+
+    def verify(
+        self,
+        loaded: LoadedScenario,
+        workspace: Path,
+        request: VerifyRequest,
+        *,
+        labels: dict[str, str],
+        evidence_dest: Path | None = None,
+    ) -> tuple[VerifyOutcome, str | None]:
+        env = loaded.scenario.environment
+        return verify_in_docker(
+            workspace,
+            request,
+            labels=labels,
+            cpus=env.cpus,
+            memory=env.memory,
+            evidence_dest=evidence_dest,
+        )

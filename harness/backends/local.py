@@ -1,0 +1,67 @@
+"""The ``local`` backend: every phase on the host, the gateway a thread on 127.0.0.1.
+
+No isolation: for scenario authors and for the fast test suite. Verification grades a
+temporary copy of the workspace, so the workspace itself is never touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.agents.base import Agent
+from harness.fleet.local import LocalGateway
+from harness.images.graph import ImageRef
+from harness.registry import LLMEntry
+from harness.sandbox.base import Sandbox, SandboxSpec
+from harness.sandbox.local import LocalSandbox
+from harness.scenario import LoadedScenario
+from harness.verify.local import verify_local
+from harness.verify.request import VerifyRequest
+from harness.verify.results import VerifyOutcome
+
+
+class LocalBackend:
+    name = "local"
+
+    def sandbox(self, spec: SandboxSpec) -> Sandbox:
+        return LocalSandbox(spec)
+
+    def agent_image(self, agent: Agent, loaded: LoadedScenario) -> ImageRef | None:
+        return None  # the host is the environment
+
+    def agent_version(self, agent: Agent) -> str:
+        return agent.version()  # a CLI agent's pin is its image's: checked the same way
+
+    def gateway(
+        self,
+        sandbox: Sandbox,
+        *,
+        trial: str,
+        agent: str,
+        llm: LLMEntry,
+        fleet_file: Path | None,
+        replay: Path | None,
+        record: bool,
+    ) -> LocalGateway:
+        gw = LocalGateway(
+            trial=trial, agent=agent, llm=llm, fleet_file=fleet_file, replay=replay, record=record
+        )
+        try:
+            gw.start()
+        except BaseException:
+            gw.stop()
+            raise
+        return gw
+
+    def verify(
+        self,
+        loaded: LoadedScenario,
+        workspace: Path,
+        request: VerifyRequest,
+        *,
+        labels: dict[str, str],
+        evidence_dest: Path | None = None,
+    ) -> tuple[VerifyOutcome, str | None]:
+        if evidence_dest is not None:
+            request = request.model_copy(update={"evidence_dir": str(evidence_dest)})
+        return verify_local(workspace, request), None
