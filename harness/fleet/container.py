@@ -89,6 +89,7 @@ class TrialGateway:
         self.fleet_file, self.replay, self.record = fleet_file, replay, record
         self.sandbox: Any = None
         self.key = ""
+        self.image_id: str | None = None
 
     @property
     def url(self) -> str:

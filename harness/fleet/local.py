@@ -14,6 +14,8 @@ from harness.registry import LLMEntry
 class LocalGateway:
     """Same surface as ``TrialGateway``: start, url, key, collect, stop."""
 
+    image_id: str | None = None  # runs in this process: no image
+
     def __init__(
         self,
         *,
