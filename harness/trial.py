@@ -19,7 +19,7 @@ from typing import Any
 from harness import __version__
 from harness.agents import Agent, AgentContext, AgentResult, get_agent
 from harness.agents.builtin import reference_solution
-from harness.backends import Backend, Gateway, get_backend
+from harness.backends import Backend, Gateway, GatewaySpec, get_backend
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
@@ -252,12 +252,9 @@ class Trial:
             if llm.name != NO_MODEL:
                 gateway = self.backend.gateway(
                     sandbox,
-                    trial=run.run_id,
-                    agent=entrant.name,
-                    llm=llm,
-                    fleet_file=entrant.fleet_file,
-                    replay=opts.replay,
-                    record=opts.record,
+                    GatewaySpec(
+                        run.run_id, entrant.name, llm, entrant.fleet_file, opts.replay, opts.record
+                    ),
                 )
                 meta.images["gateway"] = gateway.image_id
                 self.save()

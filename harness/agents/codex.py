@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
+from harness.agents.base import AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     CliAgent,
     Invocation,
     base_env,
-    json_events,
-    verdict,
+    events_verdict,
 )
 from harness.sandbox.base import ExecResult
 
@@ -118,9 +117,7 @@ def failure(evts: list[dict[str, Any]]) -> str:
 
 
 def classify(res: ExecResult) -> AgentResult:
-    evts = json_events(res.stdout)
-    status = failure(evts)
-    return verdict(res, usage=usage_from_events(evts), status=status, failed=bool(status))
+    return events_verdict(res, usage_from_events, failure)
 
 
 class CodexAgent(CliAgent):
@@ -131,6 +128,4 @@ class CodexAgent(CliAgent):
     version_argv = ["codex", "--version"]
     version_pattern = r"codex-cli (\d+(?:\.\d+)+)"
     invocation = staticmethod(invocation)
-
-    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return classify(res)
+    classify_output = staticmethod(classify)

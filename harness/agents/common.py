@@ -179,6 +179,18 @@ def verdict(
     )
 
 
+def events_verdict(
+    res: ExecResult,
+    usage: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    failure: Callable[[list[dict[str, Any]]], str],
+) -> AgentResult:
+    """Classify a CLI that prints JSON events: its token counts come from the events, and
+    its own failure message (``failure``; it may still exit 0) makes the run a failure."""
+    evts = json_events(res.stdout)
+    status = failure(evts)
+    return verdict(res, usage=usage(evts), status=status, failed=bool(status))
+
+
 def run_invocation(
     ctx: AgentContext, inv: Invocation, classify: Classifier = default_classifier
 ) -> AgentResult:
@@ -295,7 +307,11 @@ class CliAgent:
         raise NotImplementedError
 
     def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return default_classifier(res, ctx)
+        return self.classify_output(res)
+
+    def classify_output(self, res: ExecResult) -> AgentResult:
+        """The verdict from the CLI's exit and output (set to the module's ``classify``)."""
+        return verdict(res)
 
     def run(self, ctx: AgentContext) -> AgentResult:
         url, key = require_gateway(ctx, self.name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from harness.backends.base import Backend, Gateway
+from harness.backends.base import Backend, Gateway, GatewaySpec
 from harness.errors import UserError
 
 BUILTIN: dict[str, str] = {
@@ -52,6 +52,7 @@ def get_backend(name: str) -> Backend:
 __all__ = [
     "Backend",
     "Gateway",
+    "GatewaySpec",
     "backend_names",
     "check_backend",
     "get_backend",

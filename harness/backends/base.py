@@ -10,8 +10,9 @@ call), and nothing else.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from harness.agents.base import Agent
@@ -21,6 +22,19 @@ if TYPE_CHECKING:
     from harness.scenario import LoadedScenario
     from harness.verify.request import VerifyRequest
     from harness.verify.results import VerifyOutcome
+
+
+@dataclass(frozen=True)
+class GatewaySpec:
+    """What a trial's gateway needs: whose calls it attributes, to which model, routed
+    through which fleet file or served from which cassette, and whether to record."""
+
+    trial: str
+    agent: str
+    llm: LLMEntry
+    fleet_file: Path | None = None
+    replay: Path | None = None
+    record: bool = False
 
 
 class Gateway(Protocol):
@@ -58,17 +72,7 @@ class Backend(Protocol):
         """The version the agent reports where it will run (checked against its pin)."""
         ...
 
-    def gateway(
-        self,
-        sandbox: Sandbox,
-        *,
-        trial: str,
-        agent: str,
-        llm: LLMEntry,
-        fleet_file: Path | None,
-        replay: Path | None,
-        record: bool,
-    ) -> Gateway:
+    def gateway(self, sandbox: Sandbox, spec: GatewaySpec) -> Gateway:
         """Start the trial's gateway where the started ``sandbox`` can reach it."""
         ...
 
@@ -83,3 +87,22 @@ class Backend(Protocol):
     ) -> tuple[VerifyOutcome, str | None]:
         """Grade a copy of ``workspace``; returns the outcome and the verifier's image id."""
         ...
+
+
+class _Startable(Protocol):
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Startable)
+
+
+def started(thing: S) -> S:
+    """``thing`` started, or stopped (its leftovers removed) when starting fails."""
+    try:
+        thing.start()
+    except BaseException:
+        thing.stop()
+        raise
+    return thing

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.agents.base import Agent
+from harness.backends.base import GatewaySpec, started
 from harness.fleet.container import TrialGateway
 from harness.images import ensure_image
 from harness.images.graph import ImageRef
-from harness.registry import LLMEntry
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
 from harness.scenario import LoadedScenario
@@ -32,35 +32,21 @@ class DockerBackend:
     def agent_version(self, agent: Agent) -> str:
         return agent.version()  # a CLI agent reports it from a throwaway container
 
-    def gateway(
-        self,
-        sandbox: Sandbox,
-        *,
-        trial: str,
-        agent: str,
-        llm: LLMEntry,
-        fleet_file: Path | None,
-        replay: Path | None,
-        record: bool,
-    ) -> TrialGateway:
+    def gateway(self, sandbox: Sandbox, spec: GatewaySpec) -> TrialGateway:
         if not isinstance(sandbox, DockerSandbox):
             raise TypeError("the docker gateway joins a docker sandbox's network")
-        gw = TrialGateway(
-            trial=trial,
-            agent=agent,
-            llm=llm,
-            network=sandbox.network_name or "none",
-            labels=dict(sandbox.spec.labels, **{"harness.phase": "gateway"}),
-            fleet_file=fleet_file,
-            replay=replay,
-            record=record,
+        return started(
+            TrialGateway(
+                trial=spec.trial,
+                agent=spec.agent,
+                llm=spec.llm,
+                network=sandbox.network_name or "none",
+                labels=dict(sandbox.spec.labels, **{"harness.phase": "gateway"}),
+                fleet_file=spec.fleet_file,
+                replay=spec.replay,
+                record=spec.record,
+            )
         )
-        try:
-            gw.start()
-        except BaseException:
-            gw.stop()
-            raise
-        return gw
 
     def verify(
         self,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.agents.base import Agent
+from harness.backends.base import GatewaySpec, started
 from harness.fleet.local import LocalGateway
 from harness.images.graph import ImageRef
-from harness.registry import LLMEntry
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.local import LocalSandbox
 from harness.scenario import LoadedScenario
@@ -32,26 +32,17 @@ class LocalBackend:
     def agent_version(self, agent: Agent) -> str:
         return agent.version()  # a CLI agent's pin is its image's: checked the same way
 
-    def gateway(
-        self,
-        sandbox: Sandbox,
-        *,
-        trial: str,
-        agent: str,
-        llm: LLMEntry,
-        fleet_file: Path | None,
-        replay: Path | None,
-        record: bool,
-    ) -> LocalGateway:
-        gw = LocalGateway(
-            trial=trial, agent=agent, llm=llm, fleet_file=fleet_file, replay=replay, record=record
+    def gateway(self, sandbox: Sandbox, spec: GatewaySpec) -> LocalGateway:
+        return started(
+            LocalGateway(
+                trial=spec.trial,
+                agent=spec.agent,
+                llm=spec.llm,
+                fleet_file=spec.fleet_file,
+                replay=spec.replay,
+                record=spec.record,
+            )
         )
-        try:
-            gw.start()
-        except BaseException:
-            gw.stop()
-            raise
-        return gw
 
     def verify(
         self,

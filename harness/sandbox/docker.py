@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import docker
 from docker.errors import APIError, ImageNotFound, NotFound
@@ -124,7 +124,9 @@ class DockerSandbox:
                 kwargs["network"] = self._network.name
             else:
                 kwargs["network"] = spec.network
-            self._container = self.client.containers.run(spec.image, **kwargs)
+            self._container = cast(
+                Container, self.client.containers.run(cast(str, spec.image), **kwargs)
+            )
         except ImageNotFound as exc:
             self.stop()
             raise InfraError(

@@ -124,7 +124,8 @@ class MockUpstream:
         split = urlsplit(raw_path)
         cursor = parse_qs(split.query).get("cursor", [None])[0] or None
         page = self.dataset.page_of(cursor) if split.path == RESOURCE else None
-        status, fault, hold, body = 200, None, False, {}
+        status, fault, hold = 200, None, False
+        body: dict[str, Any] = {}
         with self._lock:
             if split.path != RESOURCE or method != "GET":
                 status, fault = 404, "not-found"
