@@ -8,16 +8,19 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from harness.backends import check_backend
+from harness.controls import run_controls
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.registry import Registry
+from harness.repo import commit_exists
+from harness.scenario import SEED, LoadedScenario, json_schema, list_scenarios, load_scenario
 from harness.settings import Settings
-
-if TYPE_CHECKING:
-    from harness.trial import RunOptions
+from harness.trial import RunOptions, TrialResult, execute, run_agent, verify
+from harness.workspace import setup
 
 app = typer.Typer(
     add_completion=False,
@@ -30,7 +33,8 @@ app.add_typer(schema_app, name="schema")
 
 
 def _register_subapps() -> None:
-    """Sub-commands that live beside the modules they drive."""
+    """Sub-commands that live beside the modules they drive (imported when the app runs:
+    they bring the Docker SDK, the gateway and the report board)."""
     from harness.images.cli import doctor_command, images_app, sandbox_app
 
     app.add_typer(images_app, name="images")
@@ -102,9 +106,7 @@ def _settings() -> Settings:
     return Settings.from_env()
 
 
-def _load(name: str) -> Any:
-    from harness.scenario import load_scenario
-
+def _load(name: str) -> LoadedScenario:
     return load_scenario(name, _settings().scenario_root)
 
 
@@ -115,9 +117,7 @@ def _sandbox(value: str) -> str:
 def _seed(value: str | None) -> str | None:
     if value is None:
         return None
-    from harness.scenario import SEED  # the same rule as scenario.yml's seed
-
-    if not SEED.match(value.lower()):
+    if not SEED.match(value.lower()):  # the same rule as scenario.yml's seed
         raise UserError(
             f"'{value}' is not 16 hex digits", field="--seed", fix="e.g. --seed 00c0ffee00c0ffee"
         )
@@ -133,8 +133,6 @@ def _options(
     record: bool,
 ) -> RunOptions:
     """The options of one trial, from the flags ``run-agent`` and ``exec`` share."""
-    from harness.trial import RunOptions
-
     return RunOptions(
         agent=agent,
         model=model,
@@ -145,9 +143,7 @@ def _options(
     )
 
 
-def _registry() -> Any:
-    from harness.registry import Registry
-
+def _registry() -> Registry:
     return Registry.load(_settings().project_root)
 
 
@@ -159,9 +155,6 @@ def validate(
     ] = None,
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
-    from harness.repo import commit_exists
-    from harness.scenario import list_scenarios, load_scenario
-
     settings = _settings()
     names = scenarios or list_scenarios(settings.scenario_root)
     if not names:
@@ -196,8 +189,6 @@ def validate(
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
-    from harness.workspace import setup
-
     path = setup(_load(scenario), _settings(), _seed(seed))
     typer.echo(f"workspace ready: {path}")
 
@@ -213,14 +204,12 @@ def run_agent_cmd(
     record: RecordOpt = False,
 ) -> None:
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
-    from harness.trial import run_agent
-
     opts = _options(agent, model, None, sandbox, replay, record)
     run = run_agent(_load(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
 
-def _finish(result: Any) -> None:
+def _finish(result: TrialResult) -> None:
     typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
     typer.echo(f"result: {result.run_dir}")
     code = {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(result.outcome, EXIT_FAILED)
@@ -240,8 +229,6 @@ def verify_cmd(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
-    from harness.trial import verify
-
     result = verify(
         _load(scenario),
         _settings(),
@@ -266,8 +253,6 @@ def exec_cmd(
     record: RecordOpt = False,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
-    from harness.trial import execute
-
     opts = _options(agent, model, seed, sandbox, replay, record)
     _finish(execute(_load(scenario), _settings(), _registry(), opts))
 
@@ -276,8 +261,6 @@ def exec_cmd(
 @guarded
 def scenarios_cmd() -> None:
     """List scenarios with their classification and version."""
-    from harness.scenario import list_scenarios, load_scenario
-
     root = _settings().scenario_root
     for name in list_scenarios(root):
         try:
@@ -305,8 +288,6 @@ def controls_cmd(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json."""
-    from harness.controls import run_controls
-
     untrusted = 0
     for name in scenarios:
         report = run_controls(_load(name), _settings(), _sandbox(sandbox))
@@ -318,8 +299,6 @@ def controls_cmd(
 @schema_app.command("scenario")
 def schema_scenario() -> None:
     """The JSON Schema of scenario.yml."""
-    from harness.scenario import json_schema
-
     typer.echo(json.dumps(json_schema(), indent=2))
 
 
