@@ -4,6 +4,7 @@ folder, or a local path. Remote ones are looked up first in the mirror cache."""
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -109,8 +110,6 @@ def commit_exists(loaded: LoadedScenario, cache: Path | None, skip_remote: bool)
     source = resolve_source(loaded)
     if source.kind == "remote" and cached_mirror(source, cache) is None and skip_remote:
         return None
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="harness-validate-") as tmp:
         try:
             clone(loaded, Path(tmp) / "repo", cache)

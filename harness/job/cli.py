@@ -19,6 +19,8 @@ from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
+from harness.registry import Registry
+from harness.scenario import list_scenarios, load_scenario
 from harness.settings import Settings
 
 EXIT_INTERRUPTED = 130
@@ -35,8 +37,6 @@ def _split(values: list[str] | None) -> list[str]:
 
 
 def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
-    from harness.scenario import list_scenarios, load_scenario
-
     if names and all_:
         raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
     if all_:
@@ -117,8 +117,6 @@ def run_job(
     console: Console | None = None,
 ) -> JobOutcome:
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
-    from harness.registry import Registry
-
     console = console or Console()
     registry = Registry.load(settings.project_root)
     plan = expand(config, registry)

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, write_atomic
+from harness.images import ensure_image
+from harness.images.inject import inject_harness_source
 from harness.sandbox.base import SandboxSpec
+from harness.sandbox.docker import DockerSandbox
 from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
@@ -58,10 +61,6 @@ def verify_in_docker(
     evidence_dest: Path | None = None,
 ) -> tuple[VerifyOutcome, str]:
     """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id)."""
-    from harness.images import ensure_image
-    from harness.images.inject import inject_harness_source
-    from harness.sandbox.docker import DockerSandbox
-
     ref = ensure_image("scorer")
     spec = SandboxSpec(
         phase="verify",
