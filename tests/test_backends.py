@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from harness import backends
 from harness.backends import backend_names, check_backend, get_backend, register_backend
 from harness.backends.local import LocalBackend
 from harness.errors import UserError
@@ -47,6 +48,7 @@ def test_a_registered_backend_runs_a_whole_trial(
     calc: tuple[Path, str],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(backends, "_REGISTERED", {})  # forgotten after the test
     register_backend("counting", CountingBackend)
     CountingBackend.calls.clear()
     monkeypatch.setenv("HARNESS_SCENARIO_ROOT", str(project / "scenarios"))
