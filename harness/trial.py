@@ -117,8 +117,9 @@ class Trial:
         trial = cls(loaded, settings, get_backend(sandbox), ws, read_state(ws, loaded))
         pointer = ws / POINTER
         if pointer.exists():
-            trial.run = RunDir.open(Path(read_json(pointer)["path"]))
-            trial.meta = trial.run.read_run()
+            run = RunDir.open(Path(read_json(pointer)["path"]))
+            if (run.path / "run.json").is_file():  # else its folder was deleted by hand
+                trial.run, trial.meta = run, run.read_run()
         return trial
 
     @classmethod
