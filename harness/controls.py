@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from harness.agents.builtin import OracleAgent, reference_solution
-from harness.backends import get_backend
+from harness.backends import VerifySpec, get_backend
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, read_json, write_json
 from harness.gitutil import apply_patch
@@ -98,9 +98,8 @@ class ControlRunner:
     def score(self, ws: Path) -> Score:
         state = read_state(ws, self.loaded)
         request = make_request(self.loaded, ws, state.baseline, state.seed)
-        outcome, _ = self.backend.verify(
-            self.loaded, ws, request, labels={"harness.phase": "control"}
-        )
+        spec = VerifySpec(self.loaded, ws, request, labels={"harness.phase": "control"})
+        outcome, _ = self.backend.verify(spec)
         if outcome.error or outcome.score is None:
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
         return Score.model_validate(outcome.score)

@@ -19,7 +19,7 @@ from typing import Any
 from harness import __version__
 from harness.agents import Agent, AgentContext, AgentResult, get_agent
 from harness.agents.builtin import reference_solution
-from harness.backends import Backend, Gateway, GatewaySpec, get_backend
+from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
@@ -320,11 +320,13 @@ class Trial:
         phase = run.begin("verify")
         try:
             outcome, image_id = self.backend.verify(
-                self.loaded,
-                self.workspace,
-                request,
-                labels=self._labels("verify"),
-                evidence_dest=run.verify_dir / "evidence",
+                VerifySpec(
+                    self.loaded,
+                    self.workspace,
+                    request,
+                    self._labels("verify"),
+                    run.verify_dir / "evidence",
+                )
             )
             if image_id is not None:
                 meta.images["verify"] = image_id

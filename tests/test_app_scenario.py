@@ -35,8 +35,9 @@ DEFECTS = sorted(p.stem for p in (SCENARIO / "defects").glob("*.yml"))
 
 
 def _suite_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("invoice_sync_suite_test",
-                                                  SCENARIO / "suite" / "suite.py")
+    spec = importlib.util.spec_from_file_location(
+        "invoice_sync_suite_test", SCENARIO / "suite" / "suite.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -121,8 +122,9 @@ def test_each_defect_breaks_exactly_its_declared_checks(scored: Scored, defect: 
     broken = set(broken_checks(scored.solution, score, 0.01))
     downstream = {n for d in declared for n in scored.module.suite.downstream(d)}
     assert declared <= broken, {r.check: r.detail for r in score.rows}
-    assert broken - declared <= downstream, {r.check: r.detail for r in score.rows
-                                             if r.check in broken - declared}
+    assert broken - declared <= downstream, {
+        r.check: r.detail for r in score.rows if r.check in broken - declared
+    }
 
 
 def test_a_critical_defect_costs_more_than_any_cosmetic_one(scored: Scored) -> None:
@@ -134,9 +136,15 @@ def test_a_critical_defect_costs_more_than_any_cosmetic_one(scored: Scored) -> N
 def test_the_controls_trust_the_grader(scored: Scored) -> None:
     thresholds = scored.scorer.thresholds()
     assert thresholds is not None and not thresholds.calibrated
-    isolation = [DefectOutcome(name=d, declared=list(_declared(d)["breaks"]), score=s)
-                 for d, s in scored.defects.items()]
-    report = evaluate_controls(scored.solution, scored.skeleton, isolation,
-                               (scored.solution.vector(), scored.solution_again.vector()),
-                               thresholds)
+    isolation = [
+        DefectOutcome(name=d, declared=list(_declared(d)["breaks"]), score=s)
+        for d, s in scored.defects.items()
+    ]
+    report = evaluate_controls(
+        scored.solution,
+        scored.skeleton,
+        isolation,
+        (scored.solution.vector(), scored.solution_again.vector()),
+        thresholds,
+    )
     assert report.trusted, report.text()

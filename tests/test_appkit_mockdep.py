@@ -20,8 +20,9 @@ SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "apps" / "invoice
 
 
 def _suite_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("invoice_sync_suite_mock",
-                                                  SCENARIO / "suite" / "suite.py")
+    spec = importlib.util.spec_from_file_location(
+        "invoice_sync_suite_mock", SCENARIO / "suite" / "suite.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -45,7 +46,8 @@ def test_a_simple_client_sees_every_fault_and_the_trace_records_it(tmp_path: Pat
             if page == slow:  # held until released, like a very slow upstream
                 result: list[tuple[int | None, dict]] = []
                 worker = threading.Thread(
-                    target=lambda c=cursor, out=result: out.append(_page(mock, c)))
+                    target=lambda c=cursor, out=result: out.append(_page(mock, c))
+                )
                 worker.start()
                 assert mock.slow_started.wait(10)
                 mock.release_slow()
@@ -91,11 +93,13 @@ def test_reference_solution_gives_a_byte_identical_trace_twice(tmp_path: Path) -
 
 def test_another_seed_gives_another_trace(tmp_path: Path) -> None:
     module = _suite_module()
-    with module.context(SCENARIO / "solution", "00000000c0ffee00", tmp_path / "other",
-                        browser=False) as ev:
+    with module.context(
+        SCENARIO / "solution", "00000000c0ffee00", tmp_path / "other", browser=False
+    ) as ev:
         assert ev.sync_state == "done"
         assert len(set(ev.ids(ev.listing))) == len(ev.dataset.invoices)
     with module.context(SCENARIO / "solution", SEED, tmp_path / "ours", browser=False):
         pass
     assert (tmp_path / "other" / "trace.jsonl").read_bytes() != (
-        tmp_path / "ours" / "trace.jsonl").read_bytes()
+        tmp_path / "ours" / "trace.jsonl"
+    ).read_bytes()

@@ -37,9 +37,9 @@ class CountingBackend(LocalBackend):
         self.calls["agent_version"] += 1
         return super().agent_version(agent)
 
-    def verify(self, *args: Any, **kwargs: Any) -> Any:
+    def verify(self, spec: Any) -> Any:
         self.calls["verify"] += 1
-        return super().verify(*args, **kwargs)
+        return super().verify(spec)
 
 
 @pytest.mark.integration

@@ -135,7 +135,10 @@ def _target_passes(runner: str, workspace: Path, target: str, env: dict[str, str
 
 
 def _failing_checks(
-    loaded: LoadedScenario, base: Path, variants: list[Variant], tmp: Path,
+    loaded: LoadedScenario,
+    base: Path,
+    variants: list[Variant],
+    tmp: Path,
     env: dict[str, str],
 ) -> dict[str, set[str]]:
     """Variant name -> names of the checks that do not fully pass."""
@@ -183,11 +186,7 @@ def _patched_paths(patch: Path) -> list[str]:
 
 def _matches(path: str, pattern: str) -> bool:
     pattern = pattern.rstrip("/")
-    return (
-        path == pattern
-        or path.startswith(pattern + "/")
-        or fnmatch.fnmatch(path, pattern)
-    )
+    return path == pattern or path.startswith(pattern + "/") or fnmatch.fnmatch(path, pattern)
 
 
 @pytest.mark.parametrize(("root", "name"), CASES, ids=[n for _, n in CASES])
@@ -250,15 +249,30 @@ def test_repo_task_scenarios_ship_bundle_version_and_defects() -> None:
 def test_goagentbench_fixture_uses_only_goagentbench_fields() -> None:
     data = yaml.safe_load((FIXTURES / "sorting" / "scenario.yml").read_text(encoding="utf-8"))
     assert set(data) == {
-        "name", "repo", "commit", "classification", "setup", "agent", "verify", "solution",
+        "name",
+        "repo",
+        "commit",
+        "classification",
+        "setup",
+        "agent",
+        "verify",
+        "solution",
     }
     assert set(data["classification"]) == {
-        "type", "has-spec", "single-package", "sees-failing-tests",
+        "type",
+        "has-spec",
+        "single-package",
+        "sees-failing-tests",
     }
     assert set(data["setup"]) == {"copy", "patch", "exec"}
     assert set(data["agent"]) == {"instructions", "allow-multiple-turns-on-failed-verify"}
     assert set(data["verify"]) == {
-        "must-modify", "no-modify", "only-modify", "copy", "tests", "partial-tests",
+        "must-modify",
+        "no-modify",
+        "only-modify",
+        "copy",
+        "tests",
+        "partial-tests",
     }
     assert load_scenario("sorting", FIXTURES).scenario.repo == "github.com/example/sorting"
 
@@ -290,7 +304,10 @@ def test_make_repo_bundle_is_deterministic(tmp_path: Path) -> None:
         ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert head == first
-    assert sorted(p.relative_to(clone).as_posix() for p in clone.rglob("*")
-                  if p.is_file() and ".git" not in p.parts) == ["a.txt", "pkg/b.py"]
+    assert sorted(
+        p.relative_to(clone).as_posix()
+        for p in clone.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    ) == ["a.txt", "pkg/b.py"]
     (src / "a.txt").write_text("changed\n")
     assert tool.make_bundle(src, tmp_path / "three.bundle") != first  # type: ignore[attr-defined]

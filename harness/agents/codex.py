@@ -19,6 +19,7 @@ from harness.agents.common import (
     Invocation,
     base_env,
     events_verdict,
+    last_event,
 )
 from harness.sandbox.base import ExecResult
 
@@ -109,11 +110,11 @@ def usage_from_events(evts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def failure(evts: list[dict[str, Any]]) -> str:
     """The message of a ``turn.failed`` event (codex's own account of a failed turn)."""
-    for ev in reversed(evts):
-        if ev.get("type") == "turn.failed":
-            err = ev.get("error") or {}
-            return str(err.get("message") if isinstance(err, dict) else err)
-    return ""
+    ev = last_event(evts, "turn.failed")
+    if ev is None:
+        return ""
+    err = ev.get("error") or {}
+    return str(err.get("message") if isinstance(err, dict) else err)
 
 
 def classify(res: ExecResult) -> AgentResult:

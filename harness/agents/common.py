@@ -122,6 +122,11 @@ def json_events(stdout: str) -> list[dict[str, Any]]:
     return out
 
 
+def last_event(evts: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    """The last event whose ``type`` is ``kind``, if any."""
+    return next((ev for ev in reversed(evts) if ev.get("type") == kind), None)
+
+
 def stage_files(files: dict[str, str], staging: Path) -> Path:
     """Write ``files`` (absolute sandbox paths under AGENT_DIR) into a host staging copy."""
     root = staging / Path(AGENT_DIR).name

@@ -21,6 +21,7 @@ from harness.agents.common import (
     Invocation,
     base_env,
     events_verdict,
+    last_event,
 )
 from harness.sandbox.base import ExecResult
 
@@ -109,10 +110,8 @@ def usage_from_events(evts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def error_message(evts: list[dict[str, Any]]) -> str:
     """The last ``error`` event's text (opencode may still exit 0 after one)."""
-    for ev in reversed(evts):
-        if ev.get("type") == "error":
-            return json.dumps(ev.get("error", ev))[:500]
-    return ""
+    ev = last_event(evts, "error")
+    return "" if ev is None else json.dumps(ev.get("error", ev))[:500]
 
 
 def classify(res: ExecResult) -> AgentResult:

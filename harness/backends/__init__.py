@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from harness.backends.base import Backend, Gateway, GatewaySpec
+from harness.backends.base import Backend, Gateway, GatewaySpec, VerifySpec
 from harness.errors import UserError
 
 BUILTIN: dict[str, str] = {
@@ -53,6 +53,7 @@ __all__ = [
     "Backend",
     "Gateway",
     "GatewaySpec",
+    "VerifySpec",
     "backend_names",
     "check_backend",
     "get_backend",

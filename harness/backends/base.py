@@ -37,6 +37,18 @@ class GatewaySpec:
     record: bool = False
 
 
+@dataclass(frozen=True)
+class VerifySpec:
+    """What a verification needs: the scenario, the workspace it grades a copy of, the
+    request, the labels of what it starts, and where the suite's evidence goes."""
+
+    loaded: LoadedScenario
+    workspace: Path
+    request: VerifyRequest
+    labels: dict[str, str]
+    evidence_dest: Path | None = None
+
+
 class Gateway(Protocol):
     """One trial's model gateway, started: the agent's only address, with its key."""
 
@@ -76,15 +88,7 @@ class Backend(Protocol):
         """Start the trial's gateway where the started ``sandbox`` can reach it."""
         ...
 
-    def verify(
-        self,
-        loaded: LoadedScenario,
-        workspace: Path,
-        request: VerifyRequest,
-        *,
-        labels: dict[str, str],
-        evidence_dest: Path | None = None,
-    ) -> tuple[VerifyOutcome, str | None]:
+    def verify(self, spec: VerifySpec) -> tuple[VerifyOutcome, str | None]:
         """Grade a copy of ``workspace``; returns the outcome and the verifier's image id."""
         ...
 

@@ -3,10 +3,8 @@ the agent's on its internal network, verification in the network-less scorer ima
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from harness.agents.base import Agent
-from harness.backends.base import GatewaySpec, started
+from harness.backends.base import GatewaySpec, VerifySpec, started
 from harness.fleet.container import TrialGateway
 from harness.images import ensure_image
 from harness.images.graph import ImageRef
@@ -14,7 +12,6 @@ from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
 from harness.scenario import LoadedScenario
 from harness.verify.container import verify_in_docker
-from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
 
@@ -48,21 +45,13 @@ class DockerBackend:
             )
         )
 
-    def verify(
-        self,
-        loaded: LoadedScenario,
-        workspace: Path,
-        request: VerifyRequest,
-        *,
-        labels: dict[str, str],
-        evidence_dest: Path | None = None,
-    ) -> tuple[VerifyOutcome, str | None]:
-        env = loaded.scenario.environment
+    def verify(self, spec: VerifySpec) -> tuple[VerifyOutcome, str | None]:
+        env = spec.loaded.scenario.environment
         return verify_in_docker(
-            workspace,
-            request,
-            labels=labels,
+            spec.workspace,
+            spec.request,
+            labels=spec.labels,
             cpus=env.cpus,
             memory=env.memory,
-            evidence_dest=evidence_dest,
+            evidence_dest=spec.evidence_dest,
         )

@@ -6,17 +6,14 @@ temporary copy of the workspace, so the workspace itself is never touched.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from harness.agents.base import Agent
-from harness.backends.base import GatewaySpec, started
+from harness.backends.base import GatewaySpec, VerifySpec, started
 from harness.fleet.local import LocalGateway
 from harness.images.graph import ImageRef
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.local import LocalSandbox
 from harness.scenario import LoadedScenario
 from harness.verify.local import verify_local
-from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
 
@@ -44,15 +41,8 @@ class LocalBackend:
             )
         )
 
-    def verify(
-        self,
-        loaded: LoadedScenario,
-        workspace: Path,
-        request: VerifyRequest,
-        *,
-        labels: dict[str, str],
-        evidence_dest: Path | None = None,
-    ) -> tuple[VerifyOutcome, str | None]:
-        if evidence_dest is not None:
-            request = request.model_copy(update={"evidence_dir": str(evidence_dest)})
-        return verify_local(workspace, request), None
+    def verify(self, spec: VerifySpec) -> tuple[VerifyOutcome, str | None]:
+        request = spec.request
+        if spec.evidence_dest is not None:
+            request = request.model_copy(update={"evidence_dir": str(spec.evidence_dest)})
+        return verify_local(spec.workspace, request), None
