@@ -48,6 +48,7 @@ class HostState:
     prefill_tps: float
     decode_tps: float
     slots: int = 1
+    slots_known: bool = True  # configured or reported; else learned from measured concurrency
     watts: float | None = None
     inflight: dict[Any, InFlight] = field(default_factory=dict)
     cooldown_until: float = 0.0
@@ -192,6 +193,7 @@ class Router:
         ttft_s: float | None,
         total_s: float | None,
         had_slot: bool = True,
+        expected_s: float | None = None,
     ) -> None:
         """Learn from a finished call: rates (when it did not queue), affinity, lengths."""
         h = self.hosts[host]
@@ -211,7 +213,9 @@ class Router:
             h.decode_tps = (1 - EWMA) * h.decode_tps + EWMA * rate
             h.learned = True
 
-    def failed(self, host: str, retry_after: float | None = None) -> float:
+    def failed(
+        self, host: str, retry_after: float | None = None, started: float | None = None
+    ) -> float:
         """Cool a failing host down; returns the cooldown in seconds."""
         h = self.hosts[host]
         h.failures += 1
