@@ -67,6 +67,7 @@ class HostSpec:
     completion_tokens: int = 16  # when the request sets no max_tokens
     cache_entries: int = 8
     publisher: str = "harness"
+    api_v1: bool = True  # False: an LM Studio 0.3.x host (/api/v0 only, no parallel slots)
 
 
 class SimulatedDrop(Exception):
@@ -568,7 +569,7 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
             Route("/v1/models", v1_models),
             Route("/api/v0/models", api_v0_models),
             Route("/api/v0/models/{model:path}", api_v0_model),
-            Route("/api/v1/models", api_v1_models),
+            *([Route("/api/v1/models", api_v1_models)] if state.spec.api_v1 else []),
             Route("/_fault", fault, methods=["GET", "POST"]),
             Route("/_stats", stats),
         ]

@@ -98,8 +98,10 @@ class Accounting:
         now = time.monotonic()
         total = now - att.t0
         busy = self.energy[att.host].stop(lease, now)
-        if att.usage is None and att.status == STREAM_BROKEN and att.output_chunks:
-            # tokens reached the client before the break: count them (estimated)
+        estimated = att.usage is None and att.status == STREAM_BROKEN and att.output_chunks > 0
+        if estimated:
+            # the host had produced tokens (and maybe relayed them) before the break: count
+            # them, estimated, since its usage chunk never came
             att.usage = {
                 "prompt_tokens": att.call.job.prompt_tokens,
                 "completion_tokens": att.output_chunks,
@@ -148,8 +150,8 @@ class Accounting:
             energy_cost_usd=round(ecost, 9),
             cost_usd=round(tcost + ecost, 9),
         )
-        if att.usage is not None and att.status == STREAM_BROKEN:
-            line["usage_estimated"] = "usage" not in (att.usage or {}) and not att.done
+        if estimated:
+            line["usage_estimated"] = True
         self.write(line)
 
     # ---- replayed and refused calls -------------------------------------------------------

@@ -212,7 +212,7 @@ async def relay(opened: Opened, framing: Framing, accounting: Accounting) -> Asy
             if data is not None:
                 yield data
     except (httpx.HTTPError, ValueError) as exc:
-        att.status, att.incomplete = 200, True
+        att.status, att.incomplete = STREAM_BROKEN, True
         att.error = (
             f"stream broke after {sent} chunk(s) reached the client: {type(exc).__name__}: {exc}"
         )

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 
 from harness.fleet import wire
 from harness.fleet.config import FleetConfig, Host
-from harness.fleet.gateway.accounting import Accounting
+from harness.fleet.gateway.accounting import STREAM_BROKEN, Accounting
 from harness.fleet.gateway.calls import (
     CHAT,
     COMPLETIONS,
@@ -273,7 +273,7 @@ class FleetUpstream:
                 if isinstance(exc, StopAsyncIteration)
                 else f"{type(exc).__name__}: {exc}"
             )
-            self._fail(att, "broken", msg)
+            self._fail(att, STREAM_BROKEN, msg)
             raise Retryable(f"{host.name}: {msg}") from exc
         return opened
 
