@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from harness.errors import UserError
 from harness.fleet.config import FleetConfig, load_fleet
 from harness.fleet.container import ROUTER_ENV
 from harness.fleet.probe import probe_fleet
@@ -203,6 +204,12 @@ def bridge_address() -> str:
     return "127.0.0.1"
 
 
+def job_fleet_file(project_root: Path) -> Path | None:
+    """The fleet file trials route through (``HARNESS_FLEET``, else ./fleet.yml), if any."""
+    path = Path(os.environ.get("HARNESS_FLEET") or project_root / "fleet.yml")
+    return path if path.is_file() else None
+
+
 @contextlib.contextmanager
 def job_router(fleet_file: str | Path | None, host: str | None = None) -> Iterator[str | None]:
     """Run the job's shared router while the block runs and name it in
@@ -211,7 +218,10 @@ def job_router(fleet_file: str | Path | None, host: str | None = None) -> Iterat
     if fleet_file is None or not Path(fleet_file).is_file():
         yield None
         return
-    fleet = load_fleet(fleet_file)
+    try:
+        fleet = load_fleet(fleet_file)
+    except UserError:
+        fleet = FleetConfig()  # the trials will report the broken file themselves
     if not fleet.hosts:
         yield None
         return

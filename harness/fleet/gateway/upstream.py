@@ -185,7 +185,11 @@ class FleetUpstream:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _attempt(self, call: Call, mode: str, retry: int) -> Opened:
-        lease = await self.routing.acquire(call.candidates, call.job, call.tried)
+        try:
+            lease = await self.routing.acquire(call.candidates, call.job, call.tried)
+        except httpx.HTTPError as exc:  # a job's shared router that has gone away
+            call.errors.append(f"router: {type(exc).__name__}: {exc}")
+            raise Retryable(f"the job's router is unreachable: {exc}") from exc
         if lease is None:
             raise NoHost("every host is cooling down")
         host = self.fleet.host(lease.host)
