@@ -166,11 +166,16 @@ class HostState:
     def cached_prefix(self, text: str) -> int:
         best = 0
         for entry in self.cache:
-            n = min(len(entry), len(text))
-            i = 0
-            while i < n and entry[i] == text[i]:
-                i += 1
-            best = max(best, i)
+            if entry[:best] != text[:best]:  # cannot beat the best prefix so far
+                continue
+            lo, hi = best, min(len(entry), len(text))  # binary search on C-speed compares
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if entry[:mid] == text[:mid]:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            best = lo
         return best // CHARS_PER_TOKEN
 
     def remember(self, text: str) -> None:
