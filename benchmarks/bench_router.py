@@ -38,6 +38,7 @@ from harness.fleet.testserver import TestHost  # noqa: E402
 MODEL = "bench/model"
 BASE_SPEEDS = {"slow": 350, "mid": 1200, "fast": 2200}  # prefill tokens/s (the issue's)
 DECODE_RATIO = 0.1
+ROUTING: dict = {}  # overrides of the fleet file's routing section
 
 
 def fleet_for(urls: dict[str, str], strategy: str) -> object:
@@ -45,7 +46,11 @@ def fleet_for(urls: dict[str, str], strategy: str) -> object:
         {
             "hosts": [{"name": n, "base_url": u, "max_parallel": 1} for n, u in urls.items()],
             "models": {"coder": {"upstream": MODEL}},
-            "routing": {"strategy": strategy, "cooldown": {"base_s": 0.5, "max_s": 5}},
+            "routing": {
+                "strategy": strategy,
+                "cooldown": {"base_s": 0.5, "max_s": 5},
+                **ROUTING,
+            },
         }
     )
 
@@ -140,8 +145,11 @@ def main() -> None:
     p.add_argument("--conversations", type=int, default=8)
     p.add_argument("--turns", type=int, default=6)
     p.add_argument("--speedup", type=float, default=1.0, help="multiply all host speeds")
+    p.add_argument("--affinity-slack", type=float, help="routing.affinity_slack (default 2)")
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     a = p.parse_args()
+    if a.affinity_slack is not None:
+        ROUTING["affinity_slack"] = a.affinity_slack
     speeds = {k: v * a.speedup for k, v in BASE_SPEEDS.items()}
     work = plan(a.conversations, a.turns)
     res: dict = {"speeds": speeds, "conversations": a.conversations, "turns": a.turns}

@@ -305,6 +305,7 @@ def _start_gateway(
             fleet_file=fleet_file,
             replay=opts.replay,
             record=opts.record,
+            budget=getattr(opts, "budget", None),  # a harness.budget.Budget (harden's field)
         )
         try:
             gw.start()
@@ -321,6 +322,7 @@ def _start_gateway(
         fleet_file=fleet_file,
         replay=opts.replay,
         record=opts.record,
+        budget=getattr(opts, "budget", None),
     )
     gw_local.start()
     return gw_local
