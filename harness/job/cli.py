@@ -15,6 +15,7 @@ from rich.console import Console
 from harness import __version__
 from harness.backends import check_backend
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.job.executor import Executor, make_executor
 from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
@@ -115,6 +116,7 @@ def run_job(
     max_interruptions: int = 2,
     force: bool = False,
     console: Console | None = None,
+    executor: Executor | None = None,
 ) -> JobOutcome:
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
     console = console or Console()
@@ -141,6 +143,7 @@ def run_job(
             concurrency=concurrency,
             max_interruptions=max_interruptions,
             progress=progress,
+            executor=executor,
         )
         todo, entries = runner.prepare()
         tally.done = len(plan.trials) - len(todo)
@@ -190,6 +193,24 @@ def run_command(
         int,
         typer.Option("--max-interruptions", help="retries per trial after infrastructure errors"),
     ] = 2,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor", help="where trials run: local (processes here) or ray (a Ray cluster)"
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option("--address", help="the Ray cluster's head, HOST:PORT (default: $RAY_ADDRESS)"),
+    ] = None,
+    router_host: Annotated[
+        str | None,
+        typer.Option(
+            "--router-host",
+            help="address the job's shared router binds; every node's trials must reach it "
+            "(default: the Docker bridge locally, this machine's cluster address with ray)",
+        ),
+    ] = None,
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
@@ -219,6 +240,7 @@ def run_command(
             settings,
         )
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
+        where = make_executor(executor, settings, address=address, router_host=router_host)
         outcome = run_job(
             config,
             job_dir,
@@ -227,6 +249,7 @@ def run_command(
             max_interruptions=max_interruptions,
             force=force,
             console=console,
+            executor=where,
         )
     except HarnessError as exc:
         typer.echo(f"harness: {exc.one_line()}", err=True)

@@ -1,28 +1,25 @@
 """Run a job's trials K at a time, resuming from the ledger and the results folder.
 
-Threads only schedule; each trial runs in a worker process (``harness.job.worker``) in
-its own session, so stopping the job is: set ``stop``, SIGTERM every worker (each
-unwinds its ``finally`` blocks and removes its containers), record the trials they were
-running as ``interrupted``. Completed trials are never redone: on start every trial is
+Threads only schedule; where a trial runs is the executor's business
+(``harness.job.executor``: a worker process per trial on this machine, or a Ray task on
+a cluster node). Stopping the job is: set ``stop``, stop the executor (every trial in
+flight unwinds its ``finally`` blocks and removes its containers), record the trials
+they were running as ``interrupted``. Completed trials are never redone: on start every trial is
 classified from the results folder, which a killed job cannot have left half-written
 (every file there is written atomically).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.fsutil import read_json, write_json
+from harness.job.executor import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
 from harness.job.plan import JobConfig, Trial
 from harness.job.progress import LiveProgress
@@ -30,7 +27,6 @@ from harness.job.worker import settings_to_json
 from harness.settings import Settings
 
 COMPLETE_OUTCOMES = frozenset({"success", "failed", "timeout"})
-GRACE_S = 30.0  # how long a stopped worker may take to clean up before SIGKILL
 
 
 @dataclass
@@ -80,6 +76,7 @@ class JobRunner:
         concurrency: int,
         max_interruptions: int,
         progress: LiveProgress,
+        executor: Executor | None = None,
     ) -> None:
         self.job, self.config, self.trials, self.settings = job, config, trials, settings
         self.concurrency = max(1, concurrency)
@@ -88,7 +85,7 @@ class JobRunner:
         self.stop = threading.Event()
         self._lock = threading.Lock()
         self._queue: list[Trial] = []
-        self._live: dict[str, subprocess.Popen[bytes]] = {}
+        self.executor: Executor = executor or LocalExecutor(settings.project_root)
 
     def prepare(self) -> tuple[list[Trial], list[TrialEntry]]:
         """Entries for every trial (written back) and the trials still to run."""
@@ -114,7 +111,7 @@ class JobRunner:
 
         # one routing state for the whole job: every trial's gateway leases hosts from it
         fleet = job_fleet_file(self.settings.project_root) if len(todo) > 1 else None
-        with job_router(fleet):
+        with self.executor, job_router(fleet, self.executor.router_host()):
             return self._run(todo, outcome)
 
     def _run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
@@ -132,7 +129,7 @@ class JobRunner:
         except BaseException:
             outcome.interrupted = True
             self.stop.set()
-            self._terminate_all()
+            self.executor.stop()
             for t in threads:
                 t.join()
             raise
@@ -190,69 +187,26 @@ class JobRunner:
 
     def _spawn(self, trial: Trial) -> dict[str, Any] | None:
         base = self.job.trials_dir / trial.slug
-        spec_path, out_path = Path(f"{base}.spec.json"), Path(f"{base}.out.json")
-        out_path.unlink(missing_ok=True)
         settings = settings_to_json(self.settings)
         settings["workspace"] = str(self.job.workspace_root(trial))
-        write_json(
-            spec_path,
-            {
-                "key": trial.key,
-                "job": self.job.name,
-                "sandbox": self.config.sandbox,
-                "trial": {
-                    "scenario": trial.scenario,
-                    "agent": trial.agent,
-                    "model": trial.model,
-                    "seed": trial.seed,
-                    "repetition": trial.repetition,
-                },
-                "settings": settings,
-                "lock": str(self.job.trial_lock_path(trial)),
-                "parent": os.getpid(),
+        spec = {
+            "key": trial.key,
+            "job": self.job.name,
+            "sandbox": self.config.sandbox,
+            "trial": {
+                "scenario": trial.scenario,
+                "agent": trial.agent,
+                "model": trial.model,
+                "seed": trial.seed,
+                "repetition": trial.repetition,
             },
+            "settings": settings,
+            "lock": str(self.job.trial_lock_path(trial)),
+            "parent": os.getpid(),
+        }
+        files = TrialFiles(
+            spec=Path(f"{base}.spec.json"),
+            out=Path(f"{base}.out.json"),
+            log=self.job.path / "logs" / f"{trial.slug}.log",
         )
-        log_dir = self.job.path / "logs"
-        log_dir.mkdir(parents=True, exist_ok=True)
-        with (log_dir / f"{trial.slug}.log").open("ab") as log:
-            with self._lock:
-                if self.stop.is_set():
-                    return None
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "harness.job.worker", str(spec_path), str(out_path)],
-                    cwd=self.settings.project_root,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-                self._live[trial.key] = proc
-            try:
-                proc.wait()
-            finally:
-                with self._lock:
-                    self._live.pop(trial.key, None)
-                _kill_group(proc.pid)  # leftovers of the trial (servers, sleeps)
-        try:
-            data = read_json(out_path)
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
-
-    def _terminate_all(self) -> None:
-        """SIGTERM every worker, give them ``GRACE_S`` to clean up, then SIGKILL."""
-        with self._lock:
-            procs = list(self._live.values())
-        for proc in procs:
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=GRACE_S)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc.pid)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+        return self.executor.run(spec, files)
