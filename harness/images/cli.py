@@ -124,8 +124,9 @@ class Check:
     fix: str = ""
 
 
-def doctor_checks() -> list[Check]:
-    """Everything the docker sandbox and the scorer need, checked without changing anything."""
+def doctor_checks(ray_address: str | None = None) -> list[Check]:
+    """Everything the docker sandbox and the scorer need, checked without changing anything;
+    with a Ray cluster address (or ``RAY_ADDRESS``), the cluster too."""
     checks: list[Check] = []
     client = None
     try:
@@ -171,12 +172,28 @@ def doctor_checks() -> list[Check]:
         checks.append(
             Check(tool, bool(found), found or "not on PATH", f"apt-get install -y {package}")
         )
+    checks.extend(_cluster_checks(ray_address))
     return checks
 
 
-def doctor_command() -> None:
+def _cluster_checks(address: str | None) -> list[Check]:
+    from harness.job import ray_executor
+
+    address = address or ray_executor.ray_address()
+    if not address:
+        return []
+    ok, detail, fix = ray_executor.cluster_report(address)
+    return [Check("ray cluster", ok, detail, fix)]
+
+
+def doctor_command(
+    address: Annotated[
+        str | None,
+        typer.Option("--address", help="also check this Ray cluster (default: $RAY_ADDRESS)"),
+    ] = None,
+) -> None:
     """Report what the harness needs and is missing, each with the command that fixes it."""
-    checks = doctor_checks()
+    checks = doctor_checks(address)
     for check in checks:
         mark = "ok  " if check.ok else "MISS"
         line = f"{mark} {check.name:<14} {check.detail}"

@@ -324,7 +324,8 @@ def _node_name() -> str:
         import ray
 
         ctx = ray.get_runtime_context()
-        return f"{ray.util.get_node_ip_address()}/{ctx.get_node_id()[:8]}"
+        ip = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+        return f"{ip}/{ctx.get_node_id()[:8]}"
     return "?"
 
 
@@ -358,21 +359,22 @@ def unpack_run(archive: bytes, results: Path, run_rel: str) -> Path:
     return dest
 
 
-def cluster_report(address: str | None) -> tuple[bool, str]:
-    """For ``harness doctor``: (fine, one line) about the cluster at ``address``."""
+def cluster_report(address: str | None) -> tuple[bool, str, str]:
+    """For ``harness doctor``: (fine, one line, fix) about the cluster at ``address``."""
     try:
         ray = import_ray()
     except UserError:
-        return False, f"ray not installed: {EXTRA_HINT}"
+        return False, "ray is not installed", EXTRA_HINT
     try:
         connect(ray, address)
     except InfraError as exc:
-        return False, exc.message[:160]
+        return False, exc.message[:160], "ray start --head (on the head machine)"
     try:
         nodes, slots = docker_slots(ray)
         version = ray.__version__
     finally:
         ray.shutdown()
-    ok = slots > 0
     detail = f"{address}: ray {version}, {nodes} node(s) alive, {slots:g} '{RESOURCE}' slot(s)"
-    return ok, detail if ok else detail + " (no node can run trials)"
+    if slots > 0:
+        return True, detail, ""
+    return False, detail, "ray start --address HEAD:PORT --resources '{\"docker\": 1}'"

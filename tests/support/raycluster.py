@@ -165,7 +165,9 @@ class LocalCluster:
         logs = "\n".join(
             (n.tmp / "node.log").read_text(errors="replace")[-1500:] for n in self.nodes
         )
-        raise RuntimeError(f"the local Ray cluster did not reach {count} nodes: {done.stderr[-1500:]}\n{logs}")
+        raise RuntimeError(
+            f"the local Ray cluster did not reach {count} nodes: {done.stderr[-1500:]}\n{logs}"
+        )
 
     def teardown(self) -> None:
         """Stop every node (workers first, the head last), then remove the temp dirs."""
