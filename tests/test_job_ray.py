@@ -35,6 +35,10 @@ AGENTS = """
     version: "1.0"
     supports-llms: [none]
     adapter: tests.support.jobs_agents:SlowNop
+  - name: routerprobe
+    version: "1.0"
+    supports-llms: [none]
+    adapter: tests.support.ray_agents:RouterProbe
 """
 MATRIX = [
     "--agents",
@@ -306,3 +310,43 @@ def test_a_node_lost_mid_job_costs_one_retry_and_nothing_else(
     assert len(folders) == 6, folders
     logs = "".join(p.read_text() for p in (out / "jobs" / "lost" / "logs").glob("*.log"))
     assert "infrastructure interruption" in logs, logs
+
+
+@pytest.mark.ray
+def test_every_node_reaches_the_one_router_of_the_job(
+    cluster: Any, cluster_env: dict[str, str], tmp_path: Path
+) -> None:
+    project = _project(tmp_path)
+    (project / "fleet.yml").write_text(  # a host that is down: the router starts anyway
+        "hosts:\n  - name: down\n    base_url: http://127.0.0.2:9\n"
+    )
+    out = tmp_path / "out"
+    _finish(
+        _harness(
+            project, out, cluster_env, "--agents", "routerprobe", "--scenarios",
+            "smoke/py-fast", "--reps", "4", "--sandbox", "local", "--concurrency", "2",
+            "--job", "r", "--executor", "ray", "--address", cluster.address,
+            "--router-host", "127.0.0.2",
+        )
+    )  # fmt: skip
+    seen = [
+        json.loads((r.run_dir / "agent" / "transcript.txt").read_text())
+        for records in scan_results(out / "results", "r").values()
+        for r in records
+    ]
+    assert len(seen) == 4
+    routers = {s["router"] for s in seen}
+    assert len(routers) == 1 and next(iter(routers)).startswith("http://127.0.0.2:"), seen
+    assert all(s["health"] == {"ok": True} for s in seen), seen
+    logs = "".join(p.read_text() for p in (out / "jobs" / "r" / "logs").glob("*.log"))
+    nodes = {line.split(" on node ")[1].split(":")[0] for line in logs.splitlines()}
+    assert len(nodes) >= 2, logs  # trials on more than one node, one router for all
+
+
+@pytest.mark.ray
+def test_doctor_reports_the_cluster(cluster: Any, cluster_env: dict[str, str]) -> None:
+    from harness.images.cli import _cluster_checks
+
+    (check,) = _cluster_checks(cluster.address)
+    assert check.ok, check
+    assert "node(s) alive" in check.detail and "'docker' slot(s)" in check.detail
