@@ -86,6 +86,24 @@ def test_executor_choice_is_checked(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
+def test_a_bad_cluster_address_stops_the_job_before_anything_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("ray")
+    from tests.support.raycluster import free_port
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    settings = Settings.from_env(tmp_path)
+    with pytest.raises(UserError, match="needs a cluster address"):
+        make_executor("ray", settings)
+    with pytest.raises(UserError, match="not HOST:PORT"):
+        make_executor("ray", settings, address="head-without-port")
+    with pytest.raises(InfraError, match="no Ray head answers"):  # fast, not ray.init's minutes
+        make_executor("ray", settings, address=f"127.0.0.2:{free_port()}")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.unit
 def test_result_folder_travels_whole_and_lands_atomically(tmp_path: Path) -> None:
     run = tmp_path / "node" / "results" / "smoke" / "py-fast" / "r1"
     (run / "verify").mkdir(parents=True)

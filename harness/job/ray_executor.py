@@ -25,6 +25,7 @@ import contextlib
 import io
 import os
 import shutil
+import socket
 import tarfile
 import tempfile
 import threading
@@ -82,6 +83,8 @@ def connect(ray: Any, address: str | None, runtime_env: dict[str, Any] | None = 
     ``runtime_env`` applies to every task of this driver (the shipped project)."""
     if ray.is_initialized():
         return
+    if address and "://" not in address:
+        _check_reachable(address)
     kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
     kwargs["logging_level"] = "ERROR"
     if runtime_env:
@@ -92,6 +95,23 @@ def connect(ray: Any, address: str | None, runtime_env: dict[str, Any] | None = 
         raise InfraError(
             f"cannot join the Ray cluster at {address}: {str(exc).splitlines()[0][:200]}",
             fix="start it (`ray start --head`), or pass --address HOST:PORT of its head",
+        ) from None
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast when nothing listens at the head's address (``ray.init`` would retry
+    for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise UserError(
+            f"'{address}' is not HOST:PORT", field="--address", fix="e.g. --address 10.0.0.5:6379"
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise InfraError(
+            f"no Ray head answers at {address}: {exc}",
+            fix="start it (`ray start --head --port PORT`), or pass the right --address",
         ) from None
 
 
@@ -112,7 +132,15 @@ class RayExecutor:
         self.settings = settings
         self.address = address or ray_address()
         self._router_host = router_host
-        self._ray: Any = import_ray()  # fail early, before the job starts
+        self._ray: Any = import_ray()  # fail early, before the job writes anything
+        if not self.address:
+            raise UserError(
+                "the ray executor needs a cluster address",
+                field="--address",
+                fix="pass --address HOST:PORT of the head (or set RAY_ADDRESS)",
+            )
+        if "://" not in self.address:
+            _check_reachable(self.address)
         self._task: Any = None
         self._lock = threading.Lock()
         self._stopped = False
@@ -120,12 +148,6 @@ class RayExecutor:
 
     def __enter__(self) -> RayExecutor:
         ray = self._ray
-        if not self.address:
-            raise UserError(
-                "the ray executor needs a cluster address",
-                field="--address",
-                fix="pass --address HOST:PORT of the head (or set RAY_ADDRESS)",
-            )
         data = settings_to_json(self.settings)
         runtime_env = {"working_dir": data["project_root"], "excludes": _excludes(data)}
         connect(ray, self.address, runtime_env)

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,7 +188,7 @@ class LocalCluster:
 
 
 @contextlib.contextmanager
-def local_cluster(env: dict[str, str] | None = None, workers: int = 1):  # type: ignore[no-untyped-def]
+def local_cluster(env: dict[str, str] | None = None, workers: int = 1) -> Iterator[LocalCluster]:
     """A head and ``workers`` worker nodes, each 1 CPU and ``{"docker": 1}``."""
     root = Path(tempfile.mkdtemp(prefix="hray-", dir="/tmp"))  # short: Ray's socket paths
     cluster = LocalCluster(root, free_port(), dict(env or os.environ))
