@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import shutil
 import socket
@@ -89,6 +90,8 @@ def connect(ray: Any, address: str | None, runtime_env: dict[str, Any] | None = 
     kwargs["logging_level"] = "ERROR"
     if runtime_env:
         kwargs["runtime_env"] = runtime_env
+        # Ray warns, once per driver, that it no longer ships .git: harness never did
+        logging.getLogger("ray._private.runtime_env").setLevel(logging.ERROR)
     try:
         ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
