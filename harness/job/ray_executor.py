@@ -60,10 +60,15 @@ SHIP_EXCLUDES = [
 ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # harness.fleet.container.ROUTER_ENV (kept import-free)
 
 
+def read_env(name: str) -> str | None:
+    """One environment variable, empty as unset (``harness.settings.read_env`` on main)."""
+    return os.environ.get(name) or None
+
+
 def ray_address() -> str | None:
     """``RAY_ADDRESS`` (Ray's own variable), the cluster the Ray executor and doctor use
     when no ``--address`` is given."""
-    return os.environ.get("RAY_ADDRESS") or None
+    return read_env("RAY_ADDRESS")
 
 
 def import_ray() -> Any:
@@ -280,10 +285,12 @@ def _excludes(settings: dict[str, Any]) -> list[str]:
 def _trial_env(settings: dict[str, Any]) -> dict[str, str]:
     """Environment the trial needs on its node: the job's shared router, the fleet file."""
     env: dict[str, str] = {}
-    if os.environ.get(ROUTER_ENV):
-        env[ROUTER_ENV] = os.environ[ROUTER_ENV]
-    if os.environ.get("HARNESS_FLEET"):
-        env["HARNESS_FLEET"] = str(Path(os.environ["HARNESS_FLEET"]).resolve())
+    router = read_env(ROUTER_ENV)
+    if router:
+        env[ROUTER_ENV] = router
+    fleet = read_env("HARNESS_FLEET")
+    if fleet:
+        env["HARNESS_FLEET"] = str(Path(fleet).resolve())
     return env
 
 
@@ -310,7 +317,7 @@ def run_on_node(spec: dict[str, Any]) -> dict[str, Any]:
     from harness.job.worker import run as run_trial
 
     scratch = Path(tempfile.mkdtemp(prefix="harness-trial-"))
-    saved = {k: os.environ.get(k) for k in spec.get("env", {})}
+    saved = {k: read_env(k) for k in spec.get("env", {})}
     try:
         driver_root = Path(spec["settings"]["project_root"])
         settings = localise(spec["settings"], driver_root, Path.cwd())
@@ -340,7 +347,7 @@ def run_on_node(spec: dict[str, Any]) -> dict[str, Any]:
             if value is None:
                 os.environ.pop(key, None)
             else:
-                os.environ[key] = value
+                os.environ.update({key: value})
         shutil.rmtree(scratch, ignore_errors=True)
 
 
