@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import tarfile
@@ -368,3 +369,35 @@ def test_doctor_reports_the_cluster(cluster: Any, cluster_env: dict[str, str]) -
     (check,) = _cluster_checks(cluster.address)
     assert check.ok, check
     assert "node(s) alive" in check.detail and "'docker' slot(s)" in check.detail
+
+
+@pytest.mark.ray
+def test_ctrl_c_stops_the_cluster_s_trials_cleanly(
+    cluster: Any, cluster_env: dict[str, str], tmp_path: Path
+) -> None:
+    project = _project(tmp_path)
+    out = tmp_path / "out"
+    env = {**cluster_env, "HARNESS_TEST_SLOW_S": "30"}
+    job = _harness(
+        project, out, env, "--agents", "slownop", "--scenarios", "smoke/py-fast",
+        "--reps", "3", "--sandbox", "local", "--concurrency", "2", "--job", "c",
+        "--executor", "ray", "--address", cluster.address,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        live = [n for n in cluster.nodes if n.proc.poll() is None]  # not a node killed earlier
+        while not any(n.trials_in_flight() for n in live):
+            assert job.poll() is None, job.communicate()[0]
+            assert time.monotonic() < deadline, "no trial started"
+            time.sleep(0.2)
+        time.sleep(1.0)
+        job.send_signal(signal.SIGINT)
+        printed, _ = job.communicate(timeout=60)
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert job.returncode == 130, printed
+    statuses = [e["status"] for e in _ledger(out, "c").values()]
+    assert "running" not in statuses and statuses.count("interrupted") >= 1, statuses
+    assert not any(n.trials_in_flight() for n in live)  # the nodes cleaned up
+    assert scan_results(out / "results", "c") == {}

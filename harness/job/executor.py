@@ -79,7 +79,11 @@ class LocalExecutor:
     def router_host(self) -> str | None:
         return self._router_host
 
-    def run(self, spec: dict[str, Any], files: TrialFiles) -> dict[str, Any] | None:
+    def run(
+        self, spec: dict[str, Any], files: TrialFiles, env: dict[str, str] | None = None
+    ) -> dict[str, Any] | None:
+        """Run the trial in ``harness.job.worker``; ``env``: its whole environment
+        (default: this process's)."""
         files.out.unlink(missing_ok=True)
         write_json(files.spec, spec)
         files.log.parent.mkdir(parents=True, exist_ok=True)
@@ -91,6 +95,7 @@ class LocalExecutor:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "harness.job.worker", str(files.spec), str(files.out)],
                     cwd=self.cwd,
+                    env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -99,6 +104,12 @@ class LocalExecutor:
                 self._live[key] = proc
             try:
                 proc.wait()
+            except BaseException:  # interrupted here (a cancelled Ray task): stop it cleanly
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=GRACE_S)
+                raise
             finally:
                 with self._lock:
                     self._live.pop(key, None)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InfraError, UserError
-from harness.job.executor import GRACE_S, TrialFiles
+from harness.job.executor import GRACE_S, LocalExecutor, TrialFiles
 from harness.job.worker import settings_to_json
 from harness.settings import Settings
 
@@ -186,8 +186,10 @@ class RayExecutor:
     def run(self, spec: dict[str, Any], files: TrialFiles) -> dict[str, Any] | None:
         try:
             return self._run(spec, files)
-        except (Exception, InfraError) as exc:  # never leave the trial "running"
+        except BaseException as exc:  # never leave the trial "running"
             _log(files.log, f"ray: {spec['key']}: {type(exc).__name__}: {exc}")
+            if self._stopped or not isinstance(exc, Exception):
+                return None
             return _infra(f"ray executor: {type(exc).__name__}: {exc}")
 
     def _run(self, spec: dict[str, Any], files: TrialFiles) -> dict[str, Any] | None:
@@ -227,6 +229,8 @@ class RayExecutor:
             out["run_dir"] = str(unpack_run(archive, results, str(out.pop("run_rel"))))
         took = time.monotonic() - started
         where = out.pop("node", "?")
+        if out.get("log"):
+            _log(files.log, str(out.pop("log")).rstrip("\n"))
         _log(
             files.log,
             f"ray: {key} on node {where}: {out.get('status')} {out.get('outcome')} "
@@ -312,30 +316,37 @@ def localise(settings: dict[str, Any], driver_root: Path, node_root: Path) -> di
 
 
 def run_on_node(spec: dict[str, Any]) -> dict[str, Any]:
-    """The Ray task: run one trial in a scratch folder of this node, return its result
-    folder packed (``archive``, relative path ``run_rel``) with the worker's answer."""
-    from harness.job.worker import run as run_trial
-
+    """The Ray task: run one trial in a scratch folder of this node, in a worker process
+    of its own (as the local executor does: no state shared between trials, and the
+    worker stops itself, removing its containers, if this Ray worker dies). Returns the
+    worker's answer, its log (``log``) and the result folder packed (``archive``, at
+    ``run_rel`` relative to the results)."""
     scratch = Path(tempfile.mkdtemp(prefix="harness-trial-"))
-    saved = {k: read_env(k) for k in spec.get("env", {})}
+    node_root = Path.cwd()  # where Ray unpacked the project
     try:
         driver_root = Path(spec["settings"]["project_root"])
-        settings = localise(spec["settings"], driver_root, Path.cwd())
+        settings = localise(spec["settings"], driver_root, node_root)
         settings["results"] = str(scratch / "results")
         settings["workspace"] = str(scratch / "workspace")
         if settings.get("jobs"):
             settings["jobs"] = str(scratch / "jobs")
-        env = dict(spec.get("env", {}))
-        if env.get("HARNESS_FLEET"):
-            env["HARNESS_FLEET"] = localise({"f": env["HARNESS_FLEET"]}, driver_root, Path.cwd())[
-                "f"
-            ]
-        os.environ.update(env)
-        try:
-            out = run_trial({**spec, "settings": settings})
-        except Exception as exc:  # a harness bug: infrastructure, not the agent
-            out = _infra(f"{type(exc).__name__}: {exc}")
+        env = localise(dict(spec.get("env", {})), driver_root, node_root)
+        python_path = [str(node_root), *filter(None, [read_env("PYTHONPATH")])]
+        files = TrialFiles(scratch / "spec.json", scratch / "out.json", scratch / "trial.log")
+        worker_spec = {
+            **spec,
+            "settings": settings,
+            "lock": str(scratch / "trial.lock"),
+            "parent": os.getpid(),
+        }
+        out = LocalExecutor(node_root).run(
+            worker_spec,
+            files,
+            env={**os.environ, **env, "PYTHONPATH": os.pathsep.join(python_path)},
+        ) or _infra("the trial's worker process died without a word")
         out["node"] = _node_name()
+        with contextlib.suppress(OSError):
+            out["log"] = files.log.read_text(encoding="utf-8", errors="replace")[-200_000:]
         run_dir = out.get("run_dir")
         if run_dir and Path(run_dir).is_dir():
             out["run_rel"] = Path(run_dir).relative_to(scratch / "results").as_posix()
@@ -343,11 +354,6 @@ def run_on_node(spec: dict[str, Any]) -> dict[str, Any]:
             out.pop("run_dir")
         return out
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ.update({key: value})
         shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -116,22 +116,23 @@ class JobRunner:
 
     def _run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         self._queue = list(reversed(todo))
-        threads = [
-            threading.Thread(target=self._work, args=(outcome,), name=f"trial-{i}", daemon=True)
-            for i in range(min(self.concurrency, len(todo)))
-        ]
-        for t in threads:
-            t.start()
+        # Waited for through events, not Thread.join: a join interrupted by Ctrl-C can
+        # leave is_alive() False for a thread still running (CPython gh-90882).
+        finished = [threading.Event() for _ in range(min(self.concurrency, len(todo)))]
+        for i, done in enumerate(finished):
+            threading.Thread(
+                target=self._work, args=(outcome, done), name=f"trial-{i}", daemon=True
+            ).start()
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(timeout=0.2)
+            for done in finished:
+                while not done.wait(timeout=0.2):
+                    pass
         except BaseException:
             outcome.interrupted = True
             self.stop.set()
             self.executor.stop()
-            for t in threads:
-                t.join()
+            for done in finished:
+                done.wait()
             raise
         return outcome
 
@@ -143,7 +144,13 @@ class JobRunner:
                 return None
             return self._queue.pop()
 
-    def _work(self, outcome: JobOutcome) -> None:
+    def _work(self, outcome: JobOutcome, done: threading.Event) -> None:
+        try:
+            self._work_queue(outcome)
+        finally:
+            done.set()
+
+    def _work_queue(self, outcome: JobOutcome) -> None:
         while (trial := self._next()) is not None:
             self.progress.started(trial.key)
             with self._lock:
