@@ -298,7 +298,7 @@ def test_a_node_lost_mid_job_costs_one_retry_and_nothing_else(
     env = {**cluster_env, "HARNESS_TEST_SLOW_S": "4"}
     job = _harness(
         project, out, env, "--agents", "slownop", "--scenarios", "smoke/py-fast,smoke/go-fast",
-        "--reps", "3", "--sandbox", "local", "--concurrency", "3", "--job", "lost",
+        "--reps", "3", "--sandbox", "local", "--job", "lost",  # concurrency: 3 docker slots
         "--executor", "ray", "--address", cluster.address, "--max-interruptions", "2",
     )  # fmt: skip
     try:

@@ -112,7 +112,7 @@ def run_job(
     job: JobDir,
     settings: Settings,
     *,
-    concurrency: int = 1,
+    concurrency: int | None = 1,
     max_interruptions: int = 2,
     force: bool = False,
     console: Console | None = None,
@@ -181,7 +181,13 @@ def run_command(
         list[str] | None,
         typer.Option("--seeds", help="16-hex seeds, comma separated; default: scenario's"),
     ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="trials at once")] = 1,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            help="trials at once; default 1, with --executor ray the cluster's docker slots",
+        ),
+    ] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="docker (default) or local")] = "docker",
     job: Annotated[
         str | None, typer.Option("--job", help="job name; default: derived from the matrix")

@@ -53,6 +53,10 @@ class Executor(Protocol):
         (None: the default, the Docker bridge of this machine)."""
         ...
 
+    def slots(self) -> int | None:
+        """Trials it can run at once (the default concurrency); None: unknown, 1."""
+        ...
+
     def run(self, spec: dict[str, Any], files: TrialFiles) -> dict[str, Any] | None: ...
 
     def stop(self) -> None: ...
@@ -78,6 +82,9 @@ class LocalExecutor:
 
     def router_host(self) -> str | None:
         return self._router_host
+
+    def slots(self) -> int | None:
+        return None
 
     def run(
         self, spec: dict[str, Any], files: TrialFiles, env: dict[str, str] | None = None

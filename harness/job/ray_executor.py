@@ -150,6 +150,7 @@ class RayExecutor:
         if "://" not in self.address:
             _check_reachable(self.address)
         self._task: Any = None
+        self._slots = 0
         self._lock = threading.Lock()
         self._stopped = False
         self._live: dict[str, Any] = {}
@@ -167,12 +168,17 @@ class RayExecutor:
                 f"'{RESOURCE}' resource",
                 fix="start nodes with: ray start --address HEAD:PORT --resources '{\"docker\": 1}'",
             )
+        self._slots = int(slots)
         self._task = ray.remote(run_on_node)
         return self
 
     def __exit__(self, *exc: object) -> None:
         with contextlib.suppress(Exception):
             self._ray.shutdown()
+
+    def slots(self) -> int | None:
+        """Every ``docker`` slot of the cluster when the job started."""
+        return self._slots or None
 
     def router_host(self) -> str | None:
         """``--router-host``, else this machine's address in the cluster (the nodes'

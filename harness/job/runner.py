@@ -73,13 +73,13 @@ class JobRunner:
         trials: list[Trial],
         settings: Settings,
         *,
-        concurrency: int,
+        concurrency: int | None,
         max_interruptions: int,
         progress: LiveProgress,
         executor: Executor | None = None,
     ) -> None:
         self.job, self.config, self.trials, self.settings = job, config, trials, settings
-        self.concurrency = max(1, concurrency)
+        self.concurrency = None if concurrency is None else max(1, concurrency)
         self.max_interruptions = max(0, max_interruptions)
         self.progress = progress
         self.stop = threading.Event()
@@ -118,7 +118,8 @@ class JobRunner:
         self._queue = list(reversed(todo))
         # Waited for through events, not Thread.join: a join interrupted by Ctrl-C can
         # leave is_alive() False for a thread still running (CPython gh-90882).
-        finished = [threading.Event() for _ in range(min(self.concurrency, len(todo)))]
+        concurrency = self.concurrency or self.executor.slots() or 1
+        finished = [threading.Event() for _ in range(min(concurrency, len(todo)))]
         for i, done in enumerate(finished):
             threading.Thread(
                 target=self._work, args=(outcome, done), name=f"trial-{i}", daemon=True
