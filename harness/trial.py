@@ -7,7 +7,6 @@ refused run writes nothing; infrastructure failures are recorded as ``error``.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -266,7 +265,7 @@ def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None
                 fix="give the path of a recorded cassette (JSONL)",
             )
         return None
-    fleet = Path(os.environ.get("HARNESS_FLEET", settings.project_root / "fleet.yml"))
+    fleet = settings.fleet
     if not fleet.is_file():
         raise UserError(
             f"model '{llm.name}' needs the fleet, and there is no fleet file",

@@ -201,7 +201,7 @@ def run_command(
     console = Console()
     try:
         settings = Settings.from_env()
-        root = jobs_root(settings.project_root)
+        root = jobs_root(settings)
         if job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", job):
             raise UserError(
                 f"'{job}' is not a usable job name",
