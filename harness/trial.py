@@ -133,6 +133,7 @@ def run_agent(
         model=entrant.llm.name,
         model_id=entrant.llm.id_for(entrant.name),
         sandbox=opts.sandbox,
+        sandboxes={"agent": opts.sandbox},
         job=opts.job,
         trial_key=opts.trial_key,
         repetition=opts.repetition,
@@ -353,7 +354,8 @@ def run_meta(
         "harness_version": __version__,
         "host": host_info(),
         "started_at": now_iso(),
-        "sandbox": "local",
+        "sandbox": None,  # the agent phase's; `sandboxes` holds each phase's
+        "sandboxes": {},
         "images": {},
         **fields,
     }
@@ -400,6 +402,8 @@ def verify(
         return None
     run = _current_run(ws, loaded, settings, state)
     meta = read_json(run.path / "run.json")
+    meta.setdefault("sandboxes", {})["verify"] = sandbox
+    run.write_run(meta)
     phase = run.begin("verify")
     try:
         if sandbox == "docker":
