@@ -49,9 +49,13 @@ def read_env(name: str, environ: Mapping[str, str] | None = None) -> str | None:
 
 
 def env_value(key: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """``HARNESS_<key>``, else its alias ``GOAGENTBENCH_<key>``, else None."""
+    """``HARNESS_<key>``, else its alias ``GOAGENTBENCH_<key>``, else None.
+
+    ``key`` may be given with or without the ``HARNESS_`` prefix.
+    """
+    bare = key.removeprefix(PREFIXES[0])
     for prefix in PREFIXES:
-        value = read_env(prefix + key, environ)
+        value = read_env(prefix + bare, environ)
         if value is not None:
             return value
     return None

@@ -10,7 +10,7 @@ import pytest
 
 from harness.errors import UserError
 from harness.project import find_project, require_project, require_scenarios
-from harness.settings import Settings
+from harness.settings import Settings, env_value
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit
@@ -67,6 +67,7 @@ def test_goagentbench_names_are_aliases_and_harness_wins(tmp_path: Path) -> None
     # an empty value counts as unset; "0"/"false" switch a flag off
     s = Settings.from_env(cwd=root, environ={"HARNESS_RESULTS": "", "HARNESS_SKIP_REMOTE": "0"})
     assert s.results == root.resolve() / "results" and s.skip_remote is False
+    assert env_value("HARNESS_RESULTS", gab) == env_value("RESULTS", gab) == str(tmp_path / "gr")
 
 
 def test_settings_travel_as_json(tmp_path: Path) -> None:
@@ -138,4 +139,4 @@ def test_no_environment_read_outside_settings() -> None:
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if ENV_READ.search(line)
     ]
-    assert offenders == []
+    assert offenders == [], "read settings via harness.settings (env_value, read_env, Settings)"
