@@ -3,8 +3,8 @@
 This module is the one place that reads ``HARNESS_*`` variables (and goagentbench's
 ``GOAGENTBENCH_*`` names, accepted as aliases: ``HARNESS_WORKSPACE`` wins over
 ``GOAGENTBENCH_WORKSPACE`` when both are set). An empty value counts as unset.
-``Settings`` is a pydantic model, so a remote worker can receive it as JSON
-(``settings.model_dump(mode="json")`` / ``Settings.model_validate(data)``).
+``Settings`` is a pydantic dataclass, so a remote worker can receive it as JSON
+(``settings.as_json()`` / ``Settings.from_json(data)``).
 
 Paths that are not set default to the project root, the folder holding ``agents.yml``
 found from ``HARNESS_HOME`` or by walking up from the current folder (see
@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import TypeAdapter
+from pydantic.dataclasses import dataclass
 
 PREFIXES = ("HARNESS_", "GOAGENTBENCH_")
 FALSY = {"", "0", "false", "no", "off"}
@@ -74,44 +75,55 @@ def ca_bundle(environ: Mapping[str, str] | None = None) -> Path | None:
     return None
 
 
-class Settings(BaseModel):
-    """Where harness reads and writes, and its switches; derived paths filled in."""
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Where harness reads and writes, and its switches.
 
-    model_config = ConfigDict(frozen=True)
+    A (pydantic) dataclass: ``dataclasses.replace(settings, workspace=...)`` works and
+    validates; ``as_json()`` / ``from_json()`` carry it to a worker process or machine.
+    Optional paths left at None take their default from the others (``jobs_dir`` follows
+    ``results``), so a replaced ``results`` moves the jobs with it.
+    """
 
     project_root: Path
-    project_found: bool = True
     workspace: Path
     results: Path
     scenario_root: Path
-    jobs: Path
     repo_cache: Path | None = None
     skip_remote: bool = False
-    fleet: Path
-    cache_dir: Path
-    images_dir: Path = PACKAGE_IMAGES
+    project_found: bool = True
+    jobs: Path | None = None
+    fleet: Path | None = None
+    cache_dir: Path | None = None
+    images_dir: Path | None = None
     base_route: str = ""
 
-    @model_validator(mode="before")
+    @property
+    def jobs_dir(self) -> Path:
+        """``HARNESS_JOBS``, else ``<results>/jobs``: beside the results the jobs describe."""
+        return self.jobs or self.results / "jobs"
+
+    @property
+    def fleet_file(self) -> Path:
+        """``HARNESS_FLEET``, else ``<project>/fleet.yml`` (the one default)."""
+        return self.fleet or self.project_root / "fleet.yml"
+
+    @property
+    def cache_root(self) -> Path:
+        """``HARNESS_CACHE_DIR``, else ``~/.cache/harness``."""
+        return self.cache_dir or Path.home() / ".cache" / "harness"
+
+    @property
+    def images_root(self) -> Path:
+        """``HARNESS_IMAGES_DIR``, else the package's ``images/``."""
+        return self.images_dir or PACKAGE_IMAGES
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(_ADAPTER.dump_python(self, mode="json"))
+
     @classmethod
-    def _defaults(cls, data: Any) -> Any:
-        """The one default of each derived path (so every caller agrees)."""
-        if not isinstance(data, dict):
-            return data
-        data = dict(data)
-        root = Path(data["project_root"])
-        data.setdefault("workspace", root / "workspace")
-        data.setdefault("results", root / "results")
-        data.setdefault("scenario_root", root / "scenarios")
-        if data.get("jobs") is None:
-            data["jobs"] = Path(data["results"]) / "jobs"
-        if data.get("fleet") is None:
-            data["fleet"] = root / "fleet.yml"
-        if data.get("cache_dir") is None:
-            data["cache_dir"] = Path.home() / ".cache" / "harness"
-        if data.get("images_dir") is None:
-            data["images_dir"] = PACKAGE_IMAGES
-        return data
+    def from_json(cls, data: Mapping[str, Any]) -> Settings:
+        return _ADAPTER.validate_python(dict(data))
 
     @classmethod
     def from_env(
@@ -127,23 +139,20 @@ class Settings(BaseModel):
             value = env_value(key, environ)
             return Path(value).expanduser().resolve() if value else None
 
-        fields: dict[str, Any] = {
-            "project_root": root,
-            "project_found": found.root is not None,
-            "repo_cache": path("REPO_CACHE"),
-            "skip_remote": env_flag("SKIP_REMOTE", environ),
-            "base_route": env_value("BASE_ROUTE", environ) or "",
-        }
-        for key, name in (
-            ("WORKSPACE", "workspace"),
-            ("RESULTS", "results"),
-            ("SCENARIO_ROOT", "scenario_root"),
-            ("JOBS", "jobs"),
-            ("FLEET", "fleet"),
-            ("CACHE_DIR", "cache_dir"),
-            ("IMAGES_DIR", "images_dir"),
-        ):
-            value = path(key)
-            if value is not None:
-                fields[name] = value
-        return cls.model_validate(fields)
+        return cls(
+            project_root=root,
+            project_found=found.root is not None,
+            workspace=path("WORKSPACE") or root / "workspace",
+            results=path("RESULTS") or root / "results",
+            scenario_root=path("SCENARIO_ROOT") or root / "scenarios",
+            repo_cache=path("REPO_CACHE"),
+            skip_remote=env_flag("SKIP_REMOTE", environ),
+            jobs=path("JOBS"),
+            fleet=path("FLEET"),
+            cache_dir=path("CACHE_DIR"),
+            images_dir=path("IMAGES_DIR"),
+            base_route=env_value("BASE_ROUTE", environ) or "",
+        )
+
+
+_ADAPTER: TypeAdapter[Settings] = TypeAdapter(Settings)

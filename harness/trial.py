@@ -266,7 +266,7 @@ def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None
                 fix="give the path of a recorded cassette (JSONL)",
             )
         return None
-    fleet = settings.fleet
+    fleet = settings.fleet_file
     if not fleet.is_file():
         raise UserError(
             f"model '{llm.name}' needs the fleet, and there is no fleet file",

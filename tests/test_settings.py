@@ -3,6 +3,8 @@ the project root found by walking up, and no environment read outside settings.p
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -32,8 +34,8 @@ def test_defaults_derive_from_the_project_root(tmp_path: Path) -> None:
     assert s.workspace == root.resolve() / "workspace"
     assert s.results == root.resolve() / "results"
     assert s.scenario_root == root.resolve() / "scenarios"
-    assert s.jobs == s.results / "jobs"  # jobs live beside the results they describe
-    assert s.fleet == root.resolve() / "fleet.yml"
+    assert s.jobs_dir == s.results / "jobs"  # jobs live beside the results they describe
+    assert s.fleet_file == root.resolve() / "fleet.yml"
     assert s.repo_cache is None and s.skip_remote is False
 
 
@@ -42,9 +44,9 @@ def test_variables_override_and_jobs_follow_results(tmp_path: Path) -> None:
     env = {"HARNESS_RESULTS": str(tmp_path / "r"), "HARNESS_WORKSPACE": str(tmp_path / "w")}
     s = Settings.from_env(cwd=root, environ=env)
     assert s.results == tmp_path / "r" and s.workspace == tmp_path / "w"
-    assert s.jobs == tmp_path / "r" / "jobs"
+    assert s.jobs_dir == tmp_path / "r" / "jobs"
     s = Settings.from_env(cwd=root, environ={**env, "HARNESS_JOBS": str(tmp_path / "j")})
-    assert s.jobs == tmp_path / "j"
+    assert s.jobs_dir == tmp_path / "j"
 
 
 def test_goagentbench_names_are_aliases_and_harness_wins(tmp_path: Path) -> None:
@@ -73,7 +75,7 @@ def test_goagentbench_names_are_aliases_and_harness_wins(tmp_path: Path) -> None
 def test_settings_travel_as_json(tmp_path: Path) -> None:
     root = make_project(tmp_path / "proj")
     s = Settings.from_env(cwd=root, environ={"HARNESS_REPO_CACHE": str(tmp_path / "c")})
-    assert Settings.model_validate_json(s.model_dump_json()) == s
+    assert Settings.from_json(json.loads(json.dumps(s.as_json()))) == s
     # the six fields older callers pass still build a complete Settings
     short = Settings(
         workspace=tmp_path / "w",
@@ -83,7 +85,10 @@ def test_settings_travel_as_json(tmp_path: Path) -> None:
         skip_remote=True,
         project_root=tmp_path,
     )
-    assert short.jobs == tmp_path / "r" / "jobs" and short.fleet == tmp_path / "fleet.yml"
+    assert short.jobs_dir == tmp_path / "r" / "jobs" and short.fleet_file == tmp_path / "fleet.yml"
+    # dataclasses.replace validates, and a derived default follows what it derives from
+    moved = dataclasses.replace(short, results=str(tmp_path / "r2"))  # type: ignore[arg-type]
+    assert moved.results == tmp_path / "r2" and moved.jobs_dir == tmp_path / "r2" / "jobs"
 
 
 def test_one_fleet_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,9 +96,9 @@ def test_one_fleet_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
     root = make_project(tmp_path / "proj")
     monkeypatch.chdir(root)
-    assert default_fleet_path() == Settings.from_env().fleet == root.resolve() / "fleet.yml"
+    assert default_fleet_path() == Settings.from_env().fleet_file == root.resolve() / "fleet.yml"
     monkeypatch.setenv("HARNESS_FLEET", str(tmp_path / "f.yml"))
-    assert default_fleet_path() == Settings.from_env().fleet == tmp_path / "f.yml"
+    assert default_fleet_path() == Settings.from_env().fleet_file == tmp_path / "f.yml"
 
 
 def test_home_and_walk_up(tmp_path: Path) -> None:

@@ -166,7 +166,7 @@ class FleetConfig(_Strict):
 
 
 def default_fleet_path() -> Path:
-    return Settings.from_env().fleet
+    return Settings.from_env().fleet_file
 
 
 def _first_error(exc: ValidationError) -> tuple[str, str]:

@@ -35,7 +35,7 @@ Progress = Callable[[str], None]
 
 def cache_dir() -> Path:
     """``$HARNESS_CACHE_DIR`` or ``~/.cache/harness``; holds locks and remembered answers."""
-    path = Settings.from_env().cache_dir
+    path = Settings.from_env().cache_root
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -50,7 +50,7 @@ def images_dir(override: Path | None = None) -> Path:
     """Folder holding the image definitions: argument, ``$HARNESS_IMAGES_DIR`` or repo's."""
     if override is not None:
         return Path(override)
-    return Settings.from_env().images_dir
+    return Settings.from_env().images_root
 
 
 def list_names(root: Path) -> list[str]:

@@ -61,7 +61,7 @@ class TrialEntry(BaseModel):
 
 def jobs_root(settings: Settings) -> Path:
     """``$HARNESS_JOBS`` or ``<results>/jobs``: beside the results the jobs describe."""
-    return settings.jobs.resolve()
+    return settings.jobs_dir.resolve()
 
 
 @dataclass(frozen=True)

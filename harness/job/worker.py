@@ -23,11 +23,11 @@ from harness.settings import Settings
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:
-    return settings.model_dump(mode="json")
+    return settings.as_json()
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:
-    return Settings.model_validate(data)
+    return Settings.from_json(data)
 
 
 def _terminate(signum: int, _frame: object) -> None:
