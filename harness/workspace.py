@@ -26,7 +26,7 @@ from harness.fsutil import (
     write_json,
 )
 from harness.gitutil import apply_patch, commit_all
-from harness.repo import clone
+from harness.repo import clone, seal
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
 
@@ -152,6 +152,7 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
         clone(loaded, tree, settings.repo_cache, allow_remote=not settings.skip_remote)
         spec_sha = _apply_steps(loaded, tree, seed)
         baseline = commit_all(tree, "harness: baseline after setup")
+        seal(tree)  # no history after the scenario's commit, no leftovers of setup
         write_state(
             tree,
             WorkspaceState(
