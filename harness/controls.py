@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from harness import proof_env
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, read_json, write_json
 from harness.gitutil import apply_patch
@@ -90,6 +91,8 @@ class ControlRunner:
         self.settings = settings
         self.sandbox = sandbox
         self.tmp = Path(tempfile.mkdtemp(prefix="harness-controls-"))
+        self.image: str | None = None  # the scorer image the proof was made in
+        self.last: Any = None  # the latest VerifyOutcome
 
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -105,13 +108,14 @@ class ControlRunner:
             from harness.verify.container import verify_in_docker
 
             env = self.loaded.scenario.environment
-            outcome, _ = verify_in_docker(
+            outcome, self.image = verify_in_docker(
                 ws, request, labels={"harness.phase": "control"}, cpus=env.cpus, memory=env.memory
             )
         else:
             from harness.verify.local import verify_local
 
             outcome = verify_local(ws, request)
+        self.last = outcome
         if outcome.error or outcome.score is None:
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
         return Score.model_validate(outcome.score)
@@ -130,7 +134,20 @@ def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Co
     try:
         reference = runner.fresh("reference")
         _apply_solution(loaded, reference)
-        high = runner.score(reference)
+        baseline = read_state(reference, loaded).baseline
+        try:
+            high = runner.score(reference)
+        finally:
+            environment = proof_env.environment(
+                loaded, sandbox, reference, baseline, image=runner.image
+            )
+            proof_env.refuse_errored_reference(
+                runner.last,
+                loaded,
+                sandbox,
+                environment,
+                settings.results / loaded.name / CONTROLS_FILE,
+            )
         again = runner.score(reference)
         low = runner.score(runner.fresh("nop"))
         isolation = []
@@ -159,6 +176,7 @@ def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Co
         "scenario_sha": loaded.sha256,
         "at": now_iso(),
         "sandbox": sandbox,
+        "environment": environment,
         "high": high.final,
         "low": low.final,
         **report.model_dump(mode="json"),
@@ -167,12 +185,21 @@ def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Co
     return report
 
 
-def grader_verdict(results: Path, loaded_name: str, scenario_sha: str | None) -> str:
-    """The verdict of the latest controls for this exact scenario content."""
+def grader_verdict(
+    results: Path,
+    loaded_name: str,
+    scenario_sha: str | None,
+    environment: dict[str, Any] | None = None,
+) -> str:
+    """The verdict of the latest controls for this exact scenario content (and, when
+    ``environment`` is given, for the environment the tree was verified in)."""
     path = results / loaded_name / CONTROLS_FILE
     if not path.is_file():
         return "GRADER NOT PROVEN (run `harness controls`)"
     data = read_json(path)
     if data.get("scenario_sha") != scenario_sha:
         return "GRADER NOT PROVEN (scenario changed since `harness controls`)"
+    elsewhere = proof_env.verdict_here(data, environment)
+    if elsewhere is not None:
+        return elsewhere
     return str(data.get("verdict"))

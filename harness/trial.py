@@ -18,6 +18,7 @@ from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
+from harness.proof_env import environment as proof_environment
 from harness.registry import NO_MODEL, LLMEntry, Registry
 from harness.results import RunDir, host_info, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
@@ -452,7 +453,10 @@ def verify(
     else:
         word = "success" if outcome.success else "failed"
     report = build_report(meta, outcome, word)
-    report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256)
+    here = proof_environment(
+        loaded, sandbox, ws, state.baseline, image=meta.get("images", {}).get("verify")
+    )
+    report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256, here)
     write_json(run.verify_dir / "report.json", report)
     write_atomic(run.verify_dir / "report.txt", render_text(report, outcome.report_text))
     run.end(phase, "error" if outcome.error else "ok", outcome.error or "")

@@ -168,16 +168,16 @@ def test_agent_container_sees_no_future(upstream: Upstream, project: Path, image
     repo, cache = _sources("mirror", upstream, project)
     name = _scenario(project, repo, upstream.start)
     ws = setup(load_scenario(name, project / "scenarios"), _settings(project, cache))
-    spec = SandboxSpec(phase="agent", image=image, workspace=ws, labels={"harness.trial": new_trial()})
+    spec = SandboxSpec(
+        phase="agent", image=image, workspace=ws, labels={"harness.trial": new_trial()}
+    )
     box = DockerSandbox(spec)
     box.start()
     try:
 
         def run(args: list[str]) -> tuple[int, str]:
             quoted = " ".join(f"'{a}'" for a in args)
-            res = box.exec(
-                ["sh", "-c", f"git -c safe.directory='*' {quoted}"], cwd="/workspace"
-            )
+            res = box.exec(["sh", "-c", f"git -c safe.directory='*' {quoted}"], cwd="/workspace")
             return int(res.returncode or 0), res.stdout + res.stderr
 
         assert run(["rev-parse", "HEAD~1"])[1].strip() == upstream.start
