@@ -50,6 +50,15 @@ def _register_subapps() -> None:
     app.command("board")(board_command)
     app.command("view")(view_command)
 
+    from harness.authoring import cli as authoring
+
+    app.add_typer(authoring.solution_app, name="solution")
+    app.add_typer(authoring.defect_app, name="defect")
+    app.command("new")(authoring.new_command)
+    app.command("bump")(authoring.bump_command)
+    app.command("lock")(authoring.lock_command)
+    app.command("check")(authoring.check_command)
+
 
 def _print_version(value: bool) -> None:
     if value:
@@ -160,6 +169,7 @@ def validate(
     ] = None,
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
+    from harness.authoring.lock import check_lock
     from harness.project import require_scenarios
     from harness.repo import commit_exists
     from harness.scenario import list_scenarios, load_scenario
@@ -177,6 +187,7 @@ def validate(
     for name in names:
         try:
             loaded = load_scenario(name, settings.scenario_root)
+            check_lock(loaded, settings.scenario_root)  # a locked version must not change
             exists = commit_exists(loaded, settings.repo_cache, settings.skip_remote)
             if exists is False:
                 raise UserError(

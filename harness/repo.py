@@ -71,7 +71,7 @@ WORKSPACE_BRANCH = "main"
 CACHE_HINT = "HARNESS_REPO_CACHE (a folder holding <host>/<org>/<name>.git mirrors)"
 
 
-def _objects_dir(repo: Path) -> Path:
+def objects_dir(repo: Path) -> Path:
     """The object store of a bare or non-bare repository."""
     out = git(["rev-parse", "--path-format=absolute", "--git-path", "objects"], repo).stdout
     return Path(out.strip())
@@ -121,7 +121,7 @@ def clone(
     with tempfile.TemporaryDirectory(prefix="harness-clone-") as tmp:
         src = _source_repo(loaded, source, cache, allow_remote, Path(tmp))
         try:
-            objects = _objects_dir(src)
+            objects = objects_dir(src)
         except GitError:
             raise UserError(
                 f"'{loaded.scenario.repo}' is not a git repository",
@@ -129,23 +129,35 @@ def clone(
                 field="repo",
                 fix=f"give a git URL, a .bundle, a repository path, or set {CACHE_HINT}",
             ) from None
-        git(["init", "-q", "-b", WORKSPACE_BRANCH, str(dest)])
-        alternates = dest / ".git" / "objects" / "info" / "alternates"
-        # Borrow the source's objects, keep only what the commit reaches, then let go.
-        alternates.write_text(f"{objects}\n")
-        found = git(["rev-parse", "-q", "--verify", f"{commit}^{{commit}}"], dest, check=False)
-        if found.returncode != 0:
+        full = history_of(objects, commit, dest)
+        if full is None:
             raise UserError(
                 f"commit {commit} does not exist in {loaded.scenario.repo}",
                 file=loaded.path,
                 field="commit",
                 fix="use a commit that is in the repository (git log --oneline)",
             )
+    git(["reset", "-q", "--hard"], dest)
+    return full
+
+
+def history_of(objects: Path, commit: str, dest: Path) -> str | None:
+    """Make ``dest`` a new repository whose one branch is ``commit`` (found in the object
+    store ``objects``), holding only that commit's history. Returns the full sha, or None
+    when the commit is not there. The working tree is left empty."""
+    git(["init", "-q", "-b", WORKSPACE_BRANCH, str(dest)])
+    alternates = dest / ".git" / "objects" / "info" / "alternates"
+    # Borrow the source's objects, keep only what the commit reaches, then let go.
+    alternates.write_text(f"{objects}\n")
+    try:
+        found = git(["rev-parse", "-q", "--verify", f"{commit}^{{commit}}"], dest, check=False)
+        if found.returncode != 0:
+            return None
         full = found.stdout.strip()
         git(["update-ref", f"refs/heads/{WORKSPACE_BRANCH}", full], dest)
         git(["repack", "-a", "-d", "-q"], dest)
+    finally:
         alternates.unlink()
-    git(["reset", "-q", "--hard"], dest)
     return full
 
 

@@ -470,8 +470,8 @@ def _check_files(loaded: LoadedScenario) -> None:
         loaded.file(step.from_, f"verify.copy[{i}].from")
     if scn.spec:
         loaded.file(scn.spec, "spec")
-    if scn.solution:
-        loaded.file(scn.solution, "solution")
+    # The solution is not required here: authors set up the workspace to write it
+    # (`harness solution save`); the oracle and the controls demand it when they run.
     if scn.verify.suite:
         loaded.file(scn.verify.suite, "verify.suite")
     if not (scn.verify.tests or scn.verify.partial_tests or scn.verify.suite):

@@ -1,8 +1,10 @@
 """The shipped scenarios grade what they claim, checked without harness's engine.
 
-For every scenario under ``scenarios/`` (and the goagentbench fixture): clone its bundle,
-check out ``commit``, run the setup steps, copy the hidden tests in, and run each test
-target with plain ``python -m pytest`` / ``go test``:
+For every scenario under ``scenarios/`` (and the goagentbench fixture): get its repository
+at ``commit`` (a bundle in the scenario folder, or a URL-pinned repository from the
+repository cache, ``HARNESS_REPO_CACHE``, as harness itself finds it), run the setup steps,
+copy the hidden tests in, and run each test target with plain ``python -m pytest`` /
+``go test``:
 
 - the untouched workspace fails at least one required target (the nop agent must fail);
 - workspace + solution.patch passes every target (the oracle must succeed);
@@ -27,6 +29,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.errors import UserError
+from harness.repo import cached_mirror, resolve_source
+from harness.repo import clone as harness_clone
 from harness.scenario import LoadedScenario, list_scenarios, load_scenario
 
 pytestmark = pytest.mark.integration
@@ -34,8 +39,11 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
 FIXTURES = ROOT / "tests" / "fixtures" / "goagentbench"
-# Scenarios whose repo is a remote URL: the bundle that stands in for it in tests.
-REMOTE_BUNDLES = {"github.com/example/sorting": FIXTURES / "sorting.bundle"}
+# URL-pinned scenarios come from the repository cache the user points at (read once at
+# import, before any fixture isolates the environment); on a machine with network and no
+# cache they are cloned from their host, as `harness setup` would.
+USER_CACHE = os.environ.get("HARNESS_REPO_CACHE")
+SKIP_REMOTE = os.environ.get("HARNESS_SKIP_REMOTE", "").strip().lower() in {"1", "true", "yes"}
 
 SHIPPED = list_scenarios(SCENARIOS)
 
@@ -87,11 +95,30 @@ def _copy_into(src: Path, dest_dir: Path) -> None:
         shutil.copy2(src, dest_dir / src.name)
 
 
-def _bundle_of(loaded: LoadedScenario) -> Path:
-    repo = loaded.scenario.repo
-    if repo.endswith(".bundle"):
-        return loaded.file(repo, "repo")
-    return REMOTE_BUNDLES[repo]
+def _fixture_cache(dest: Path) -> Path:
+    """A repository cache holding the goagentbench fixture's stand-in for its URL."""
+    mirror = dest / "github.com" / "example" / "sorting.git"
+    if not mirror.exists():
+        subprocess.run(
+            ["git", "clone", "-q", "--mirror", str(FIXTURES / "sorting.bundle"), str(mirror)],
+            check=True,
+        )
+    return dest
+
+
+def _clone(loaded: LoadedScenario, base: Path, cache: Path | None) -> None:
+    """The repository at ``commit``, found the way `harness setup` finds it."""
+    source = resolve_source(loaded)
+    if source.kind == "remote" and cached_mirror(source, cache) is None:
+        hint = "build one with ../shared/repos/make-cache.sh DEST and set HARNESS_REPO_CACHE=DEST"
+        if SKIP_REMOTE:
+            pytest.skip(
+                f"{loaded.name}: {source.cache_key} is not in the repository cache ({hint})"
+            )
+    try:
+        harness_clone(loaded, base, cache, allow_remote=not SKIP_REMOTE)
+    except UserError as exc:
+        pytest.fail(f"{loaded.name}: {exc.one_line()}")
 
 
 def _checks(loaded: LoadedScenario) -> dict[str, str]:
@@ -100,10 +127,9 @@ def _checks(loaded: LoadedScenario) -> dict[str, str]:
     return {f"tests:{t}": t for t in [*verify.tests, *verify.partial_tests]}
 
 
-def _prepare(loaded: LoadedScenario, base: Path, env: dict[str, str]) -> Path:
+def _prepare(loaded: LoadedScenario, base: Path, env: dict[str, str], cache: Path | None) -> Path:
     """The workspace after setup, with a commit so that patches apply to a clean tree."""
-    _git(["clone", "-q", str(_bundle_of(loaded)), str(base)], base.parent, env)
-    _git(["checkout", "-q", loaded.scenario.commit], base, env)
+    _clone(loaded, base, cache)
     setup = loaded.scenario.setup_steps
     for step in setup.copy_:
         _copy_into(loaded.file(step.from_, "setup.copy"), base / step.to)
@@ -135,7 +161,10 @@ def _target_passes(runner: str, workspace: Path, target: str, env: dict[str, str
 
 
 def _failing_checks(
-    loaded: LoadedScenario, base: Path, variants: list[Variant], tmp: Path,
+    loaded: LoadedScenario,
+    base: Path,
+    variants: list[Variant],
+    tmp: Path,
     env: dict[str, str],
 ) -> dict[str, set[str]]:
     """Variant name -> names of the checks that do not fully pass."""
@@ -183,11 +212,7 @@ def _patched_paths(patch: Path) -> list[str]:
 
 def _matches(path: str, pattern: str) -> bool:
     pattern = pattern.rstrip("/")
-    return (
-        path == pattern
-        or path.startswith(pattern + "/")
-        or fnmatch.fnmatch(path, pattern)
-    )
+    return path == pattern or path.startswith(pattern + "/") or fnmatch.fnmatch(path, pattern)
 
 
 @pytest.mark.parametrize(("root", "name"), CASES, ids=[n for _, n in CASES])
@@ -215,7 +240,11 @@ def test_scenario_grades_as_declared(root: Path, name: str, tmp_path: Path) -> N
         assert any(_matches(path, p) for p in scn.verify.only_modify), f"{path} not allowed"
 
     env = _env(tmp_path)
-    base = _prepare(loaded, tmp_path / "base", env)
+    if root == FIXTURES:
+        cache: Path | None = _fixture_cache(tmp_path / "fixture-cache")
+    else:
+        cache = Path(USER_CACHE).resolve() if USER_CACHE else None
+    base = _prepare(loaded, tmp_path / "base", env, cache)
     variants = [Variant("plain", ()), Variant("solution", (solution,))]
     variants += [Variant(f"defect-{d}", (solution, p)) for d, (p, _) in defects.items()]
     failing = _failing_checks(loaded, base, variants, tmp_path, env)
@@ -242,7 +271,10 @@ def test_repo_task_scenarios_ship_bundle_version_and_defects() -> None:
     for name in REPO_TASKS:
         loaded = load_scenario(name, SCENARIOS)
         assert loaded.scenario.version, f"{name}: shipped scenarios declare a version"
-        assert loaded.scenario.repo.endswith(".bundle"), f"{name}: ship the repo as a bundle"
+        kind = resolve_source(loaded).kind
+        assert kind in {"bundle", "remote"}, (
+            f"{name}: ship the repo as a bundle or pin it by URL (github.com/org/name)"
+        )
         assert _defects(loaded), f"{name}: add at least one defect"
         assert not (loaded.directory / "src").exists(), f"{name}: source lives in the bundle"
 
@@ -250,15 +282,30 @@ def test_repo_task_scenarios_ship_bundle_version_and_defects() -> None:
 def test_goagentbench_fixture_uses_only_goagentbench_fields() -> None:
     data = yaml.safe_load((FIXTURES / "sorting" / "scenario.yml").read_text(encoding="utf-8"))
     assert set(data) == {
-        "name", "repo", "commit", "classification", "setup", "agent", "verify", "solution",
+        "name",
+        "repo",
+        "commit",
+        "classification",
+        "setup",
+        "agent",
+        "verify",
+        "solution",
     }
     assert set(data["classification"]) == {
-        "type", "has-spec", "single-package", "sees-failing-tests",
+        "type",
+        "has-spec",
+        "single-package",
+        "sees-failing-tests",
     }
     assert set(data["setup"]) == {"copy", "patch", "exec"}
     assert set(data["agent"]) == {"instructions", "allow-multiple-turns-on-failed-verify"}
     assert set(data["verify"]) == {
-        "must-modify", "no-modify", "only-modify", "copy", "tests", "partial-tests",
+        "must-modify",
+        "no-modify",
+        "only-modify",
+        "copy",
+        "tests",
+        "partial-tests",
     }
     assert load_scenario("sorting", FIXTURES).scenario.repo == "github.com/example/sorting"
 
@@ -290,7 +337,10 @@ def test_make_repo_bundle_is_deterministic(tmp_path: Path) -> None:
         ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert head == first
-    assert sorted(p.relative_to(clone).as_posix() for p in clone.rglob("*")
-                  if p.is_file() and ".git" not in p.parts) == ["a.txt", "pkg/b.py"]
+    assert sorted(
+        p.relative_to(clone).as_posix()
+        for p in clone.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    ) == ["a.txt", "pkg/b.py"]
     (src / "a.txt").write_text("changed\n")
     assert tool.make_bundle(src, tmp_path / "three.bundle") != first  # type: ignore[attr-defined]
