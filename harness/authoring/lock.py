@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.authoring.versions import base_name
 from harness.errors import UserError
 from harness.fsutil import write_atomic
-from harness.scenario import FOLDER_VERSION, LoadedScenario
+from harness.scenario import LoadedScenario
 
 LOCK_FILE = "scenarios.lock"
 HEADER = (
@@ -22,11 +23,6 @@ HEADER = (
     "# A locked version must not change: `harness bump SCENARIO --minor|--major` makes a\n"
     "# new version; `harness lock SCENARIO` records a new or bumped one.\n"
 )
-
-
-def base_name(name: str) -> str:
-    """``go/wordfreq-1.2.0`` -> ``go/wordfreq``."""
-    return FOLDER_VERSION.sub("", name)
 
 
 def key(loaded: LoadedScenario) -> str:

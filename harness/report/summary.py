@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.authoring.versions import table_keys
 from harness.report.collect import RunResult
 from harness.report.stats import Estimate, Placing, estimate, mean, rank
 
@@ -103,8 +104,8 @@ def summarise(runs: list[RunResult]) -> list[EraTable]:
     by_era: dict[str, dict[tuple[str, str, str], list[RunResult]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for r in runs:
-        by_era[r.era][r.entrant].append(r)
+    for r, table in zip(runs, table_keys(runs), strict=True):  # one version per scenario
+        by_era[table][r.entrant].append(r)
     tables = []
     for era in sorted(by_era):
         entrants = [summarise_entrant(group) for group in by_era[era].values()]
