@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -119,7 +118,7 @@ def _upstream(root: Path) -> tuple[Path, str, str]:
 
 @pytest.mark.integration
 def test_new_lock_bump(project: Path, tmp_path: Path) -> None:
-    repo, start, later = _upstream(tmp_path)
+    repo, start, _later = _upstream(tmp_path)
     made = _cli(project, "new", "py/demo", "--repo", str(repo), "--commit", start[:8])
     assert made.returncode == 0, made.stderr
     folder = project / "scenarios" / "py" / "demo"
