@@ -194,3 +194,14 @@ def test_check_prints_a_summary_to_paste(project: Path) -> None:
     assert "| controls | ok | GRADER TRUSTED" in out
     assert "| entrant oracle | ok | success" in out and "| entrant nop | ok | failed" in out
     assert "| lock | ok | draft" in out
+
+
+@pytest.mark.integration
+def test_clone_error_names_the_repo_cache(project: Path, tmp_path: Path) -> None:
+    folder = _draft(project)
+    yml = folder / "scenario.yml"
+    missing = (tmp_path / "nowhere" / "acme.git").as_uri()
+    yml.write_text(yml.read_text().replace("repo: repo.bundle", f"repo: {missing}"))
+    done = _cli(project, "validate", "t/clamp")
+    assert done.returncode == 2 and "cannot clone" in done.stderr
+    assert "HARNESS_REPO_CACHE" in done.stderr

@@ -344,3 +344,31 @@ def test_make_repo_bundle_is_deterministic(tmp_path: Path) -> None:
     ) == ["a.txt", "pkg/b.py"]
     (src / "a.txt").write_text("changed\n")
     assert tool.make_bundle(src, tmp_path / "three.bundle") != first  # type: ignore[attr-defined]
+
+
+def test_url_pinned_scenario_is_checked_through_the_repo_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario pinned by URL (as goagentbench's are) is graded from HARNESS_REPO_CACHE;
+    without a cache, and with remote access off, the skip says how to build one."""
+    root = tmp_path / "scenarios"
+    folder = root / "x" / "pinned"
+    shutil.copytree(SCENARIOS / "smoke" / "py-fast", folder)
+    cache = tmp_path / "cache"
+    mirror = cache / "github.com" / "acme" / "pinned.git"
+    subprocess.run(
+        ["git", "clone", "-q", "--mirror", str(folder / "repo.bundle"), str(mirror)], check=True
+    )
+    (folder / "repo.bundle").unlink()
+    yml = folder / "scenario.yml"
+    yml.write_text(yml.read_text().replace("repo: repo.bundle", "repo: github.com/acme/pinned"))
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "USER_CACHE", str(cache))
+    (tmp_path / "run").mkdir()
+    test_scenario_grades_as_declared(root, "x/pinned", tmp_path / "run")
+    monkeypatch.setattr(module, "USER_CACHE", None)
+    monkeypatch.setattr(module, "SKIP_REMOTE", True)
+    (tmp_path / "again").mkdir()
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        test_scenario_grades_as_declared(root, "x/pinned", tmp_path / "again")
+    assert "HARNESS_REPO_CACHE" in str(skipped.value)
