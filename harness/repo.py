@@ -27,14 +27,22 @@ class RepoSource:
     cache_key: str | None = None  # e.g. github.com/org/name
 
 
-def resolve_source(loaded: LoadedScenario) -> RepoSource:
-    """Classify ``repo:`` and check that local sources exist."""
-    repo = loaded.scenario.repo.strip()
+def remote_source(repo: str, directory: Path) -> RepoSource | None:
+    """``repo`` as a remote source (URL or host/org/name), or None when it is local."""
     if URL.match(repo):
         key = re.sub(r"^\w+://|^[\w.-]+@", "", repo).replace(":", "/").removesuffix(".git")
         return RepoSource("remote", repo, key)
-    if HOSTED.match(repo) and not (loaded.directory / repo).exists():
+    if HOSTED.match(repo) and not (directory / repo).exists():
         return RepoSource("remote", f"https://{repo}.git", repo)
+    return None
+
+
+def resolve_source(loaded: LoadedScenario) -> RepoSource:
+    """Classify ``repo:`` and check that local sources exist."""
+    repo = loaded.scenario.repo.strip()
+    remote = remote_source(repo, loaded.directory)
+    if remote is not None:
+        return remote
     path = Path(repo).expanduser()
     if not path.is_absolute():
         path = loaded.directory / path

@@ -29,12 +29,13 @@ def _app() -> typer.Typer:
     return app
 
 
-def _cli(project: Path, *args: str) -> SimpleNamespace:
+def _cli(project: Path, *args: str, cache: Path | None = None) -> SimpleNamespace:
     """``harness ARGS`` in-process (a subprocess costs ~1 s of imports per call)."""
     env = {
         "HARNESS_SCENARIO_ROOT": str(project / "scenarios"),
         "HARNESS_WORKSPACE": str(project / "workspace"),
         "HARNESS_RESULTS": str(project / "results"),
+        "HARNESS_REPO_CACHE": str(cache) if cache else None,
     }
     before = Path.cwd()
     os.chdir(project)
@@ -129,6 +130,24 @@ def test_new_lock_bump(project: Path, tmp_path: Path) -> None:
     git(["clone", "-q", "--mirror", str(folder / "repo.bundle"), str(copy)], tmp_path)
     assert git(["rev-list", "--all"], copy) == start  # no future in the bundle either
     assert _cli(project, "setup", "py/demo").returncode == 0
+    # Pinned by URL: the commit is checked (and completed) in the repository cache.
+    cache = tmp_path / "cache"
+    git(["clone", "-q", "--mirror", str(repo), str(cache / "github.com/acme/calc.git")], tmp_path)
+    pinned = _cli(
+        project,
+        "new",
+        "py/pinned",
+        "--repo",
+        "github.com/acme/calc",
+        "--commit",
+        start[:8],
+        cache=cache,
+    )
+    assert pinned.returncode == 0, pinned.stderr
+    text = (project / "scenarios" / "py" / "pinned" / "scenario.yml").read_text()
+    assert "repo: github.com/acme/calc" in text and f"commit: {start}" in text
+    assert not (project / "scenarios" / "py" / "pinned" / "repo.bundle").exists()
+    assert _cli(project, "setup", "py/pinned", cache=cache).returncode == 0
     again = _cli(project, "new", "py/demo", "--repo", str(repo), "--commit", start)
     assert again.returncode == 2 and "exists" in again.stderr
 

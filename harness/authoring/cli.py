@@ -91,7 +91,8 @@ def new_command(
     """Scaffold a scenario: scenario.yml, SPEC.md, hidden/ and a bundle of the commit."""
     from harness.authoring.scaffold import new_scenario
 
-    folder = new_scenario(_settings().scenario_root, name, repo, commit)
+    settings = _settings()
+    folder = new_scenario(settings.scenario_root, name, repo, commit, settings.repo_cache)
     typer.echo(f"created {folder}")
     typer.echo(
         f"next: fill in the TODOs; `harness setup {name}`; make the change; "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.errors import UserError
 from harness.gitutil import GitError, git
-from harness.repo import HOSTED, URL, history_of, objects_dir
+from harness.repo import cached_mirror, history_of, objects_dir, remote_source
 from harness.scenario import FOLDER_VERSION, SCENARIO_FILE, LoadedScenario
 
 SCENARIO_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
@@ -66,7 +66,7 @@ func TestTodo(t *testing.T) {
 """
 
 
-def new_scenario(root: Path, name: str, repo: str, commit: str) -> Path:
+def new_scenario(root: Path, name: str, repo: str, commit: str, cache: Path | None = None) -> Path:
     """Scaffold ``root/name``: scenario.yml, SPEC.md, hidden/ (and repo.bundle holding the
     commit's history only, when ``repo`` is a local repository)."""
     if not SCENARIO_NAME.match(name):
@@ -86,11 +86,15 @@ def new_scenario(root: Path, name: str, repo: str, commit: str) -> Path:
     with tempfile.TemporaryDirectory(prefix="harness-new-") as tmp:
         stage = Path(tmp) / "scenario"
         stage.mkdir()
-        if URL.match(repo) or (HOSTED.match(repo) and not Path(repo).exists()):
-            repo_field, full, runner = repo, commit, "pytest"
-        else:
+        remote = remote_source(repo, Path.cwd())
+        if remote is None:
             full, runner = _bundle(Path(repo).expanduser(), commit, stage / "repo.bundle")
             repo_field = "repo.bundle"
+        else:  # pinned by URL: check the commit when the repository cache has it
+            repo_field, full, runner = repo, commit, "pytest"
+            mirror = cached_mirror(remote, cache)
+            if mirror is not None:
+                full, runner = _inspect(mirror, commit)
         hidden = "hiddentest" if runner == "go" else "tests_hidden"
         target = f"./{hidden}" if runner == "go" else hidden
         short = name.split("/", 1)[1]
@@ -113,6 +117,20 @@ def new_scenario(root: Path, name: str, repo: str, commit: str) -> Path:
         folder.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(stage, folder)
     return folder
+
+
+def _inspect(repo: Path, commit: str) -> tuple[str, str]:
+    """(full sha, runner) of ``commit`` in a local repository."""
+    found = git(["rev-parse", "-q", "--verify", f"{commit}^{{commit}}"], repo, check=False)
+    if found.returncode != 0:
+        raise UserError(
+            f"commit {commit} is not in {repo}",
+            field="--commit",
+            fix="use a commit of that repository (git log --oneline)",
+        )
+    full = found.stdout.strip()
+    names = git(["ls-tree", "--name-only", full], repo).stdout.split()
+    return full, "go" if "go.mod" in names else "pytest"
 
 
 def _bundle(repo: Path, commit: str, out: Path) -> tuple[str, str]:

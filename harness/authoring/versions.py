@@ -1,7 +1,7 @@
 """Scenario versions in summaries: a row never mixes two versions of one scenario.
 
 Runs of a scenario that appears in several versions within one era are put in a table
-of their own per version (``<era> · <scenario> v<version>``); runs of every other
+of their own per version (``<era> (<scenario> v<version>)``); runs of every other
 scenario stay in the era's table.
 """
 
@@ -42,7 +42,7 @@ def table_keys(runs: list[Any]) -> list[str]:
     for r in runs:
         base = base_name(r.scenario)
         if len(seen[(r.era, base)]) > 1:
-            keys.append(f"{r.era} · {base} v{version_of(r)}")
+            keys.append(f"{r.era} ({base} v{version_of(r)})")
         else:
             keys.append(r.era)
     return keys
