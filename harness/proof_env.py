@@ -133,11 +133,11 @@ def mismatch(proven: dict[str, Any] | None, here: dict[str, Any]) -> str | None:
         return "the proof records no environment"
     for key in sorted(set(proven) | set(here)):
         if proven.get(key) != here.get(key):
-            return f"{key}: proven with {_short(proven.get(key))}, here {_short(here.get(key))}"
+            return f"{key}: proven with {short(proven.get(key))}, here {short(here.get(key))}"
     return None
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
     if isinstance(value, str) and len(value) > 24:
         return value.removeprefix("sha256:")[:12]
     if isinstance(value, dict):

@@ -94,14 +94,21 @@ def _lock(loaded: LoadedScenario, settings: Settings) -> Step:
 
 
 def _controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Step:
-    from harness.controls import run_controls
+    from harness.controls import CONTROLS_FILE, run_controls
+    from harness.fsutil import read_json
+    from harness.proof_env import short
 
     try:
         report = run_controls(loaded, settings, sandbox)
     except HarnessError as exc:
         return Step("controls", False, exc.one_line())
     parts = [f"{c.control} {'ok' if c.passed else 'FAIL'}" for c in report.controls]
-    return Step("controls", report.trusted, f"{report.verdict}: {', '.join(parts)}")
+    detail = f"{report.verdict}: {', '.join(parts)}"
+    saved = settings.results / loaded.name / CONTROLS_FILE
+    if saved.is_file():
+        env = read_json(saved).get("environment") or {}
+        detail += "; proven in " + ", ".join(f"{k} {short(v)}" for k, v in env.items())
+    return Step("controls", report.trusted, detail)
 
 
 def _entrant(loaded: LoadedScenario, settings: Settings, agent: str, sandbox: str) -> Step:
