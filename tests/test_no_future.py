@@ -139,6 +139,21 @@ def test_workspace_holds_no_future(kind: str, upstream: Upstream, project: Path)
 
     assert_no_future(run, upstream)
     assert (ws / "calc.py").read_text() == BUG
+    # The verifier grades a copy of the workspace (staged for the scorer container).
+    from harness.verify.container import stage
+    from harness.verify.request import make_request
+    from harness.workspace import read_state
+
+    loaded = load_scenario(name, project / "scenarios")
+    state = read_state(ws, loaded)
+    stage(ws, make_request(loaded, ws, state.baseline, state.seed), project / "stage")
+    tree = project / "stage" / "tree"
+
+    def run_copy(args: list[str]) -> tuple[int, str]:
+        done = subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
+
+    assert_no_future(run_copy, upstream)
     # The working tree is the scenario's commit and the baseline sits on top of it.
     assert run(["rev-parse", "HEAD~1"])[1].strip() == upstream.start
     assert run(["status", "--porcelain"])[1] == ""
