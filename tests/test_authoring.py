@@ -130,6 +130,11 @@ def test_new_lock_bump(project: Path, tmp_path: Path) -> None:
     git(["clone", "-q", "--mirror", str(folder / "repo.bundle"), str(copy)], tmp_path)
     assert git(["rev-list", "--all"], copy) == start  # no future in the bundle either
     assert _cli(project, "setup", "py/demo").returncode == 0
+    from harness.authoring.check import _todos
+    from harness.scenario import load_scenario
+
+    todos = _todos(load_scenario("py/demo", project / "scenarios"))
+    assert not todos.ok and "scenario.yml" in todos.detail and "SPEC.md" in todos.detail
     # Pinned by URL: the commit is checked (and completed) in the repository cache.
     cache = tmp_path / "cache"
     git(["clone", "-q", "--mirror", str(repo), str(cache / "github.com/acme/calc.git")], tmp_path)
@@ -212,7 +217,7 @@ def test_check_prints_a_summary_to_paste(project: Path) -> None:
     assert re.search(r"\| validate[^|]* \| ok \|", out)
     assert "| controls | ok | GRADER TRUSTED" in out
     assert "| entrant oracle | ok | success" in out and "| entrant nop | ok | failed" in out
-    assert "| lock | ok | draft" in out
+    assert "| lock | ok | draft" in out and "| placeholders | ok |" in out
 
 
 @pytest.mark.integration

@@ -81,6 +81,21 @@ def _validate(loaded: LoadedScenario, settings: Settings) -> Step:
     return Step(name, done.returncode == 0, text[-1] if text else f"exit {done.returncode}")
 
 
+def _todos(loaded: LoadedScenario) -> Step:
+    """Placeholders left by ``harness new`` (they say ``TODO:``)."""
+    left = []
+    for path in sorted(loaded.directory.rglob("*")):
+        if path.is_file() and path.suffix in {".yml", ".md", ".py", ".go", ""}:
+            try:
+                if "TODO:" in path.read_text(encoding="utf-8"):
+                    left.append(path.relative_to(loaded.directory).as_posix())
+            except (UnicodeDecodeError, OSError):
+                continue
+    if left:
+        return Step("placeholders", False, f"TODO: left in {', '.join(left)}")
+    return Step("placeholders", True, "none left")
+
+
 def _lock(loaded: LoadedScenario, settings: Settings) -> Step:
     from harness.authoring.lock import check_lock
 
@@ -146,6 +161,7 @@ def check(
 ) -> CheckReport:
     report = CheckReport(loaded.name, loaded.version, loaded.sha256)
     report.steps.append(_validate(loaded, settings))
+    report.steps.append(_todos(loaded))
     report.steps.append(_lock(loaded, settings))
     report.steps.append(_controls(loaded, settings, sandbox))
     for agent in entrants:
