@@ -7,20 +7,22 @@ solution (defect). Hidden files copied in by ``verify --copy-only`` are left out
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from harness.errors import UserError
+from harness.errors import InfraError, UserError
 from harness.fsutil import copy_destinations, read_json
 from harness.gitutil import apply_patch, commit_all, git
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
-from harness.workspace import STATE, workspace_path
+from harness.workspace import STATE, setup, workspace_path
 
 DEFECT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -134,21 +136,46 @@ def _defect_patch(loaded: LoadedScenario, ws: Path, baseline: str) -> str:
         return _diff_workspace(scratch, reference, ws, _hidden_paths(loaded, ws))
 
 
+def _score(loaded: LoadedScenario, ws: Path, sandbox: str) -> Any:
+    """Score ``ws`` as verification would (host or scorer container)."""
+    from harness.scoring import Score
+    from harness.verify.request import make_request
+    from harness.workspace import read_state
+
+    state = read_state(ws, loaded)
+    request = make_request(loaded, ws, state.baseline, loaded.seed)  # setup used it too
+    if sandbox == "docker":
+        from harness.verify.container import verify_in_docker
+
+        env = loaded.scenario.environment
+        outcome, _ = verify_in_docker(
+            ws, request, labels={"harness.phase": "control"}, cpus=env.cpus, memory=env.memory
+        )
+    else:
+        from harness.verify.local import verify_local
+
+        outcome = verify_local(ws, request)
+    if outcome.error or outcome.score is None:
+        raise InfraError(f"scoring failed: {outcome.error or 'no score'}")
+    return Score.model_validate(outcome.score)
+
+
 def breaks_by_scoring(
     loaded: LoadedScenario, settings: Settings, patch: Path, sandbox: str
 ) -> list[str]:
     """The checks ``patch`` breaks on the reference tree (root checks only: what it breaks
     downstream of them is excused by the controls anyway)."""
-    from harness.controls import ControlRunner, _apply_solution, thresholds_for
+    from harness.agents.builtin import OracleAgent
+    from harness.controls import thresholds_for
     from harness.fsutil import copytree
     from harness.scoring.controls import broken_checks
 
-    runner = ControlRunner(loaded, settings, sandbox)
-    try:
-        reference = runner.fresh("reference")
-        _apply_solution(loaded, reference)
-        ref_score = runner.score(reference)
-        tree = runner.tmp / "defect"
+    with tempfile.TemporaryDirectory(prefix="harness-breaks-") as tmp:
+        scratch = dataclasses.replace(settings, workspace=Path(tmp) / "ws")
+        reference = setup(loaded, scratch)
+        OracleAgent.apply(loaded, reference)
+        ref_score = _score(loaded, reference, sandbox)
+        tree = Path(tmp) / "defect"
         copytree(reference, tree)
         apply_patch(
             patch,
@@ -158,9 +185,9 @@ def breaks_by_scoring(
             field="(patch)",
             fix="make the defect on a workspace holding the reference solution",
         )
-        broken = broken_checks(ref_score, runner.score(tree), thresholds_for(loaded).epsilon)
-    finally:
-        runner.close()
+        broken = broken_checks(
+            ref_score, _score(loaded, tree, sandbox), thresholds_for(loaded).epsilon
+        )
     roots = {r.check: r.root for r in ref_score.rows}
     return [name for name in broken if roots.get(name) not in broken]
 
