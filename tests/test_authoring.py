@@ -79,6 +79,13 @@ def test_solution_and_defect_save(project: Path) -> None:
     patch = (folder / "solution.patch").read_text()
     assert "calc/__init__.py" in patch and "test_hidden_calc" not in patch
     assert "solution: solution.patch" in (folder / "scenario.yml").read_text()
+    # Declared but not written yet (the snag): setup still works; save fills it in.
+    (folder / "solution.patch").unlink()
+    assert _cli(project, "setup", "t/clamp").returncode == 0
+    _fix(ws)
+    assert _cli(project, "solution", "save", "t/clamp").returncode == 0
+    assert (folder / "solution.patch").read_text() == patch
+    assert (folder / "scenario.yml").read_text().count("solution:") == 1
 
     # A defect: set up afresh, apply the solution, break one side of it, save with auto.
     assert _cli(project, "setup", "t/clamp").returncode == 0
