@@ -173,6 +173,10 @@ def seal(repo: Path) -> None:
     """Forget how the repository was made: one branch, no other refs, remotes or reflog,
     and no object the branch does not reach."""
     keep = f"refs/heads/{WORKSPACE_BRANCH}"
+    if git(["symbolic-ref", "-q", "HEAD"], repo, check=False).stdout.strip() != keep:
+        # a setup step moved HEAD (another branch, detached): the branch follows it
+        git(["update-ref", keep, "HEAD"], repo)
+        git(["symbolic-ref", "HEAD", keep], repo)
     dropped = False
     for ref in git(["for-each-ref", "--format=%(refname)"], repo).stdout.split():
         if ref != keep:

@@ -160,6 +160,27 @@ def test_workspace_holds_no_future(kind: str, upstream: Upstream, project: Path)
 
 
 @pytest.mark.integration
+def test_setup_steps_cannot_leave_refs_behind(upstream: Upstream, project: Path) -> None:
+    """A setup step that makes branches, tags or stray objects leaves nothing behind."""
+    repo, cache = _sources("mirror", upstream, project)
+    name = _scenario(project, repo, upstream.start)
+    yml = project / "scenarios" / name / "scenario.yml"
+    steps = (
+        "git tag -a keep -m x && git checkout -qb side && "
+        "echo stray | git hash-object -w --stdin && git stash list"
+    )
+    yml.write_text(yml.read_text() + f"setup:\n  exec: ['{steps}']\n")
+    ws = setup(load_scenario(name, project / "scenarios"), _settings(project, cache))
+
+    def run(args: list[str]) -> tuple[int, str]:
+        done = subprocess.run(["git", *args], cwd=ws, capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
+
+    assert_no_future(run, upstream)
+    assert run(["symbolic-ref", "HEAD"])[1].strip() == "refs/heads/main"
+
+
+@pytest.mark.integration
 def test_short_commit_and_missing_commit(upstream: Upstream, project: Path) -> None:
     from harness.errors import UserError
 
