@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,15 +21,15 @@ class Settings:
 
     @classmethod
     def from_env(cls, cwd: Path | None = None) -> Settings:
+        from harness.gab import env_value  # HARNESS_X, else goagentbench's GOAGENTBENCH_X
+
         base = (cwd or Path.cwd()).resolve()
-        cache = os.environ.get("HARNESS_REPO_CACHE")
+        cache = env_value("REPO_CACHE")
         return cls(
-            workspace=Path(os.environ.get("HARNESS_WORKSPACE", base / "workspace")).resolve(),
-            results=Path(os.environ.get("HARNESS_RESULTS", base / "results")).resolve(),
-            scenario_root=Path(
-                os.environ.get("HARNESS_SCENARIO_ROOT", base / "scenarios")
-            ).resolve(),
+            workspace=Path(env_value("WORKSPACE") or base / "workspace").resolve(),
+            results=Path(env_value("RESULTS") or base / "results").resolve(),
+            scenario_root=Path(env_value("SCENARIO_ROOT") or base / "scenarios").resolve(),
             repo_cache=Path(cache).resolve() if cache else None,
-            skip_remote=_truthy(os.environ.get("HARNESS_SKIP_REMOTE")),
+            skip_remote=_truthy(env_value("SKIP_REMOTE")),
             project_root=base,
         )

@@ -49,6 +49,7 @@ class SandboxSpec:
     pids: int | None = 512
     network: str = "none"
     labels: dict[str, str] = field(default_factory=dict)
+    mounts: dict[str, str] = field(default_factory=dict)  # host path -> path inside, read-only
 
 
 @runtime_checkable

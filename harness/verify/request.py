@@ -9,11 +9,21 @@ from harness.verify.engine import HiddenCopy, VerifyRequest
 
 
 def make_request(
-    loaded: LoadedScenario, workspace: Path, baseline: str, seed: str, *, copy_only: bool = False
+    loaded: LoadedScenario,
+    workspace: Path,
+    baseline: str,
+    seed: str,
+    *,
+    copy_only: bool = False,
+    sandbox: str = "docker",
 ) -> VerifyRequest:
     scn = loaded.scenario
     v = scn.verify
+    chain: dict[str, object] = {}
+    if not copy_only:
+        chain = _provisioned(loaded, workspace, baseline, sandbox)
     return VerifyRequest(
+        **chain,  # type: ignore[arg-type]
         scenario=loaded.name,
         baseline=baseline,
         seed=seed,
@@ -29,3 +39,23 @@ def make_request(
         timeout_s=scn.environment.verify_timeout,
         copy_only=copy_only,
     )
+
+
+def _provisioned(
+    loaded: LoadedScenario, workspace: Path, baseline: str, sandbox: str
+) -> dict[str, object]:
+    """The toolchain and dependency fields of the request. A download or resolution
+    failure becomes ``provision_error`` (the verdict is then ``error``), never a crash."""
+    from harness.errors import InfraError
+    from harness.provision import provision
+
+    try:
+        prov = provision(loaded, workspace, baseline, sandbox)
+    except InfraError as exc:
+        return {"provision_error": exc.one_line()}
+    return {
+        "env": prov.env("local"),
+        "docker_env": prov.env("docker"),
+        "mounts": prov.mounts(),
+        "toolchain": prov.record(),
+    }

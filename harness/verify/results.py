@@ -23,6 +23,9 @@ class TargetResult(BaseModel):
     tests: list[TestCase] = Field(default_factory=list)
     error: str | None = None
     duration_s: float = 0.0
+    exit_code: int | None = None
+    ok: bool | None = None  # the target's verdict: its test command succeeded
+    env_error: str | None = None  # a toolchain or dependency failure, not the code's
 
     @property
     def passed(self) -> int:
@@ -34,6 +37,9 @@ class TargetResult(BaseModel):
 
     @property
     def all_passed(self) -> bool:
+        """goagentbench's rule when the runner set ``ok``; else every test passed."""
+        if self.ok is not None:
+            return self.ok
         return self.error is None and self.total > 0 and self.passed == self.total
 
 
@@ -51,3 +57,4 @@ class VerifyOutcome(BaseModel):
     report_text: str = ""
     duration_s: float = 0.0
     error: str | None = None
+    toolchain: dict[str, Any] | None = None  # what actually ran (go version, python)
