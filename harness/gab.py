@@ -63,7 +63,11 @@ def _exclude(ws: Path) -> None:
 
 
 def run_start(meta: dict[str, Any], ws: Path, go_version: str | None = None) -> dict[str, Any]:
-    """goagentbench's RunStart from run.json's content."""
+    """goagentbench's RunStart from run.json's content (``go_version``: the scenario's
+    pinned Go when run.json names one, else the host's)."""
+    pinned = (meta.get("toolchain") or {}).get("go") or ""
+    if go_version is None and pinned.startswith("go1"):
+        go_version = pinned.split()[0]
     return {
         "run_id": meta.get("run_id"),
         "scenario": meta.get("scenario"),

@@ -142,9 +142,6 @@ def run_agent(
         meta["fleet"] = _fleet_fingerprint(entrant.fleet_file)
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
-    from harness.gab import write_run_start
-
-    write_run_start(ws, meta)  # goagentbench's <workspace>/.run-start.json
     _agent_phase(
         run, meta, loaded, ws, state, entrant, opts, loaded.scenario.agent.instructions, turn=1
     )
@@ -190,6 +187,10 @@ def _agent_phase(
 
         meta["toolchain"] = apply_to_spec(spec, loaded, ws, state.baseline, opts.sandbox)
         run.write_run(meta)
+        if turn == 1:
+            from harness.gab import write_run_start
+
+            write_run_start(ws, meta)  # goagentbench's <workspace>/.run-start.json
         sandbox = make_sandbox(opts.sandbox, spec)
         gateway: Any = None
         try:

@@ -111,7 +111,8 @@ class DockerSandbox:
             if info.st_uid != 0:
                 self._owner = (info.st_uid, info.st_gid)
         for host_path, inside in spec.mounts.items():  # toolchains, prepared dependencies
-            kwargs.setdefault("volumes", {})[host_path] = {"bind": inside, "mode": "ro"}
+            bind, _, mode = inside.partition(":")
+            kwargs.setdefault("volumes", {})[host_path] = {"bind": bind, "mode": mode or "ro"}
         try:
             if spec.network == "none":
                 kwargs["network_mode"] = "none"

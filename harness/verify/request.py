@@ -7,6 +7,8 @@ from pathlib import Path
 from harness.scenario import LoadedScenario
 from harness.verify.engine import HiddenCopy, VerifyRequest
 
+GOCACHE_INSIDE = "/opt/harness-gocache"
+
 
 def make_request(
     loaded: LoadedScenario,
@@ -53,9 +55,21 @@ def _provisioned(
         prov = provision(loaded, workspace, baseline, sandbox)
     except InfraError as exc:
         return {"provision_error": exc.one_line()}
+    mounts, docker_env, local_env = prov.mounts(), prov.env("docker"), prov.env("local")
+    if prov.runner == "go":
+        # The verifier's own build cache, kept between trials and shared by Docker and
+        # local (Go's cache keys do not depend on where GOROOT sits): the standard
+        # library is compiled once per machine, not once per verification.
+        from harness.images.bootstrap import cache_dir
+
+        gocache = cache_dir() / "gocache-verify"
+        gocache.mkdir(parents=True, exist_ok=True)
+        mounts[str(gocache)] = f"{GOCACHE_INSIDE}:rw"
+        docker_env["GOCACHE"] = GOCACHE_INSIDE
+        local_env["GOCACHE"] = str(gocache)
     return {
-        "env": prov.env("local"),
-        "docker_env": prov.env("docker"),
-        "mounts": prov.mounts(),
+        "env": local_env,
+        "docker_env": docker_env,
+        "mounts": mounts,
         "toolchain": prov.record(),
     }
