@@ -117,7 +117,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                         timeout=per_target,
                         python=request.python,
                         extra_env=request.env,
-                    )
+                    ).model_copy(update={"target": target})
                 )
     rules_ok = all(r.ok for r in rules)
     required_ok = all(t.all_passed for t in targets if t.kind == "required")
