@@ -40,7 +40,9 @@ def _first_line(t: TargetResult) -> str:
     return (lines[0] if lines else f"exit {t.exit_code}")[:160]
 
 
-def _compile(ws: Path, loaded: LoadedScenario, sandbox: str, labels: dict[str, str]) -> VerifyOutcome:
+def _compile(
+    ws: Path, loaded: LoadedScenario, sandbox: str, labels: dict[str, str]
+) -> VerifyOutcome:
     from harness.verify.request import make_request
     from harness.workspace import read_state
 

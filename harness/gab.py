@@ -58,8 +58,9 @@ def _exclude(ws: Path) -> None:
     text = exclude.read_text() if exclude.exists() else ""
     missing = [f"/{n}" for n in (RUN_START, RUN_PROGRESS) if f"/{n}" not in text.split()]
     if missing:
-        exclude.write_text(text + ("" if text.endswith("\n") or not text else "\n")
-                           + "\n".join(missing) + "\n")
+        exclude.write_text(
+            text + ("" if text.endswith("\n") or not text else "\n") + "\n".join(missing) + "\n"
+        )
 
 
 def run_start(meta: dict[str, Any], ws: Path, go_version: str | None = None) -> dict[str, Any]:

@@ -247,8 +247,18 @@ def python_wheels(requirements: dict[str, str]) -> tuple[Path, Path]:
             pip = [sys.executable, "-m", "pip"]
             steps = [
                 [*pip, "download", "-q", *pip_cert_args(), "-d", str(work / "wheels"), *args],
-                [*pip, "install", "-q", "--no-index", "--find-links", str(work / "wheels")]
-                + ["--target", str(work / "site"), "--no-compile", *args],
+                [
+                    *pip,
+                    "install",
+                    "-q",
+                    "--no-index",
+                    "--find-links",
+                    str(work / "wheels"),
+                    "--target",
+                    str(work / "site"),
+                    "--no-compile",
+                    *args,
+                ],
             ]
             for cmd in steps:
                 proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -281,7 +291,9 @@ def image_env(tag: str) -> dict[str, str]:
     return dict(p.split("=", 1) for p in pairs if "=" in p)
 
 
-def apply_to_spec(spec: Any, loaded: LoadedScenario, ws: Path, baseline: str, kind: str) -> dict[str, Any]:
+def apply_to_spec(
+    spec: Any, loaded: LoadedScenario, ws: Path, baseline: str, kind: str
+) -> dict[str, Any]:
     """Put the scenario's toolchain and dependencies into an agent SandboxSpec: read-only
     mounts and variables for Docker (after ``spec.image`` is set), host paths for local.
     Returns what was chosen, for run.json."""

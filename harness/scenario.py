@@ -116,7 +116,7 @@ class Environment(Strict):
     @classmethod
     def _quoted_version(cls, v: Any) -> Any:
         if isinstance(v, float | int) and not isinstance(v, bool):
-            raise ValueError(f"{v} must be quoted (YAML reads 1.20 as 1.2), e.g. \"1.24\"")
+            raise ValueError(f'{v} must be quoted (YAML reads 1.20 as 1.2), e.g. "1.24"')
         return v
 
 

@@ -109,7 +109,8 @@ def choose_go(declared: str | None, go_mod: str | None, *, where: str = "go.mod"
         raise UserError(
             f"no pinned Go release satisfies {reason}",
             field="environment.go" if declared else where,
-            fix=f"use one of Go {', '.join(GO_RELEASES)} (pinned: {', '.join(GO_RELEASES.values())})",
+            fix=f"use one of Go {', '.join(GO_RELEASES)} "
+            f"(pinned: {', '.join(GO_RELEASES.values())})",
         )
     return GoChoice(release, reason)
 

@@ -74,7 +74,7 @@ def test_go124_module_dependency_local_then_docker(go_project, cli: CLI) -> None
 
 
 def test_validate_deep_builds_baseline_and_solution(go_project, cli: CLI) -> None:  # type: ignore[no-untyped-def]
-    project, env = go_project
+    _, env = go_project
     done = cli("validate", "--deep", "--sandbox", "local", "gomod/greet", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "toolchain go1.24.11" in done.stdout
@@ -108,12 +108,15 @@ def _request(project: Path, env: dict[str, str]):  # type: ignore[no-untyped-def
 
 
 def test_old_go_on_a_go124_module_is_an_environment_error(
-    go_project, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    go_project,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     """Debian's Go 1.19 on `go 1.24.4`: the baseline fails the same way, so `error`."""
-    if not shutil.which("go") or "go1.19" not in subprocess.run(
-        ["go", "version"], capture_output=True, text=True, check=False
-    ).stdout:
+    if (
+        not shutil.which("go")
+        or "go1.19"
+        not in subprocess.run(["go", "version"], capture_output=True, text=True, check=False).stdout
+    ):
         pytest.skip("needs the host's Debian Go 1.19")
     from harness.agents.builtin import OracleAgent
     from harness.verify.local import verify_local
@@ -130,14 +133,15 @@ def test_old_go_on_a_go124_module_is_an_environment_error(
 
 
 def test_agent_breaking_go_mod_is_a_failure_not_an_error(
-    go_project, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    go_project,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     from harness.verify.local import verify_local
 
     project, env = go_project
     for key in env:
         monkeypatch.setenv(key, env[key])
-    loaded, ws, request = _request(project, env)
+    _, ws, request = _request(project, env)
     go_mod = ws / "go.mod"
     go_mod.write_text(go_mod.read_text().replace("go 1.24.4", "go 1.30"))
     outcome = verify_local(ws, request)
@@ -152,7 +156,9 @@ def test_python_wheel_dependency_local_and_docker(project: Path, tmp_path: Path,
     done = cli("exec", "pydeps/quad", "--agent", "oracle", "--sandbox", "local", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     report = _report(project, "pydeps/quad")
-    assert report["toolchain"]["python_wheels"] and report["toolchain"]["ran"].startswith("Python 3.11")
+    assert report["toolchain"]["python_wheels"] and report["toolchain"]["ran"].startswith(
+        "Python 3.11"
+    )
     done = cli("exec", "pydeps/quad", "--agent", "oracle", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     wheels = list((tmp_path / "cache" / "deps" / "python").glob("*/wheels/*.whl"))

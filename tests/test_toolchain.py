@@ -20,12 +20,12 @@ from harness.toolchain import (
     pip_cert_args,
     python_refusal,
 )
+from harness.verify import scoring_bridge
 from harness.verify.envcheck import classify_go, classify_pytest
 from harness.verify.report import RULES_ROW, build_report, render_text
 from harness.verify.results import TargetResult, VerifyOutcome
 from harness.verify.results import TestCase as Case
 from harness.verify.rules import RuleResult
-from harness.verify import scoring_bridge
 
 pytestmark = pytest.mark.unit
 
@@ -94,7 +94,9 @@ def test_provision_env_for_docker_and_local(tmp_path: Path) -> None:
     assert docker["GOMODCACHE"] == "/opt/harness-deps/gomod" and docker["GOPROXY"] == "off"
     assert docker["GOTOOLCHAIN"] == "local"
     local = expand(prov.env("local"), {"PATH": "/bin"})
-    assert local["PATH"] == f"{tmp_path}/go/bin:/bin" and local["GOMODCACHE"] == str(tmp_path / "mod")
+    assert local["PATH"] == f"{tmp_path}/go/bin:/bin" and local["GOMODCACHE"] == str(
+        tmp_path / "mod"
+    )
     assert set(prov.mounts().values()) == {"/opt/harness-go", "/opt/harness-deps/gomod"}
     py = Provision(runner="pytest", wheels=tmp_path / "w", pysite=tmp_path / "s")
     env = expand(py.env("docker"), {})
@@ -106,7 +108,10 @@ def test_provision_env_for_docker_and_local(tmp_path: Path) -> None:
 
 
 def test_go_toolchain_failures_are_named_with_the_fix(tmp_path: Path) -> None:
-    old = "go: errors parsing go.mod:\n/x/go.mod:3: invalid go version '1.24.4': must match format 1.23\n"
+    old = (
+        "go: errors parsing go.mod:\n"
+        "/x/go.mod:3: invalid go version '1.24.4': must match format 1.23\n"
+    )
     msg = classify_go(old, tmp_path)
     assert msg and msg.startswith("toolchain:") and "environment.go" in msg
     new = "go: go.mod requires go >= 1.30 (running go 1.24.11; GOTOOLCHAIN=local)\n"
@@ -210,7 +215,9 @@ def test_partial_fraction_is_not_zeroed_by_a_failed_required_target(tmp_path: Pa
 # -- goagentbench environment and run files -------------------------------------------------
 
 
-def test_goagentbench_variables_are_aliases(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_goagentbench_variables_are_aliases(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     for name in ("WORKSPACE", "RESULTS", "SCENARIO_ROOT", "SKIP_REMOTE", "REPO_CACHE"):
         monkeypatch.delenv(f"HARNESS_{name}", raising=False)
         monkeypatch.delenv(f"GOAGENTBENCH_{name}", raising=False)

@@ -154,7 +154,9 @@ def compile_form(runner: str, target: str) -> str:
     return f"{target} --collect-only"
 
 
-def confirm_env_error(tree: Path, request: VerifyRequest, targets: list[TargetResult]) -> str | None:
+def confirm_env_error(
+    tree: Path, request: VerifyRequest, targets: list[TargetResult]
+) -> str | None:
     """An environment failure (toolchain, dependency) that the baseline tree, with the
     same hidden files, also has; None when every failure is the change's own."""
     suspect = next((t for t in targets if not t.all_passed and t.env_error), None)

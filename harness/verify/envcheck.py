@@ -75,9 +75,15 @@ def _requirement_names(tree: Path) -> set[str]:
 def classify_pytest(output: str, tree: Path) -> str | None:
     """The environment failure in pytest output (missing pytest or a declared dependency)."""
     if re.search(r"No module named pytest", output):
-        return "toolchain: pytest is not installed for the Python that ran (fix: use an image with pytest)"
+        return (
+            "toolchain: pytest is not installed for the Python that ran "
+            "(fix: use an environment image with pytest)"
+        )
     declared = _requirement_names(tree)
     for m in re.finditer(r"No module named '([^'.]+)", output):
         if re.sub(r"[-_.]+", "_", m.group(1)).lower() in declared:
-            return f"dependency: {m.group(1)} (a declared requirement) is not installed (fix: {DEPS_FIX})"
+            return (
+                f"dependency: {m.group(1)} (a declared requirement) is not installed "
+                f"(fix: {DEPS_FIX})"
+            )
     return None

@@ -7,7 +7,6 @@ from typing import Any
 from harness.results import REPORT_SCHEMA_VERSION, now_iso
 from harness.verify.results import TargetResult, VerifyOutcome
 
-
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
 
 
@@ -39,8 +38,17 @@ def build_report(
     partial_tests = [target_row(t) for t in outcome.targets if t.kind == "partial"]
     bad_rules = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
     if bad_rules:
-        tests.insert(0, {"name": RULES_ROW, "passed": False, "output": "", "kind": "rules",
-                         "error": "\n".join(bad_rules), "cases": []})
+        tests.insert(
+            0,
+            {
+                "name": RULES_ROW,
+                "passed": False,
+                "output": "",
+                "kind": "rules",
+                "error": "\n".join(bad_rules),
+                "cases": [],
+            },
+        )
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run_id": run.get("run_id"),

@@ -16,7 +16,8 @@ DEP = "example.com/greet"
 DEP_VERSION = "v1.0.0"
 DEP_FILES = {
     "go.mod": f"module {DEP}\n\ngo 1.21\n",
-    "greet.go": 'package greet\n\n// Greet says hello.\nfunc Greet(name string) string { return "hello, " + name }\n',
+    "greet.go": "package greet\n\n// Greet says hello.\n"
+    'func Greet(name string) string { return "hello, " + name }\n',
 }
 
 

@@ -44,7 +44,9 @@ def py_scenario(project: Path, name: str = "pydeps/quad") -> Path:
     sha = make_bundle(project / "work-repo", folder / "repo.bundle", files)
     repo = project / "work-sol"
     git(["clone", "-q", str(folder / "repo.bundle"), str(repo)], project)
-    (repo / "quad.py").write_text(base.replace("tinydep.double(x)", "tinydep.double(tinydep.double(x))"))
+    (repo / "quad.py").write_text(
+        base.replace("tinydep.double(x)", "tinydep.double(tinydep.double(x))")
+    )
     (folder / "solution.patch").write_text(git(["diff"], repo) + "\n")
     (folder / "hidden").mkdir()
     (folder / "hidden" / "test_quad.py").write_text(
