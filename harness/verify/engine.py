@@ -111,8 +111,8 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                     run_target(
                         request.runner,
                         compile_form(request.runner, target) if request.compile_only else target,
-                        kind,
-                        tree,  # type: ignore[arg-type]
+                        kind,  # type: ignore[arg-type]
+                        tree,
                         seed=request.seed,
                         timeout=per_target,
                         python=request.python,
