@@ -189,9 +189,18 @@ def validate(
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
-    from harness.workspace import setup
+    from harness.provision import provision
+    from harness.workspace import read_state, setup
 
-    path = setup(_load(scenario), _settings(), _seed(seed))
+    loaded = _load(scenario)
+    path = setup(loaded, _settings(), _seed(seed))
+    # the toolchain and dependencies, fetched now (with network) for the offline phases
+    chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
+    if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
+        typer.echo(
+            f"toolchain: {chosen['go'] or 'image'}; go modules: "
+            f"{chosen['go_modules'] or '-'}; python wheels: {chosen['python_wheels'] or '-'}"
+        )
     typer.echo(f"workspace ready: {path}")
 
 

@@ -83,7 +83,6 @@ class Provision:
             env["PATH"] = f"{root}/bin:$PATH"
         if self.gomod:
             env["GOMODCACHE"] = where(self.gomod, f"{CONTAINER_DEPS}/gomod")
-            env["GOFLAGS"] = "-mod=readonly"
         if self.wheels:
             env["PIP_NO_INDEX"] = "1"
             env["PIP_FIND_LINKS"] = where(self.wheels, f"{CONTAINER_DEPS}/wheels")

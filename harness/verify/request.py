@@ -50,6 +50,7 @@ def _provisioned(
     failure becomes ``provision_error`` (the verdict is then ``error``), never a crash."""
     from harness.errors import InfraError
     from harness.provision import provision
+    from harness.toolchain import local_python
 
     try:
         prov = provision(loaded, workspace, baseline, sandbox)
@@ -67,7 +68,9 @@ def _provisioned(
         mounts[str(gocache)] = f"{GOCACHE_INSIDE}:rw"
         docker_env["GOCACHE"] = GOCACHE_INSIDE
         local_env["GOCACHE"] = str(gocache)
+    python = local_python(prov.python) if sandbox == "local" else None
     return {
+        **({"python": python} if python else {}),
         "env": local_env,
         "docker_env": docker_env,
         "mounts": mounts,
