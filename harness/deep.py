@@ -36,7 +36,11 @@ class DeepReport:
 
 def _first_line(t: TargetResult) -> str:
     text = " ".join(c.output for c in t.tests if not c.passed) or (t.error or "")
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("FAIL")]
+    lines = [
+        ln.strip()
+        for ln in text.splitlines()
+        if ln.strip() and not ln.startswith(("FAIL", "#", "=", "_"))
+    ]
     return (lines[0] if lines else f"exit {t.exit_code}")[:160]
 
 

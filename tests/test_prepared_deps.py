@@ -163,6 +163,9 @@ def test_python_wheel_dependency_local_and_docker(project: Path, tmp_path: Path,
     assert done.returncode == 0, done.stdout + done.stderr
     wheels = list((tmp_path / "cache" / "deps" / "python").glob("*/wheels/*.whl"))
     assert [w.name for w in wheels] == ["tinydep-1.0-py3-none-any.whl"]
+    deep = cli("validate", "--deep", "--sandbox", "local", "pydeps/quad", env=env)
+    assert deep.returncode == 0, deep.stdout + deep.stderr
+    assert "solution  builds      test_quad.py" in deep.stdout
 
 
 def test_undeclarable_python_is_refused(project: Path, cli: CLI) -> None:
