@@ -65,9 +65,14 @@ class Provision:
             out[str(self.pysite)] = f"{CONTAINER_DEPS}/site"
         return out
 
-    def env(self, kind: str) -> dict[str, str]:
+    def env(self, kind: str, phase: str = "verify") -> dict[str, str]:
         """Variables for ``kind`` ("docker" or "local"); ``$PATH`` and ``$PYTHONPATH``
-        in values stand for the current value (see ``expand``)."""
+        in values stand for the current value (see ``expand``).
+
+        The verifier gets the installed requirements on ``PYTHONPATH``. The agent does
+        not (they would shadow a Python agent's own packages); it gets
+        ``HARNESS_DEPS_SITE`` and an offline pip (``pip install -r requirements.txt``
+        installs from the prepared wheels)."""
         inside = kind == "docker"
 
         def where(host: Path, container: str) -> str:
@@ -87,7 +92,12 @@ class Provision:
             env["PIP_NO_INDEX"] = "1"
             env["PIP_FIND_LINKS"] = where(self.wheels, f"{CONTAINER_DEPS}/wheels")
         if self.pysite:
-            env["PYTHONPATH"] = where(self.pysite, f"{CONTAINER_DEPS}/site") + ":$PYTHONPATH"
+            site = where(self.pysite, f"{CONTAINER_DEPS}/site")
+            if phase == "verify":
+                env["PYTHONPATH"] = f"{site}:$PYTHONPATH"
+            else:
+                env["HARNESS_DEPS_SITE"] = site
+                env["PIP_BREAK_SYSTEM_PACKAGES"] = "1"  # Debian's python3 is PEP 668-managed
         return env
 
     def record(self) -> dict[str, Any]:
@@ -297,7 +307,7 @@ def apply_to_spec(
     mounts and variables for Docker (after ``spec.image`` is set), host paths for local.
     Returns what was chosen, for run.json."""
     prov = provision(loaded, ws, baseline, kind)
-    env = prov.env(kind)
+    env = prov.env(kind, phase="agent")
     if kind == "docker":
         spec.mounts.update(prov.mounts())
         base = image_env(spec.image) if spec.image else {}

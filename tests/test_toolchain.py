@@ -102,6 +102,8 @@ def test_provision_env_for_docker_and_local(tmp_path: Path) -> None:
     env = expand(py.env("docker"), {})
     assert env["PIP_NO_INDEX"] == "1" and env["PIP_FIND_LINKS"] == "/opt/harness-deps/wheels"
     assert env["PYTHONPATH"] == "/opt/harness-deps/site"
+    agent = expand(py.env("docker", phase="agent"), {})
+    assert "PYTHONPATH" not in agent and agent["HARNESS_DEPS_SITE"] == "/opt/harness-deps/site"
 
 
 # -- environment failures -----------------------------------------------------------------
