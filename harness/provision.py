@@ -223,7 +223,13 @@ def go_modules(go_mod: str, go_sum: str, goroot: Path | None) -> Path:
                 check=False,
             )
             if proc.returncode != 0:
-                tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
+                from harness.verify.envcheck import classify_go
+
+                out = proc.stderr or proc.stdout
+                why = classify_go(out, mod)
+                if why and why.startswith("toolchain"):
+                    raise InfraError(f"could not prepare the Go modules: {why}")
+                tail = " | ".join(out.strip().splitlines()[-2:])
                 raise InfraError(
                     f"could not prepare the Go modules go.mod requires: {tail}",
                     fix="run setup where the Go module proxy (GOPROXY) is reachable",

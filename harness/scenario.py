@@ -109,7 +109,7 @@ class Environment(Strict):
     pids: int = 1024
     agent_timeout: Duration = 1800.0
     verify_timeout: Duration = 600.0
-    go: str | None = None  # e.g. "1.24": a pinned Go release (else go.mod's go line)
+    go: str | None = None  # "1.24": a pinned Go release (else go.mod's); "system": the image's
     python: str | None = None  # e.g. "3.11": refused where no such interpreter exists
 
     @field_validator("go", "python", mode="before")

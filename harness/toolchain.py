@@ -80,6 +80,8 @@ def choose_go(declared: str | None, go_mod: str | None, *, where: str = "go.mod"
 
     Raises UserError when the requirement is not a version or newer than every pin.
     """
+    if declared == "system":
+        return GoChoice(None, "environment.go system (the image's or host's own Go)")
     if declared:
         need, reason = declared, f"environment.go {declared}"
     elif go_mod is not None:
@@ -97,7 +99,7 @@ def choose_go(declared: str | None, go_mod: str | None, *, where: str = "go.mod"
         raise UserError(
             f"'{need}' is not a Go version",
             field="environment.go" if declared else where,
-            fix='write e.g. environment.go: "1.24"',
+            fix='write e.g. environment.go: "1.24" (or "system" for the image\'s own Go)',
         )
     if not declared and parsed[:2] <= SYSTEM_GO_MAX:
         return GoChoice(None, reason)

@@ -93,6 +93,22 @@ def test_unpreparable_dependency_is_an_error_not_a_failure(go_project, cli: CLI)
     assert deep.returncode == 3 and "environment" in deep.stdout
 
 
+def test_go124_module_under_debian_go_is_an_error_naming_the_fix(go_project, cli: CLI) -> None:  # type: ignore[no-untyped-def]
+    """The issue's case: go.mod says go 1.24.4 and Go 1.19 runs -> error, exit 3, the fix."""
+    _need_debian_go()
+    project, env = go_project
+    yml = project / "scenarios" / "gomod" / "greet" / "scenario.yml"
+    yml.write_text(
+        yml.read_text().replace("classification:", 'environment:\n  go: "system"\nclassification:')
+    )
+    done = cli("exec", "gomod/greet", "--agent", "oracle", "--sandbox", "local", env=env)
+    assert done.returncode == 3, done.stdout + done.stderr
+    report = _report(project, "gomod/greet")
+    assert report["outcome"] == "error" and "environment.go" in report["error"]
+    deep = cli("validate", "--deep", "--sandbox", "local", "gomod/greet", env=env)
+    assert deep.returncode == 3 and "environment.go" in deep.stdout
+
+
 def _request(project: Path, env: dict[str, str]):  # type: ignore[no-untyped-def]
     from harness.scenario import load_scenario
     from harness.settings import Settings

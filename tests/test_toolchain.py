@@ -43,7 +43,8 @@ def test_go_line_and_toolchain_line_pick_a_pinned_release() -> None:
     assert choice.reason == "go.mod go 1.24.4" and "1.24.11" in choice.label
 
 
-def test_old_go_mod_keeps_the_images_go() -> None:
+def test_old_go_mod_or_system_keeps_the_images_go() -> None:
+    assert choose_go("system", "module m\n\ngo 1.24\n").release is None
     assert choose_go(None, "module m\n\ngo 1.19\n").release is None
     assert choose_go(None, "module m\n").release is None
     assert choose_go(None, None).release is None
