@@ -109,6 +109,15 @@ def test_go124_module_under_debian_go_is_an_error_naming_the_fix(go_project, cli
     assert deep.returncode == 3 and "environment.go" in deep.stdout
 
 
+def _need_debian_go() -> None:
+    go = shutil.which("go")
+    out = (
+        subprocess.run([go, "version"], capture_output=True, text=True, check=False) if go else None
+    )
+    if out is None or "go1.19" not in out.stdout:
+        pytest.skip("needs the host's Debian Go 1.19 (.ci/run installs golang-go)")
+
+
 def _request(project: Path, env: dict[str, str]):  # type: ignore[no-untyped-def]
     from harness.scenario import load_scenario
     from harness.settings import Settings
@@ -128,12 +137,7 @@ def test_old_go_on_a_go124_module_is_an_environment_error(
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     """Debian's Go 1.19 on `go 1.24.4`: the baseline fails the same way, so `error`."""
-    if (
-        not shutil.which("go")
-        or "go1.19"
-        not in subprocess.run(["go", "version"], capture_output=True, text=True, check=False).stdout
-    ):
-        pytest.skip("needs the host's Debian Go 1.19")
+    _need_debian_go()
     from harness.agents.builtin import OracleAgent
     from harness.verify.local import verify_local
 
