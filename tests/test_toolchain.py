@@ -272,3 +272,26 @@ def test_run_files_have_goagentbench_shapes_and_stay_out_of_the_diff(tmp_path: P
     }
     assert prog["duration_seconds"] == 2.5 and prog["ended_at"].endswith("03+00:00")
     assert git(["status", "--porcelain"], ws) == ""
+
+
+def test_every_goagentbench_row_names_existing_tests() -> None:
+    import re
+
+    from tests.conftest import REPO_ROOT
+
+    rows = [
+        ln
+        for ln in (REPO_ROOT / "docs" / "GOAGENTBENCH.md").read_text().splitlines()
+        if re.match(r"^\| \d+ \|", ln)
+    ]
+    assert len(rows) >= 15
+    for row in rows:
+        refs = re.findall(r"`((?:tests/[\w/]+\.py)?(?:::\w+)?)`", row.rsplit("|", 2)[-2])
+        assert refs, row
+        current = None
+        for ref in refs:
+            path, _, name = ref.partition("::")
+            current = path or current
+            assert current and (REPO_ROOT / current).is_file(), ref
+            if name:
+                assert f"def {name}(" in (REPO_ROOT / current).read_text(), ref
