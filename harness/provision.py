@@ -24,6 +24,7 @@ from typing import Any
 
 from harness.errors import InfraError, UserError
 from harness.gitutil import GitError, git
+from harness.pyreqs import project_requirements
 from harness.scenario import LoadedScenario
 from harness.toolchain import (
     CONTAINER_GOROOT,
@@ -108,6 +109,7 @@ class Provision:
             "go_modules": self.gomod.name if self.gomod else None,
             "python_wheels": self.wheels.name if self.wheels else None,
             "python": self.python,
+            "notes": self.notes,
         }
 
 
@@ -155,8 +157,24 @@ def provision(
             )
         texts = {n: _at_baseline(ws, baseline, n) for n in REQUIREMENT_FILES}
         present = {n: t for n, t in texts.items() if t and _has_requirements(t)}
+        runtime, tests = project_requirements(
+            _at_baseline(ws, baseline, "pyproject.toml"), _at_baseline(ws, baseline, "setup.py")
+        )
+        if runtime:
+            present["project-requirements.txt"] = "\n".join(runtime) + "\n"
+        if tests:
+            present["project-test-requirements.txt"] = "\n".join(tests) + "\n"
         if present:
-            prov.wheels, prov.pysite = python_wheels(present)
+            try:
+                prov.wheels, prov.pysite = python_wheels(present)
+            except InfraError as exc:
+                if not tests:
+                    raise
+                # the test extras are a convenience: prepare the rest, say what was left
+                present.pop("project-test-requirements.txt")
+                prov.notes.append(f"test extras not prepared: {exc.message}")
+                if present:
+                    prov.wheels, prov.pysite = python_wheels(present)
     return prov
 
 

@@ -195,3 +195,26 @@ def test_undeclarable_python_is_refused(project: Path, cli: CLI) -> None:
     done = cli("exec", "pydeps/quad", "--agent", "oracle", env=index_env(project))
     assert done.returncode == 2, done.stdout + done.stderr
     assert "environment.python" in done.stderr and "3.99" in done.stderr
+
+
+def test_pyproject_dependencies_prepared_and_missing_test_extras_only_noted(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.provision import provision
+    from harness.scenario import load_scenario
+    from harness.settings import Settings
+    from harness.workspace import read_state, setup
+
+    pyproject = (
+        '[project]\nname = "quad"\nversion = "1"\ndependencies = ["tinydep==1.0"]\n'
+        '[project.optional-dependencies]\ntests = ["not-in-the-index"]\n'
+    )
+    py_scenario(project, deps={"pyproject.toml": pyproject})
+    env = {**index_env(project), "HARNESS_CACHE_DIR": str(_fresh_cache(tmp_path))}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    loaded = load_scenario("pydeps/quad", project / "scenarios")
+    ws = setup(loaded, Settings.from_env(project))
+    prov = provision(loaded, ws, read_state(ws, loaded).baseline)
+    assert prov.pysite and (prov.pysite / "tinydep" / "__init__.py").is_file()
+    assert prov.notes and "test extras not prepared" in prov.notes[0]

@@ -295,3 +295,23 @@ def test_every_goagentbench_row_names_existing_tests() -> None:
             assert current and (REPO_ROOT / current).is_file(), ref
             if name:
                 assert f"def {name}(" in (REPO_ROOT / current).read_text(), ref
+
+
+def test_project_requirements_are_read_without_building() -> None:
+    from harness.pyreqs import project_requirements
+
+    pyproject = """[project]
+name = "x"
+dependencies = ["a>=1"]
+[project.optional-dependencies]
+tests = ["pytest>=8"]
+docs = ["sphinx"]
+"""
+    assert project_requirements(pyproject, None) == (["a>=1"], ["pytest>=8"])
+    setup_py = (
+        "from setuptools import setup\n"
+        "install_requires = ['text-unidecode>=1.3']\n"
+        "setup(name='x', install_requires=install_requires, tests_require=['b'])\n"
+    )
+    assert project_requirements(None, setup_py) == (["text-unidecode>=1.3"], ["b"])
+    assert project_requirements("not toml [", "def (") == ([], [])

@@ -62,16 +62,6 @@ def classify_go(output: str, tree: Path) -> str | None:
     return None
 
 
-def _requirement_names(tree: Path) -> set[str]:
-    names: set[str] = set()
-    for req in sorted(tree.glob("requirements*.txt")):
-        for line in req.read_text(errors="replace").splitlines():
-            m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
-            if m and not line.lstrip().startswith(("#", "-")):
-                names.add(re.sub(r"[-_.]+", "_", m.group(1)).lower())
-    return names
-
-
 def classify_pytest(output: str, tree: Path) -> str | None:
     """The environment failure in pytest output (missing pytest or a declared dependency)."""
     if re.search(r"No module named pytest", output):
@@ -79,7 +69,9 @@ def classify_pytest(output: str, tree: Path) -> str | None:
             "toolchain: pytest is not installed for the Python that ran "
             "(fix: use an environment image with pytest)"
         )
-    declared = _requirement_names(tree)
+    from harness.pyreqs import requirement_names
+
+    declared = requirement_names(tree)
     for m in re.finditer(r"No module named '([^'.]+)", output):
         if re.sub(r"[-_.]+", "_", m.group(1)).lower() in declared:
             return (

@@ -35,12 +35,15 @@ def make_wheel(folder: Path) -> Path:
     return path
 
 
-def py_scenario(project: Path, name: str = "pydeps/quad") -> Path:
+def py_scenario(
+    project: Path, name: str = "pydeps/quad", deps: dict[str, str] | None = None
+) -> Path:
+    """``deps``: the repo's files that declare tinydep (default: a requirements.txt)."""
     make_wheel(project / "index")
     folder = project / "scenarios" / name
     folder.mkdir(parents=True)
     base = "import tinydep\n\n\ndef quad(x):\n    return tinydep.double(x)\n"
-    files = {"requirements.txt": "tinydep==1.0\n", "quad.py": base}
+    files = {**(deps or {"requirements.txt": "tinydep==1.0\n"}), "quad.py": base}
     sha = make_bundle(project / "work-repo", folder / "repo.bundle", files)
     repo = project / "work-sol"
     git(["clone", "-q", str(folder / "repo.bundle"), str(repo)], project)
