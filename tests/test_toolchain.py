@@ -213,6 +213,14 @@ def test_partial_fraction_is_not_zeroed_by_a_failed_required_target(tmp_path: Pa
     part = _target("./b", "partial", False, [True, False, True, True], code=1)
     assert partial_fraction([part]) == 0.75
     assert partial_fraction([_target("./c", "partial", True, [])]) == 0.0
+    broken = TargetResult(
+        target="./d",
+        kind="partial",
+        tests=[Case(name="./d", passed=False, synthetic=True)],
+        exit_code=1,
+        ok=False,
+    )
+    assert partial_fraction([part, broken]) == 0.75  # a build failure adds no tests
 
 
 # -- goagentbench environment and run files -------------------------------------------------

@@ -72,8 +72,8 @@ def partial_fraction(targets: list[TargetResult]) -> float | None:
     partial = [t for t in targets if t.kind == "partial"]
     if not partial:
         return None
-    total = sum(t.total for t in partial)
-    return (sum(t.passed for t in partial) / total) if total else 0.0
+    total = sum(t.ran[1] for t in partial)  # goagentbench: test events only, not builds
+    return (sum(t.ran[0] for t in partial) / total) if total else 0.0
 
 
 def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:

@@ -14,6 +14,7 @@ class TestCase(BaseModel):
     passed: bool
     output: str = ""
     error: str | None = None
+    synthetic: bool = False  # stands for a build failure, not a test that ran
 
 
 class TargetResult(BaseModel):
@@ -34,6 +35,12 @@ class TargetResult(BaseModel):
     @property
     def total(self) -> int:
         return len(self.tests)
+
+    @property
+    def ran(self) -> tuple[int, int]:
+        """(passed, total) over tests that actually ran, as goagentbench counts them."""
+        real = [t for t in self.tests if not t.synthetic]
+        return sum(t.passed for t in real), len(real)
 
     @property
     def all_passed(self) -> bool:

@@ -93,6 +93,7 @@ def parse_go_json(stdout: str) -> list[TestCase]:
                     name=f"{pkg} [build]",
                     passed=False,
                     error="package failed",
+                    synthetic=True,
                     output=_tail("\n".join(build_lines)),
                 )
             continue
@@ -135,7 +136,11 @@ def run_go(
         env_error = classify_go(output, tree)
         if not tests:  # a build or toolchain failure before any test ran
             error = env_error or f"go test failed before running tests (exit {code})"
-            tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
+            tests = [
+                TestCase(
+                    name=target, passed=False, output=_tail(output), error=error, synthetic=True
+                )
+            ]
     # goagentbench: a target passes iff `go test` exits 0 ("no test files" included)
     return TargetResult(
         target=target,
@@ -215,7 +220,9 @@ def run_pytest(
         env_error = classify_pytest(output, tree)
     if code is not None and not tests:
         error = env_error or f"pytest ran no tests (exit {code})"
-        tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
+        tests = [
+            TestCase(name=target, passed=False, output=_tail(output), error=error, synthetic=True)
+        ]
     return TargetResult(
         target=target,
         kind=kind,
