@@ -218,3 +218,30 @@ def test_pyproject_dependencies_prepared_and_missing_test_extras_only_noted(
     prov = provision(loaded, ws, read_state(ws, loaded).baseline)
     assert prov.pysite and (prov.pysite / "tinydep" / "__init__.py").is_file()
     assert prov.notes and "test extras not prepared" in prov.notes[0]
+
+
+def test_debian_go_in_the_verifier_container_is_an_error(project: Path, cli: CLI) -> None:
+    """In Docker: the scorer's Go 1.19 on `go 1.24.4`, confirmed on the baseline inside
+    the network-less verifier -> error, exit 3, the fix named."""
+    from tests.conftest import make_bundle
+
+    folder = project / "scenarios" / "g" / "x"
+    (folder / "hidden").mkdir(parents=True)
+    files = {
+        "go.mod": "module m\n\ngo 1.24.4\n",
+        "a/a.go": "package a\n\nfunc F() int { return 1 }\n",
+    }
+    sha = make_bundle(project / "w", folder / "repo.bundle", files)
+    (folder / "hidden" / "a_test.go").write_text(
+        'package a\n\nimport "testing"\n\nfunc TestF(t *testing.T) { _ = F() }\n'
+    )
+    (folder / "scenario.yml").write_text(
+        f"name: x\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: feature}}\n"
+        'environment: {go: "system"}\nagent: {instructions: nothing}\n'
+        "verify:\n  copy: [{from: hidden/a_test.go, to: a/}]\n  tests: [./a]\n"
+    )
+    done = cli("exec", "g/x", "--agent", "nop")
+    assert done.returncode == 3, done.stdout + done.stderr
+    report = _report(project, "g/x")
+    assert report["outcome"] == "error" and "the baseline fails the same way" in report["error"]
+    assert "environment.go" in report["error"] and report["toolchain"]["ran"].startswith("go1.19")
