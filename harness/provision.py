@@ -107,7 +107,7 @@ class Provision:
             "go": self.go.label if self.go else None,
             "go_reason": self.go.reason if self.go else None,
             "go_modules": self.gomod.name if self.gomod else None,
-            "python_wheels": self.wheels.name if self.wheels else None,
+            "python_wheels": self.wheels.parent.name if self.wheels else None,
             "python": self.python,
             "notes": self.notes,
         }
