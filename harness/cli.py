@@ -167,6 +167,15 @@ def validate(
     scenarios: Annotated[
         list[str] | None, typer.Argument(help="scenario names; default: all")
     ] = None,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="also build the baseline and the solution with the hidden tests in the "
+            "scenario's environment (no agent); exit 3 when the environment cannot",
+        ),
+    ] = False,
+    sandbox: SandboxOpt = "docker",
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
     from harness.authoring.lock import check_lock
@@ -183,7 +192,7 @@ def validate(
             field="(scenarios)",
             fix="set HARNESS_SCENARIO_ROOT or create scenarios/<family>/<name>/scenario.yml",
         )
-    problems = 0
+    problems = worst = 0
     for name in names:
         try:
             loaded = load_scenario(name, settings.scenario_root)
@@ -198,20 +207,38 @@ def validate(
                 )
             note = " (remote commit check skipped)" if exists is None else ""
             typer.echo(f"valid   {name}{note}")
+            if deep:
+                from harness.deep import validate_deep
+
+                report = validate_deep(loaded, settings, _sandbox(sandbox))
+                typer.echo(f"deep    {name}: toolchain {report.toolchain}")
+                typer.echo("\n".join(report.lines))
+                worst = max(worst, report.exit_code)
         except UserError as exc:
             problems += 1
             typer.echo(f"invalid {name}: {exc.one_line()}", err=True)
     if problems:
         raise typer.Exit(2)
+    if worst:
+        raise typer.Exit(worst)
 
 
 @app.command("setup")
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
-    from harness.workspace import setup
+    from harness.provision import provision
+    from harness.workspace import read_state, setup
 
-    path = setup(_load(scenario), _settings(), _seed(seed))
+    loaded = _load(scenario)
+    path = setup(loaded, _settings(), _seed(seed))
+    # the toolchain and dependencies, fetched now (with network) for the offline phases
+    chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
+    if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
+        typer.echo(
+            f"toolchain: {chosen['go'] or 'image'}; go modules: "
+            f"{chosen['go_modules'] or '-'}; python wheels: {chosen['python_wheels'] or '-'}"
+        )
     typer.echo(f"workspace ready: {path}")
 
 

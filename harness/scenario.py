@@ -169,6 +169,15 @@ class Environment(Strict):
     pids: int = 1024
     agent_timeout: Duration = 1800.0
     verify_timeout: Duration = 600.0
+    go: str | None = None  # "1.24": a pinned Go release (else go.mod's); "system": the image's
+    python: str | None = None  # e.g. "3.11": refused where no such interpreter exists
+
+    @field_validator("go", "python", mode="before")
+    @classmethod
+    def _quoted_version(cls, v: Any) -> Any:
+        if isinstance(v, float | int) and not isinstance(v, bool):
+            raise ValueError(f'{v} must be quoted (YAML reads 1.20 as 1.2), e.g. "1.24"')
+        return v
 
 
 class Scenario(Strict):

@@ -184,6 +184,14 @@ def _agent_phase(
             spec.image = ref.tag
             meta["images"]["agent"] = ref.id
             run.write_run(meta)
+        from harness.provision import apply_to_spec  # pinned toolchain, prepared deps
+
+        meta["toolchain"] = apply_to_spec(spec, loaded, ws, state.baseline, opts.sandbox)
+        run.write_run(meta)
+        if turn == 1:
+            from harness.gab import write_run_start
+
+            write_run_start(ws, meta)  # goagentbench's <workspace>/.run-start.json
         sandbox = make_sandbox(opts.sandbox, spec)
         gateway: Any = None
         try:
@@ -226,6 +234,7 @@ def _agent_phase(
     except HarnessError as exc:
         run.end(phase, "error", exc.one_line())
         write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
+        _gab_progress(run, meta, ws)
         raise
     except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
         run.end(phase, "error", f"{type(exc).__name__}: {exc}")
@@ -235,6 +244,22 @@ def _agent_phase(
         raise
     run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
     write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
+    _gab_progress(run, meta, ws)
+
+
+def _gab_progress(
+    run: RunDir, meta: dict[str, Any], ws: Path | None = None
+) -> dict[str, Any] | None:
+    """goagentbench's run progress (None when no agent ran); written to
+    ``ws/.run-progress.json`` when ``ws`` is given."""
+    from harness import gab
+
+    if not any(p.name == "agent" for p in run.phases):
+        return None
+    progress = gab.run_progress(meta, [p.as_dict() for p in run.phases], run.usage, now_iso())
+    if ws is not None:
+        gab.write_run_progress(ws, progress)
+    return progress
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -394,7 +419,9 @@ def verify(
     """Verify the workspace's current run; write verify/report.json and report.txt."""
     ws = workspace_path(loaded, settings)
     state = read_state(ws, loaded)
-    request = make_request(loaded, ws, state.baseline, state.seed, copy_only=copy_only)
+    request = make_request(
+        loaded, ws, state.baseline, state.seed, copy_only=copy_only, sandbox=sandbox
+    )
     if copy_only:
         from harness.verify.engine import copy_hidden
 
@@ -452,7 +479,7 @@ def verify(
         word = "error"
     else:
         word = "success" if outcome.success else "failed"
-    report = build_report(meta, outcome, word)
+    report = build_report(meta, outcome, word, _gab_progress(run, meta))
     here = proof_environment(
         loaded, sandbox, ws, state.baseline, image=meta.get("images", {}).get("verify")
     )

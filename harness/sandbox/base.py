@@ -49,6 +49,8 @@ class SandboxSpec:
     pids: int | None = 512
     network: str = "none"
     labels: dict[str, str] = field(default_factory=dict)
+    # host path -> path inside, read-only (a ``:rw`` suffix makes it writable)
+    mounts: dict[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable

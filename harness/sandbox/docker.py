@@ -110,6 +110,9 @@ class DockerSandbox:
             info = host.stat()
             if info.st_uid != 0:
                 self._owner = (info.st_uid, info.st_gid)
+        for host_path, inside in spec.mounts.items():  # toolchains, prepared dependencies
+            bind, _, mode = inside.partition(":")
+            kwargs.setdefault("volumes", {})[host_path] = {"bind": bind, "mode": mode or "ro"}
         try:
             if spec.network == "none":
                 kwargs["network_mode"] = "none"

@@ -40,6 +40,8 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
             "python": "python3",
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
+            "env": request.docker_env,  # toolchain/dependency paths as mounted inside
+            "mounts": {},
         }
     )
     if request.suite_dir:
@@ -73,6 +75,7 @@ def verify_in_docker(
         cpus=cpus,
         memory=memory,
         labels=labels,
+        mounts=dict(request.mounts),  # the scenario's toolchain and dependencies, read-only
     )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     sandbox = DockerSandbox(spec)

@@ -7,6 +7,7 @@ hidden material and the suite.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -18,6 +19,9 @@ from harness.verify.engine import VerifyRequest, verify_tree
 
 def main(argv: list[str]) -> int:
     request_path, tree, out = Path(argv[0]), Path(argv[1]), Path(argv[2])
+    # the Go build cache is a host folder shared with local runs: leave it writable for
+    # the host's (possibly non-root) user rather than root-only
+    os.umask(0)
     out.mkdir(parents=True, exist_ok=True)
     request = VerifyRequest.model_validate_json(request_path.read_text())
     try:

@@ -7,13 +7,25 @@ from pathlib import Path
 from harness.scenario import LoadedScenario
 from harness.verify.engine import HiddenCopy, VerifyRequest
 
+GOCACHE_INSIDE = "/opt/harness-gocache"
+
 
 def make_request(
-    loaded: LoadedScenario, workspace: Path, baseline: str, seed: str, *, copy_only: bool = False
+    loaded: LoadedScenario,
+    workspace: Path,
+    baseline: str,
+    seed: str,
+    *,
+    copy_only: bool = False,
+    sandbox: str = "docker",
 ) -> VerifyRequest:
     scn = loaded.scenario
     v = scn.verify
+    chain: dict[str, object] = {}
+    if not copy_only:
+        chain = _provisioned(loaded, workspace, baseline, sandbox)
     return VerifyRequest(
+        **chain,  # type: ignore[arg-type]
         scenario=loaded.name,
         baseline=baseline,
         seed=seed,
@@ -29,3 +41,38 @@ def make_request(
         timeout_s=scn.environment.verify_timeout,
         copy_only=copy_only,
     )
+
+
+def _provisioned(
+    loaded: LoadedScenario, workspace: Path, baseline: str, sandbox: str
+) -> dict[str, object]:
+    """The toolchain and dependency fields of the request. A download or resolution
+    failure becomes ``provision_error`` (the verdict is then ``error``), never a crash."""
+    from harness.errors import InfraError
+    from harness.provision import provision
+    from harness.toolchain import local_python
+
+    try:
+        prov = provision(loaded, workspace, baseline, sandbox)
+    except InfraError as exc:
+        return {"provision_error": exc.one_line()}
+    mounts, docker_env, local_env = prov.mounts(), prov.env("docker"), prov.env("local")
+    if prov.runner == "go":
+        # The verifier's own build cache, kept between trials and shared by Docker and
+        # local (Go's cache keys do not depend on where GOROOT sits): the standard
+        # library is compiled once per machine, not once per verification.
+        from harness.images.bootstrap import cache_dir
+
+        gocache = cache_dir() / "gocache-verify"
+        gocache.mkdir(parents=True, exist_ok=True)
+        mounts[str(gocache)] = f"{GOCACHE_INSIDE}:rw"
+        docker_env["GOCACHE"] = GOCACHE_INSIDE
+        local_env["GOCACHE"] = str(gocache)
+    python = local_python(prov.python) if sandbox == "local" else None
+    return {
+        **({"python": python} if python else {}),
+        "env": local_env,
+        "docker_env": docker_env,
+        "mounts": mounts,
+        "toolchain": prov.record(),
+    }

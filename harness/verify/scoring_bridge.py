@@ -49,11 +49,21 @@ def load_suite_module(suite_dir: Path) -> Any:
     return module
 
 
+def _graded_counts(t: Any) -> TestTargetResult:
+    """A target as the implicit suite grades it. A required target whose command
+    succeeded with no tests (goagentbench: "no test files" passes) counts as 1/1; one whose
+    command failed although every parsed test passed counts as failed."""
+    passed, total, error = t.passed, t.total, t.error
+    if t.kind == "required" and t.ok is not None:
+        if t.ok and total == 0:
+            passed, total = 1, 1
+        elif not t.ok and error is None and passed == total:
+            error = f"test command failed (exit {t.exit_code})"
+    return TestTargetResult(f"{CHECK_PREFIX}{t.target}", t.kind, passed, total, error)
+
+
 def tests_score(outcome: VerifyOutcome) -> Score:
-    targets = [
-        TestTargetResult(f"{CHECK_PREFIX}{t.target}", t.kind, t.passed, t.total, t.error)
-        for t in outcome.targets
-    ]
+    targets = [_graded_counts(t) for t in outcome.targets]
     bad = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
     suite, rows = suite_from_tests(
         targets,
