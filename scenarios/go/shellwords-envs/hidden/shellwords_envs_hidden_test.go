@@ -61,7 +61,7 @@ func TestEnvsNames(t *testing.T) {
 		{"=x cmd", []string{}, []string{"=x", "cmd"}},
 		{"1A=b cmd", []string{}, []string{"1A=b", "cmd"}},
 		{"A-B=1 cmd", []string{}, []string{"A-B=1", "cmd"}},
-		{"A.B=1 C=2 cmd", []string{}, []string{"A.B=1", "C=2", "cmd"}},
+		{"A.B=1 cmd", []string{}, []string{"A.B=1", "cmd"}},
 		{"Z9=1 Ä=2 cmd", []string{"Z9=1"}, []string{"Ä=2", "cmd"}},
 	})
 }
