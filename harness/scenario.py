@@ -16,7 +16,9 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from harness.budget import Budget
 from harness.errors import UserError
+from harness.sandbox.policy import SandboxPolicy
 
 SCENARIO_FILE = "scenario.yml"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")
@@ -124,6 +126,9 @@ class Scenario(Strict):
     seed: str | None = None
     environment: Environment = Field(default_factory=Environment)
     solution: str | None = None
+    # harden (#16): how tightly the sandbox holds the agent, and what a trial may spend
+    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    budget: Budget = Field(default_factory=Budget)
 
     @field_validator("version")
     @classmethod

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import __version__
+from harness import __version__, containment
 from harness.agents import AgentContext, get_agent
+from harness.budget import Budget
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
@@ -50,6 +51,7 @@ class RunOptions:
     record: bool = False  # keep the gateway's request/response recording in the run
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
+    budget: Budget | None = None  # harden (#16): --budget-* override of the scenario's
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,7 @@ def run_agent(
     )
     if entrant.fleet_file is not None:
         meta["fleet"] = _fleet_fingerprint(entrant.fleet_file)
+    containment.record(meta, loaded.scenario.sandbox, trial_budget(loaded, opts))  # harden
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
     _agent_phase(
@@ -173,6 +176,7 @@ def _agent_phase(
         pids=loaded.scenario.environment.pids,
         network="none" if llm.name == NO_MODEL else "internal",
         labels=_labels(run_id, "agent", opts.job),
+        policy=loaded.scenario.sandbox,  # harden (#16)
     )
     from harness.sandbox.factory import make_sandbox
     from harness.trial_images import agent_image
@@ -187,9 +191,10 @@ def _agent_phase(
         gateway: Any = None
         try:
             sandbox.start()
+            guard = containment.Guard(sandbox, trial_budget(loaded, opts))  # harden (#16)
             if llm.name != NO_MODEL:
                 gateway = _start_gateway(
-                    opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
+                    opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file, guard.budget
                 )
                 meta["images"]["gateway"] = getattr(gateway, "image_id", None)
                 run.write_run(meta)
@@ -198,7 +203,7 @@ def _agent_phase(
             ctx = AgentContext(
                 scenario=loaded,
                 workspace=ws,
-                sandbox=sandbox,
+                sandbox=guard.sandbox,  # type: ignore[arg-type]  # harden: sees limits
                 model=llm,
                 seed=state.seed,
                 out_dir=out_dir,
@@ -207,7 +212,8 @@ def _agent_phase(
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
             )
-            result = agent.run(ctx)
+            with guard.watching(gateway):  # harden (#16): budget watch
+                result = guard.verdict(agent.run(ctx))
             if gateway is not None:
                 dest = run.path / "gateway" if turn == 1 else run.path / "gateway" / f"turn-{turn}"
                 run.usage = merge_usage(
@@ -234,6 +240,11 @@ def _agent_phase(
         raise
     run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
     write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
+
+
+def trial_budget(loaded: LoadedScenario, opts: RunOptions) -> Budget:
+    """harden (#16): the scenario's budget with the job's --budget-* limits over it."""
+    return loaded.scenario.budget.merged(opts.budget)
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -290,13 +301,21 @@ def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
 
 
 def _start_gateway(
-    opts: RunOptions, sandbox: Any, run_id: str, agent: str, llm: Any, fleet_file: Path | None
+    opts: RunOptions,
+    sandbox: Any,
+    run_id: str,
+    agent: str,
+    llm: Any,
+    fleet_file: Path | None,
+    budget: Budget | None = None,
 ) -> Any:
     """The trial's gateway: a container on the agent's network, or a thread for local."""
     if opts.sandbox == "docker":
         from harness.fleet.container import TrialGateway
 
-        gw = TrialGateway(
+        gw = containment.start_gateway_with_budget(
+            TrialGateway,
+            budget,
             trial=run_id,
             agent=agent,
             llm=llm,
@@ -314,7 +333,9 @@ def _start_gateway(
         return gw
     from harness.fleet.local import LocalGateway
 
-    gw_local = LocalGateway(
+    gw_local = containment.start_gateway_with_budget(
+        LocalGateway,
+        budget,
         trial=run_id,
         agent=agent,
         llm=llm,
@@ -414,6 +435,7 @@ def verify(
                 cpus=env.cpus,
                 memory=env.memory,
                 evidence_dest=run.verify_dir / "evidence",
+                policy=loaded.scenario.sandbox,  # harden (#16)
             )
             meta.setdefault("images", {})["verify"] = image_id
             run.write_run(meta)
@@ -446,10 +468,14 @@ def verify(
         word = "timeout"
     elif agent_outcome == "error":
         word = "error"
+    elif agent_outcome in containment.STOP_OUTCOMES:  # harden (#16): a limit or the budget
+        word = "failed"
     else:
         word = "success" if outcome.success else "failed"
     report = build_report(meta, outcome, word)
     report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256)
+    agent_phases = [p for p in run.phases if p.name == "agent"]  # harden (#16)
+    report.update(containment.report_fields(meta, agent_phases[-1] if agent_phases else None))
     write_json(run.verify_dir / "report.json", report)
     write_atomic(run.verify_dir / "report.txt", render_text(report, outcome.report_text))
     run.end(phase, "error" if outcome.error else "ok", outcome.error or "")

@@ -15,6 +15,7 @@ from pathlib import Path
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, write_atomic
 from harness.sandbox.base import SandboxSpec
+from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.verify.engine import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
@@ -56,8 +57,13 @@ def verify_in_docker(
     cpus: float | None = None,
     memory: str | None = None,
     evidence_dest: Path | None = None,
+    policy: SandboxPolicy = DEFAULT_POLICY,
 ) -> tuple[VerifyOutcome, str]:
-    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id)."""
+    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id).
+
+    The container is hardened like the agent's (``policy``): no capabilities, non-root,
+    read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
+    """
     from harness.images import ensure_image
     from harness.images.inject import inject_harness_source
     from harness.sandbox.docker import DockerSandbox
@@ -73,6 +79,8 @@ def verify_in_docker(
         cpus=cpus,
         memory=memory,
         labels=labels,
+        policy=policy,
+        scratch={ROOT: policy.workspace_size},
     )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     sandbox = DockerSandbox(spec)
