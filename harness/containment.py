@@ -17,12 +17,27 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from harness.agents.base import AgentResult
+import typer
+
 from harness.budget import Budget
-from harness.sandbox.base import ExecResult, Sandbox
 
+if TYPE_CHECKING:
+    from harness.agents.base import AgentResult
+    from harness.sandbox.base import ExecResult, Sandbox
+
+BudgetTokensOpt = Annotated[
+    int | None,
+    typer.Option("--budget-tokens", help="stop each trial past this many tokens", min=1),
+]
+BudgetCostOpt = Annotated[
+    float | None,
+    typer.Option("--budget-cost-usd", help="stop each trial past this cost (USD)", min=0.000001),
+]
+BudgetCallsOpt = Annotated[
+    int | None, typer.Option("--budget-calls", help="stop each trial past this many calls", min=1)
+]
 BUDGET_POLL_S = 1.0
 STOP_OUTCOMES = ("limit", "budget")  # agent phase outcomes that make the trial `failed`
 BUDGET_PATH = "/harness/budget"  # under the gateway's /v1
@@ -117,6 +132,13 @@ class Guard:
             return result
         outcome, reason, detail = found
         return replace(result, exit=outcome, detail=f"{reason}: {detail}")  # type: ignore[arg-type]
+
+
+def budget_flags(tokens: int | None, cost_usd: float | None, calls: int | None) -> Budget | None:
+    """The job's ``--budget-*`` limits (None when none is given)."""
+    if tokens is None and cost_usd is None and calls is None:
+        return None
+    return Budget(tokens=tokens, cost_usd=cost_usd, calls=calls)
 
 
 def budget_state(gateway: Any) -> dict[str, Any] | None:
