@@ -203,6 +203,28 @@ def start_gateway_with_budget(factory: type, budget: Budget | None, **kwargs: An
     return factory(**kwargs, budget=budget)
 
 
+def stopped(run: Any) -> Any:
+    """An ungraded outcome when the last agent turn was stopped by a limit or the budget.
+
+    The trial is over (outcome ``failed``); its workspace is not graded: it may hold what
+    the bomb left (over the size the verifier's copy gets) and the budget's cut is final.
+    """
+    from harness.verify.results import VerifyOutcome
+
+    agents = [p for p in run.phases if p.name == "agent"]
+    if not agents or agents[-1].outcome not in STOP_OUTCOMES:
+        return None
+    return VerifyOutcome(
+        success=False,
+        partial_score=None,
+        rules=[],
+        targets=[],
+        changed_files=[],
+        hidden_files=[],
+        report_text=f"not graded: {agents[-1].detail}\n",
+    )
+
+
 def record(meta: dict[str, Any], policy: Any, budget: Budget | None) -> None:
     """Put the sandbox policy and the trial's budget into run.json's ``meta``."""
     meta["sandbox_policy"] = policy.record()

@@ -424,7 +424,10 @@ def verify(
     meta = read_json(run.path / "run.json")
     phase = run.begin("verify")
     try:
-        if sandbox == "docker":
+        stopped = containment.stopped(run)  # harden (#16): a limit or budget ended the agent
+        if stopped is not None:
+            outcome = stopped
+        elif sandbox == "docker":
             from harness.verify.container import verify_in_docker
 
             env = loaded.scenario.environment

@@ -19,9 +19,7 @@ from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
 
-SMALL = SandboxPolicy(
-    workspace_size="24m", tmp_size="16m", home_size="16m", output_limit="256k"
-)
+SMALL = SandboxPolicy(workspace_size="24m", tmp_size="16m", home_size="16m", output_limit="256k")
 BOMBS = {
     "pids": "f(){ f | f & }; f; sleep 60",
     "memory": "python3 -c 'a=[]\nwhile True: a.append(bytearray(8*1024*1024))'",

@@ -80,7 +80,7 @@ def verify_in_docker(
         memory=memory,
         labels=labels,
         policy=policy,
-        scratch={ROOT: policy.workspace_size},
+        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
     )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     sandbox = DockerSandbox(spec)

@@ -1,11 +1,11 @@
 """A hostile agent's escape attempts, run inside an agent container (stdlib only).
 
-``python3 hostile.py '<json targets>'`` tries each way out and prints one line
-``HOSTILE {"attempt": reached, ...}``: ``true`` means the attempt got through. The
-targets are ``{"allowed": [[host, port]], "forbidden": {"name": [host, port]}}``: the
-trial's gateway (it must be reachable, as a control) and listeners the test started
-(loopback of the host, another trial's container) that must not be. Every attempt is
-harmless if it succeeds (it rewrites a value with itself, asks sysrq for help, ...).
+``python3 hostile.py '<json targets>' [gateway-host:port]`` tries each way out and prints
+one line ``HOSTILE {"attempt": reached, ...}``: ``true`` means the attempt got through.
+The targets are ``{"forbidden": {"name": [host, port]}}``: listeners the test started
+(on the host, in another trial's container) that must stay out of reach; the trial's
+gateway must be reachable (the control). Every attempt is harmless if it succeeds (it
+rewrites a value with itself, asks sysrq for help, ...).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import ctypes
 import errno
 import json
 import os
-import signal
 import socket
 import sys
 
@@ -158,9 +157,9 @@ def main() -> None:
     }
     for name, (host, port) in targets.get("forbidden", {}).items():
         out[f"net:{name}"] = connects(host, int(port))
-    for host, port in targets.get("allowed", []):
-        out[f"allowed:{host}:{port}"] = connects(host, int(port))
-    signal.alarm(0)
+    if len(sys.argv) > 2:  # the trial's gateway, host:port: the control
+        host, _, port = sys.argv[2].rpartition(":")
+        out["gateway"] = connects(host, int(port))
     print("HOSTILE " + json.dumps(out), flush=True)
 
 
