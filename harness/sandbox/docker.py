@@ -294,7 +294,8 @@ class DockerSandbox:
     # -- commands -----------------------------------------------------------------------
 
     def interrupt(self, reason: str) -> None:
-        """Stop the running command from another thread; its result says ``limit=reason``."""
+        """Stop the running command (and refuse later ones) from another thread; their
+        results say ``limit=reason``."""
         self._interrupt = reason
 
     def exec(
@@ -305,8 +306,13 @@ class DockerSandbox:
         env: dict[str, str] | None = None,
         timeout: float | None = None,
     ) -> ExecResult:
-        """Run ``cmd`` as the run user; a timeout, a limit or an interrupt stops it."""
+        """Run ``cmd`` as the run user; a timeout, a limit or an interrupt stops it.
+
+        After ``interrupt`` every command is refused at once (the agent has been stopped).
+        """
         container = self._running()
+        if self._interrupt:
+            return ExecResult(None, "", "", 0.0, limit=self._interrupt, limit_detail="stopped")
         wrapped = ["timeout", "-s", "KILL", f"{timeout:g}", *cmd] if timeout else list(cmd)
         api = self.client.api
         began = time.monotonic()
@@ -332,7 +338,6 @@ class DockerSandbox:
             except Exception as exc:  # reported on the calling thread
                 box["error"] = exc
 
-        self._interrupt = None
         watch = self._watch(container)
         worker = threading.Thread(target=pump, name=f"{self.name}-exec", daemon=True)
         worker.start()

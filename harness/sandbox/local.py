@@ -51,6 +51,8 @@ class LocalSandbox:
         timeout: float | None = None,
     ) -> ExecResult:
         """Run ``cmd``; on timeout kill its process group and report ``timed_out``."""
+        if self._interrupted:  # the agent has been stopped: refuse at once
+            return ExecResult(None, "", "", 0.0, limit=self._interrupted)
         full_env = {**os.environ, **self.spec.env, **(env or {})}
         workdir = self._resolve(cwd) if cwd else self._root
         began = time.monotonic()
@@ -66,7 +68,7 @@ class LocalSandbox:
             )
         except (FileNotFoundError, PermissionError) as exc:
             return ExecResult(127, "", str(exc), time.monotonic() - began)
-        self._proc, self._interrupted = proc, None
+        self._proc = proc
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -87,9 +89,9 @@ class LocalSandbox:
 
     def interrupt(self, reason: str) -> None:
         """Kill the running command's process group; its result carries ``limit=reason``."""
+        self._interrupted = reason
         proc = self._proc
         if proc is not None and proc.poll() is None:
-            self._interrupted = reason
             _kill_group(proc.pid)
 
     def copy_in(self, src: Path, dest: str) -> None:
