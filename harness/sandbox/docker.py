@@ -38,7 +38,7 @@ from docker.models.volumes import Volume
 from harness.errors import InfraError, UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
 from harness.sandbox.engine import docker_client
-from harness.sandbox.limits import LimitWatch, host_pids, kill_host_pids
+from harness.sandbox.limits import LimitWatch, host_pids, keepalive_pids, kill_host_pids
 from harness.sandbox.policy import parse_size
 
 KEEPALIVE = ["sleep", "infinity"]
@@ -50,7 +50,8 @@ SANDBOX_UID = 10001  # the run user when the workspace belongs to root
 KEEPER_UID = 65534  # the keep-alive's uid: the run user cannot signal it
 HOME_DIR = "/home/harness"
 HARNESS_SRC = "/opt/harness"  # where inject_harness_source puts the package (root-owned)
-# Root's usual powers over files, given back when a scenario sets non-root: false.
+# Root's usual powers over files, given back when commands run as root (non-root: false,
+# or capabilities added), so it can work on and hand back a workspace it does not own.
 ROOT_CAPS = ["CHOWN", "DAC_OVERRIDE", "FOWNER"]
 # An internal network still gives the host an address on its bridge, through which the
 # container reaches every host service listening on 0.0.0.0. Without that address the
@@ -79,6 +80,8 @@ class DockerSandbox:
         self._handback: tuple[Path, tuple[int, int]] | None = None  # workspace, owner
         self._etc: Path | None = None
         self._interrupt: str | None = None
+        self._keep: set[int] = set()  # host pids of the keep-alive (never killed on a limit)
+        self._full: set[str] = set()  # writable places a command already filled
         self.user: tuple[int, int] = (SANDBOX_UID, SANDBOX_UID)
 
     # -- identity -----------------------------------------------------------------------
@@ -123,14 +126,14 @@ class DockerSandbox:
             info = host.stat()
             owner = (info.st_uid, info.st_gid)
         caps = list(policy.capabilities)
-        if policy.non_root:
+        if not policy.runs_as_root:
             self.user = owner if owner[0] != 0 else (SANDBOX_UID, SANDBOX_UID)
-        else:
-            self.user = (0, 0)
+            keeper = KEEPER_UID if self.user[0] != KEEPER_UID else KEEPER_UID - 1
+        else:  # capabilities only take effect for root (the engine gives others none)
+            self.user, keeper = (0, 0), 0
             caps = sorted(set(caps) | set(ROOT_CAPS))
             if owner[0] != 0:
                 self._owner = owner
-        keeper = KEEPER_UID if self.user[0] != KEEPER_UID else KEEPER_UID - 1
         kwargs: dict[str, Any] = {
             "command": KEEPALIVE,
             "name": self.name,
@@ -152,7 +155,7 @@ class DockerSandbox:
         try:
             volumes: dict[str, dict[str, str]] = {}
             if host is not None:
-                if policy.non_root and owner[0] == 0:
+                if not policy.runs_as_root and owner[0] == 0:
                     self._hand_over(host, owner)
                 volumes[str(host)] = {"bind": spec.project_dir, "mode": "rw"}
             places = {"/tmp": (policy.tmp_size, "1777"), HOME_DIR: (policy.home_size, "0700")}
@@ -184,6 +187,9 @@ class DockerSandbox:
             else:
                 kwargs["network"] = spec.network
             self._container = self.client.containers.run(spec.image, **kwargs)
+            self._container.reload()
+            state = self._container.attrs.get("State") or {}
+            self._keep = keepalive_pids(int(state.get("Pid") or 0))
         except ImageNotFound as exc:
             self.stop()
             raise InfraError(
@@ -397,6 +403,7 @@ class DockerSandbox:
             tmpfs={path: mp for path, mp in self._tmpfs.items() if str(mp)},
             workspace=workspace,
             workspace_cap=self.spec.policy.bytes("workspace_size") if workspace else None,
+            skip=self._full,  # reported once; later commands (copying out, cleanup) may run
         )
 
     def _limit_hit(
@@ -411,7 +418,10 @@ class DockerSandbox:
             )
         if final:
             watch._next_du = 0.0  # one last measurement of the workspace
-        return watch.check()
+        found = watch.check()
+        if found is not None and watch.hit:
+            self._full.add(watch.hit)
+        return found
 
     def _kill_processes(self, container: Container) -> None:
         """Kill every process of the run user (the keep-alive runs as another uid).
@@ -420,11 +430,11 @@ class DockerSandbox:
         a fork bomb cannot outrun it); else by a ``kill -9 -1`` exec as the run user.
         """
         parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or ""
-        if host_pids(str(container.id), self.user[0], parent) is not None:
+        if host_pids(str(container.id), self._keep, parent) is not None:
             try:
                 container.pause()
                 try:
-                    pids = host_pids(str(container.id), self.user[0], parent) or []
+                    pids = host_pids(str(container.id), self._keep, parent) or []
                     kill_host_pids(pids)
                 finally:
                     container.unpause()

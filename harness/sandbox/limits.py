@@ -84,6 +84,8 @@ class LimitWatch:
     tmpfs: dict[str, Path] = field(default_factory=dict)  # name -> host mountpoint
     workspace: Path | None = None
     workspace_cap: int | None = None
+    skip: set[str] = field(default_factory=set)  # places already reported full
+    hit: str = ""  # the place of the last disk limit found
     _memory: Path | None = None
     _pids: Path | None = None
     _oom0: int = 0
@@ -110,20 +112,28 @@ class LimitWatch:
         if refused > 0:
             return "pids", f"the process limit was hit ({refused} fork(s) refused)"
         for name, mount in self.tmpfs.items():
+            if name in self.skip:
+                continue
             try:
                 st = os.statvfs(mount)
             except OSError:
                 continue
             size = st.f_blocks * st.f_frsize
             if size and st.f_bavail * st.f_frsize < min(TMPFS_SLACK, size // 100 + 1):
+                self.hit = name
                 return "disk", f"{name} is full ({size // 1024**2} MiB)"
-        if self.workspace is not None and self.workspace_cap is not None:
+        if (
+            self.workspace is not None
+            and self.workspace_cap is not None
+            and "workspace" not in self.skip
+        ):
             now = time.monotonic()
             if now >= self._next_du:
                 used = tree_bytes(self.workspace)
                 spent = time.monotonic() - now
                 self._next_du = time.monotonic() + max(self._du_every, 10 * spent)
                 if used > self.workspace_cap:
+                    self.hit = "workspace"
                     return "disk", (
                         f"the workspace holds {used / 1024**2:.0f} MiB, over its "
                         f"{self.workspace_cap / 1024**2:.0f} MiB cap"
@@ -131,23 +141,31 @@ class LimitWatch:
         return None
 
 
-def host_pids(container_id: str, uid: int, cgroup_parent: str = "") -> list[int] | None:
-    """Host pids of the container's processes that run as ``uid`` (None: not visible)."""
+def host_pids(container_id: str, keep: set[int], cgroup_parent: str = "") -> list[int] | None:
+    """Host pids of the container's processes but ``keep`` (None: not visible from here)."""
     group = cgroup_dir("pids", container_id, cgroup_parent)
-    if group is None or os.geteuid() != 0:
+    if group is None or os.geteuid() != 0 or not keep:
         return None
     try:
         pids = [int(x) for x in (group / "cgroup.procs").read_text().split()]
     except (OSError, ValueError):
         return None
-    out = []
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("Uid:") and int(line.split()[1]) == uid:
-                    out.append(pid)
-                    break
-    return out
+    return [pid for pid in pids if pid not in keep]
+
+
+def keepalive_pids(init_pid: int) -> set[int]:
+    """The container's init (host pid) and its children at start: the idle keep-alive."""
+    if not init_pid:
+        return set()
+    for _ in range(50):  # init forks the keep-alive just after the engine says "started"
+        try:
+            text = Path(f"/proc/{init_pid}/task/{init_pid}/children").read_text()
+        except OSError:
+            return set()
+        if text.split():
+            return {init_pid, *(int(x) for x in text.split())}
+        time.sleep(0.02)
+    return set()  # not seen: limits fall back to a kill from inside
 
 
 def kill_host_pids(pids: list[int]) -> None:

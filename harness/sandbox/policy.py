@@ -95,6 +95,12 @@ class SandboxPolicy(BaseModel):
             raise ValueError("a size must be positive")
         return value
 
+    @property
+    def runs_as_root(self) -> bool:
+        """Commands run as root when ``non-root`` is off or capabilities are added: the
+        engine gives a non-root process no capabilities, so an added one needs root."""
+        return not self.non_root or bool(self.capabilities)
+
     def bytes(self, field: str) -> int:
         """A size field in bytes (``workspace_size``, ``tmp_size``, ...)."""
         return parse_size(getattr(self, field))
@@ -104,9 +110,11 @@ class SandboxPolicy(BaseModel):
         default = SandboxPolicy()
         out = [
             name.replace("_", "-")
-            for name in ("read_only_root", "no_new_privileges", "non_root")
+            for name in ("read_only_root", "no_new_privileges")
             if getattr(self, name) != getattr(default, name)
         ]
+        if self.runs_as_root:
+            out.append("non-root")
         out += [f"cap:{cap}" for cap in self.capabilities]
         return out
 

@@ -7,6 +7,7 @@ container is gone by now and cannot influence anything but the workspace files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -47,6 +48,19 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
         copytree(Path(request.suite_dir), staging / "suite")
     write_atomic(staging / "request.json", inner.model_dump_json(by_alias=True))
     return inner
+
+
+def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
+    """A failed, ungraded outcome: the code under test ran into a sandbox limit."""
+    return VerifyOutcome(
+        success=False,
+        partial_score=None,
+        rules=[],
+        targets=[],
+        changed_files=[],
+        hidden_files=[],
+        report_text=f"verification stopped by limit: {limit} ({detail})\n",
+    )
 
 
 def verify_in_docker(
@@ -104,8 +118,11 @@ def verify_in_docker(
         )
         if result.timed_out:
             raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
-        sandbox.copy_out(f"{ROOT}/out", tmp / "out")
+        with contextlib.suppress(FileNotFoundError, InfraError):
+            sandbox.copy_out(f"{ROOT}/out", tmp / "out")
         outcome_file = tmp / "out" / "outcome.json"
+        if not outcome_file.is_file() and result.limit:  # the agent's code blew a limit
+            return _stopped_by(result.limit, result.limit_detail), ref.id
         if not outcome_file.is_file():
             tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
             raise InfraError(f"verifier wrote no outcome (exit {result.returncode}): {tail}")
