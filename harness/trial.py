@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -191,10 +191,12 @@ def _agent_phase(
         gateway: Any = None
         try:
             sandbox.start()
-            guard = containment.Guard(sandbox, trial_budget(loaded, opts))  # harden (#16)
+            budget = trial_budget(loaded, opts)  # harden (#16): scenario's, job's over it
+            guard = containment.Guard(sandbox, budget)
             if llm.name != NO_MODEL:
+                gw_opts = replace(opts, budget=budget)
                 gateway = _start_gateway(
-                    opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file, guard.budget
+                    gw_opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
                 )
                 meta["images"]["gateway"] = getattr(gateway, "image_id", None)
                 run.write_run(meta)
@@ -301,21 +303,15 @@ def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
 
 
 def _start_gateway(
-    opts: RunOptions,
-    sandbox: Any,
-    run_id: str,
-    agent: str,
-    llm: Any,
-    fleet_file: Path | None,
-    budget: Budget | None = None,
+    opts: RunOptions, sandbox: Any, run_id: str, agent: str, llm: Any, fleet_file: Path | None
 ) -> Any:
     """The trial's gateway: a container on the agent's network, or a thread for local."""
     if opts.sandbox == "docker":
         from harness.fleet.container import TrialGateway
 
-        gw = containment.start_gateway_with_budget(
+        gw = containment.start_gateway_with_budget(  # harden: budget=opts.budget
             TrialGateway,
-            budget,
+            opts.budget,
             trial=run_id,
             agent=agent,
             llm=llm,
@@ -333,9 +329,9 @@ def _start_gateway(
         return gw
     from harness.fleet.local import LocalGateway
 
-    gw_local = containment.start_gateway_with_budget(
+    gw_local = containment.start_gateway_with_budget(  # harden: budget=opts.budget
         LocalGateway,
-        budget,
+        opts.budget,
         trial=run_id,
         agent=agent,
         llm=llm,
