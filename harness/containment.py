@@ -189,8 +189,10 @@ def start_gateway_with_budget(factory: type, budget: Budget | None, **kwargs: An
     """``factory(**kwargs, budget=budget)`` when the gateway takes a budget.
 
     A gateway class without a ``budget`` parameter cannot enforce one: asking it to is an
-    infrastructure error, not a silently unlimited trial.
+    infrastructure error, not a silently unlimited trial. A ``budget`` in ``kwargs`` (the
+    fleet's form of the call site, ``budget=opts.budget``) is the same value and yields.
     """
+    kwargs.pop("budget", None)
     if budget is None or budget.unlimited:
         return factory(**kwargs)
     if "budget" not in inspect.signature(factory).parameters:
