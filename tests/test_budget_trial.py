@@ -183,8 +183,11 @@ def test_trial_over_budget_fails_with_reason_budget(project: Path, tmp_path: Pat
     (folder / "scenario.yml").write_text(
         f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
         "agent: {instructions: fix add}\nenvironment: {image: python, agent-timeout: 60s}\n"
-        "verify: {must-modify: calc.py}\nbudget: {tokens: 1000000}\n"
+        "verify:\n  must-modify: calc.py\n  copy: [{from: hidden/test_h.py, to: .}]\n"
+        "  tests: [test_h.py]\nbudget: {tokens: 1000000}\n"
     )
+    (folder / "hidden").mkdir()
+    (folder / "hidden" / "test_h.py").write_text("def test_h():\n    assert True\n")
     with (project / "agents.yml").open("a") as fh:
         fh.write(
             "\n  - name: toolcall\n    version: '1.0'\n    supports-llms: [replay-test]\n"
