@@ -126,7 +126,7 @@ def test_scenario_budget_and_sandbox_fields_and_job_override() -> None:
             "sandbox": {"read-only-root": False, "capabilities": ["cap_net_raw"]},
         }
     )
-    assert scn.sandbox.record()["relaxed"] == ["read-only-root", "cap:NET_RAW"]
+    assert scn.sandbox.record()["relaxed"] == ["read-only-root", "non-root", "cap:NET_RAW"]
     merged = scn.budget.merged(containment.budget_flags(None, None, 3))
     assert (merged.tokens, merged.cost_usd, merged.calls) == (1000, 0.5, 3)
     assert containment.budget_flags(None, None, None) is None

@@ -144,7 +144,7 @@ def test_bombs_end_their_trials_and_the_job_goes_on(client, registry: Path, tmp_
     assert reports["forks"]["reason"] == "limit: pids"
     assert reports["fine"]["outcome"] == "success" and "reason" not in reports["fine"]
     policy = reports["disk"]["sandbox_policy"]
-    assert policy["relaxed"] == ["read-only-root", "cap:NET_RAW"]
+    assert policy["relaxed"] == ["read-only-root", "non-root", "cap:NET_RAW"]
     assert reports["fine"]["sandbox_policy"]["relaxed"] == []
     (disk_run,) = runs(registry, "disk")
     meta = json.loads((disk_run / "run.json").read_text())

@@ -9,7 +9,10 @@ Defaults, and why:
 - ``capabilities: []``: every Linux capability is dropped. A coding agent edits files
   it owns (it runs as the workspace owner's uid), runs compilers, tests and git; none of
   that needs a capability. Installing system packages would (it also needs a writable
-  root), so a task that needs it says so.
+  root), so a task that needs it says so. The engine gives a non-root process no
+  capabilities at all, so adding one makes commands run as root (with CHOWN,
+  DAC_OVERRIDE and FOWNER, root's usual powers over files), recorded as relaxing
+  ``non-root``.
 - ``no-new-privileges``: setuid binaries in the image (su, mount, passwd) cannot raise
   privileges.
 - ``non-root``: commands run as the host workspace owner's uid:gid (or a fixed unprivileged
