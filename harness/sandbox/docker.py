@@ -78,7 +78,6 @@ class DockerSandbox:
         self._tmpfs: dict[str, Path] = {}  # writable place -> host mountpoint of its tmpfs
         self._owner: tuple[int, int] | None = None  # chown back to this after (root mode)
         self._handback: tuple[Path, tuple[int, int]] | None = None  # workspace, owner
-        self._etc: Path | None = None
         self._interrupt: str | None = None
         self._keep: set[int] = set()  # host pids of the keep-alive (never killed on a limit)
         self._full: set[str] = set()  # writable places a command already filled
@@ -226,23 +225,31 @@ class DockerSandbox:
         return volume
 
     def _identity_files(self) -> dict[str, dict[str, str]]:
-        """/etc/passwd and /etc/group naming the run user (tools look themselves up)."""
+        """/etc/passwd and /etc/group naming the run user (tools look themselves up).
+
+        Kept once per uid:gid in harness's cache folder (never removed, so a killed run
+        leaves nothing new behind; the content depends only on the ids).
+        """
+        from harness.fsutil import write_atomic
+        from harness.images.bootstrap import cache_dir
+
         uid, gid = self.user
-        self._etc = Path(tempfile.mkdtemp(prefix="harness-etc-"))
-        passwd = self._etc / "passwd"
-        passwd.write_text(
-            "root:x:0:0:root:/root:/bin/bash\n"
+        folder = cache_dir() / "sandbox-identity" / f"{uid}-{gid}"
+        files = {
+            "passwd": "root:x:0:0:root:/root:/bin/bash\n"
             f"harness:x:{uid}:{gid}:harness:{HOME_DIR}:/bin/bash\n"
-            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
-        )
-        group = self._etc / "group"
-        group.write_text(f"root:x:0:\nharness:x:{gid}:\nnogroup:x:65534:\n")
-        for item in (self._etc, passwd, group):
-            item.chmod(0o755 if item.is_dir() else 0o644)
-        return {
-            str(passwd): {"bind": "/etc/passwd", "mode": "ro"},
-            str(group): {"bind": "/etc/group", "mode": "ro"},
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            "group": f"root:x:0:\nharness:x:{gid}:\nnogroup:x:65534:\n",
         }
+        mounts = {}
+        for name, text in files.items():
+            path = folder / name
+            if not path.is_file() or path.read_text() != text:
+                write_atomic(path, text)
+                path.chmod(0o644)
+            mounts[str(path)] = {"bind": f"/etc/{name}", "mode": "ro"}
+        folder.chmod(0o755)
+        return mounts
 
     def _hand_over(self, host: Path, owner: tuple[int, int]) -> None:
         """Give a root-owned workspace to the run user for the sandbox's life."""
@@ -281,9 +288,6 @@ class DockerSandbox:
             err = remove_network(network)
             if err:
                 errors.append(err)
-        etc, self._etc = self._etc, None
-        if etc is not None:
-            shutil.rmtree(etc, ignore_errors=True)
         handback, self._handback = self._handback, None
         if handback is not None:
             _chown_tree(*handback)
