@@ -14,6 +14,7 @@ import typer
 
 from harness import __version__
 from harness.clihelp import agents_help, quiet_flag_types
+from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.settings import Settings
 
@@ -310,6 +311,9 @@ def exec_cmd(
     sandbox: SandboxOpt = "docker",
     replay: ReplayOpt = None,
     record: RecordOpt = False,
+    budget_tokens: BudgetTokensOpt = None,
+    budget_cost_usd: BudgetCostOpt = None,
+    budget_calls: BudgetCallsOpt = None,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     from harness.trial import RunOptions, execute
@@ -321,6 +325,7 @@ def exec_cmd(
         sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
         replay=replay.resolve() if replay else None,
         record=record,
+        budget=budget_flags(budget_tokens, budget_cost_usd, budget_calls),
     )
     _finish(execute(_load(scenario), _settings(), _registry(), opts))
 

@@ -26,7 +26,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from harness.budget import Budget
 from harness.errors import UserError
+from harness.sandbox.policy import SandboxPolicy
 from harness.targets import TargetError, looks_like_go, parse_go_target
 from harness.yamlload import parse_yaml, read_text
 
@@ -193,6 +195,9 @@ class Scenario(Strict):
     seed: str | None = None
     environment: Environment = Field(default_factory=Environment)
     solution: str | None = None
+    # harden (#16): how tightly the sandbox holds the agent, and what a trial may spend
+    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    budget: Budget = Field(default_factory=Budget)
 
     @field_validator("version")
     @classmethod

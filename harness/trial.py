@@ -8,12 +8,13 @@ refused run writes nothing; infrastructure failures are recorded as ``error``.
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import __version__
+from harness import __version__, containment
 from harness.agents import AgentContext, get_agent
+from harness.budget import Budget
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
@@ -50,6 +51,7 @@ class RunOptions:
     record: bool = False  # keep the gateway's request/response recording in the run
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
+    budget: Budget | None = None  # harden (#16): --budget-* override of the scenario's
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ def run_agent(
     )
     if entrant.fleet_file is not None:
         meta["fleet"] = _fleet_fingerprint(entrant.fleet_file)
+    containment.record(meta, loaded.scenario.sandbox, trial_budget(loaded, opts))  # harden
     run.write_run(meta)
     write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
     _agent_phase(
@@ -174,6 +177,7 @@ def _agent_phase(
         pids=loaded.scenario.environment.pids,
         network="none" if llm.name == NO_MODEL else "internal",
         labels=_labels(run_id, "agent", opts.job),
+        policy=loaded.scenario.sandbox,  # harden (#16)
     )
     from harness.sandbox.factory import make_sandbox
     from harness.trial_images import agent_image
@@ -196,9 +200,12 @@ def _agent_phase(
         gateway: Any = None
         try:
             sandbox.start()
+            budget = trial_budget(loaded, opts)  # harden (#16): scenario's, job's over it
+            guard = containment.Guard(sandbox, budget)
             if llm.name != NO_MODEL:
+                gw_opts = replace(opts, budget=budget)
                 gateway = _start_gateway(
-                    opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
+                    gw_opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
                 )
                 meta["images"]["gateway"] = getattr(gateway, "image_id", None)
                 run.write_run(meta)
@@ -207,7 +214,7 @@ def _agent_phase(
             ctx = AgentContext(
                 scenario=loaded,
                 workspace=ws,
-                sandbox=sandbox,
+                sandbox=guard.sandbox,  # type: ignore[arg-type]  # harden: sees limits
                 model=llm,
                 seed=state.seed,
                 out_dir=out_dir,
@@ -216,7 +223,8 @@ def _agent_phase(
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
             )
-            result = agent.run(ctx)
+            with guard.watching(gateway):  # harden (#16): budget watch
+                result = guard.verdict(agent.run(ctx))
             if gateway is not None:
                 dest = run.path / "gateway" if turn == 1 else run.path / "gateway" / f"turn-{turn}"
                 run.usage = merge_usage(
@@ -260,6 +268,11 @@ def _gab_progress(
     if ws is not None:
         gab.write_run_progress(ws, progress)
     return progress
+
+
+def trial_budget(loaded: LoadedScenario, opts: RunOptions) -> Budget:
+    """harden (#16): the scenario's budget with the job's --budget-* limits over it."""
+    return loaded.scenario.budget.merged(opts.budget)
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -322,7 +335,9 @@ def _start_gateway(
     if opts.sandbox == "docker":
         from harness.fleet.container import TrialGateway
 
-        gw = TrialGateway(
+        gw = containment.start_gateway_with_budget(  # harden: budget=opts.budget
+            TrialGateway,
+            opts.budget,
             trial=run_id,
             agent=agent,
             llm=llm,
@@ -340,7 +355,9 @@ def _start_gateway(
         return gw
     from harness.fleet.local import LocalGateway
 
-    gw_local = LocalGateway(
+    gw_local = containment.start_gateway_with_budget(  # harden: budget=opts.budget
+        LocalGateway,
+        opts.budget,
         trial=run_id,
         agent=agent,
         llm=llm,
@@ -434,7 +451,10 @@ def verify(
     run.write_run(meta)
     phase = run.begin("verify")
     try:
-        if sandbox == "docker":
+        stopped = containment.stopped(run)  # harden (#16): a limit or budget ended the agent
+        if stopped is not None:
+            outcome = stopped
+        elif sandbox == "docker":
             from harness.verify.container import verify_in_docker
 
             env = loaded.scenario.environment
@@ -445,6 +465,7 @@ def verify(
                 cpus=env.cpus,
                 memory=env.memory,
                 evidence_dest=run.verify_dir / "evidence",
+                policy=loaded.scenario.sandbox,  # harden (#16)
             )
             meta.setdefault("images", {})["verify"] = image_id
             run.write_run(meta)
@@ -477,6 +498,8 @@ def verify(
         word = "timeout"
     elif agent_outcome == "error":
         word = "error"
+    elif agent_outcome in containment.STOP_OUTCOMES:  # harden (#16): a limit or the budget
+        word = "failed"
     else:
         word = "success" if outcome.success else "failed"
     report = build_report(meta, outcome, word, _gab_progress(run, meta))
@@ -484,6 +507,8 @@ def verify(
         loaded, sandbox, ws, state.baseline, image=meta.get("images", {}).get("verify")
     )
     report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256, here)
+    agent_phases = [p for p in run.phases if p.name == "agent"]  # harden (#16)
+    report.update(containment.report_fields(meta, agent_phases[-1] if agent_phases else None))
     write_json(run.verify_dir / "report.json", report)
     write_atomic(run.verify_dir / "report.txt", render_text(report, outcome.report_text))
     run.end(phase, "error" if outcome.error else "ok", outcome.error or "")

@@ -193,8 +193,8 @@ def run_invocation(
         copy_transcripts(ctx, inv.transcripts)
         if inv.cleanup:
             ctx.sandbox.exec(["rm", "-rf", "--", *inv.cleanup], timeout=60)
-    except InfraError:  # a host-side kill at the deadline already removed the sandbox
-        if not res.timed_out:
+    except InfraError:  # a host-side kill (deadline, or a limit) already ended the sandbox
+        if not (res.timed_out or res.limit):
             raise
     return classify(res, ctx)
 

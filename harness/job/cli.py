@@ -13,6 +13,8 @@ import typer
 from rich.console import Console
 
 from harness import __version__
+from harness.budget import Budget
+from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
@@ -75,6 +77,7 @@ def _config(
     seeds: list[str],
     sandbox: str,
     settings: Settings,
+    budget: Budget | None = None,
 ) -> JobConfig:
     if not agents:
         stored = job.read_config() if job else None
@@ -90,6 +93,7 @@ def _config(
         reps=reps,
         seeds=_seeds(seeds),
         sandbox=sandbox,
+        budget=budget,
     )
 
 
@@ -195,6 +199,9 @@ def run_command(
         int,
         typer.Option("--max-interruptions", help="retries per trial after infrastructure errors"),
     ] = 2,
+    budget_tokens: BudgetTokensOpt = None,
+    budget_cost_usd: BudgetCostOpt = None,
+    budget_calls: BudgetCallsOpt = None,
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
@@ -222,6 +229,7 @@ def run_command(
             _split(seeds),
             sandbox,
             settings,
+            budget_flags(budget_tokens, budget_cost_usd, budget_calls),
         )
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
         outcome = run_job(

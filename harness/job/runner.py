@@ -192,6 +192,9 @@ class JobRunner:
                 "key": trial.key,
                 "job": self.job.name,
                 "sandbox": self.config.sandbox,
+                "budget": (
+                    self.config.budget.model_dump(exclude_none=True) if self.config.budget else None
+                ),
                 "trial": {
                     "scenario": trial.scenario,
                     "agent": trial.agent,

@@ -43,6 +43,7 @@ def _watch_parent(parent: int) -> None:
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     """Execute the trial described by ``spec``; returns what the job records."""
+    from harness.budget import Budget
     from harness.registry import Registry
     from harness.scenario import load_scenario
     from harness.trial import RunOptions, execute
@@ -60,6 +61,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             job=spec["job"],
             trial_key=spec["key"],
             repetition=trial["repetition"],
+            budget=Budget(**spec["budget"]) if spec.get("budget") else None,
         )
         result = execute(loaded, settings, registry, opts)
     except UserError as exc:

@@ -34,6 +34,8 @@ class EntrantSummary:
     prompt_tokens: float | None
     cached_tokens: float | None
     completion_tokens: float | None
+    budget_hits: int = 0  # runs stopped by the trial's budget (harden, #16)
+    limit_hits: int = 0  # runs stopped by a sandbox limit (disk, memory, pids, output)
     rank: int = 0
     vs_above: str = ""
     run_ids: list[str] = field(default_factory=list)
@@ -61,6 +63,8 @@ class EntrantSummary:
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
             "completion_tokens": self.completion_tokens,
+            "budget_hits": self.budget_hits,
+            "limit_hits": self.limit_hits,
             "vs_above": self.vs_above,
         }
 
@@ -95,6 +99,8 @@ def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
         prompt_tokens=_known([r.usage_value("prompt_tokens") for r in graded]),
         cached_tokens=_known([r.usage_value("cached_tokens") for r in graded]),
         completion_tokens=_known([r.usage_value("completion_tokens") for r in graded]),
+        budget_hits=sum(1 for r in graded if r.report.get("reason") == "budget"),
+        limit_hits=sum(1 for r in graded if str(r.report.get("reason", "")).startswith("limit")),
         run_ids=[r.run_id for r in runs],
     )
 

@@ -7,6 +7,7 @@ container is gone by now and cannot influence anything but the workspace files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -15,6 +16,7 @@ from pathlib import Path
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, write_atomic
 from harness.sandbox.base import SandboxSpec
+from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.verify.engine import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
@@ -50,6 +52,19 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
     return inner
 
 
+def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
+    """A failed, ungraded outcome: the code under test ran into a sandbox limit."""
+    return VerifyOutcome(
+        success=False,
+        partial_score=None,
+        rules=[],
+        targets=[],
+        changed_files=[],
+        hidden_files=[],
+        report_text=f"verification stopped by limit: {limit} ({detail})\n",
+    )
+
+
 def verify_in_docker(
     workspace: Path,
     request: VerifyRequest,
@@ -58,8 +73,13 @@ def verify_in_docker(
     cpus: float | None = None,
     memory: str | None = None,
     evidence_dest: Path | None = None,
+    policy: SandboxPolicy = DEFAULT_POLICY,
 ) -> tuple[VerifyOutcome, str]:
-    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id)."""
+    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id).
+
+    The container is hardened like the agent's (``policy``): no capabilities, non-root,
+    read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
+    """
     from harness.images import ensure_image
     from harness.images.inject import inject_harness_source
     from harness.sandbox.docker import DockerSandbox
@@ -76,6 +96,8 @@ def verify_in_docker(
         memory=memory,
         labels=labels,
         mounts=dict(request.mounts),  # the scenario's toolchain and dependencies, read-only
+        policy=policy,
+        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
     )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     sandbox = DockerSandbox(spec)
@@ -99,8 +121,11 @@ def verify_in_docker(
         )
         if result.timed_out:
             raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
-        sandbox.copy_out(f"{ROOT}/out", tmp / "out")
+        with contextlib.suppress(FileNotFoundError, InfraError):
+            sandbox.copy_out(f"{ROOT}/out", tmp / "out")
         outcome_file = tmp / "out" / "outcome.json"
+        if not outcome_file.is_file() and result.limit:  # the agent's code blew a limit
+            return _stopped_by(result.limit, result.limit_detail), ref.id
         if not outcome_file.is_file():
             tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
             raise InfraError(f"verifier wrote no outcome (exit {result.returncode}): {tail}")
