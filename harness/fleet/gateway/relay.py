@@ -185,8 +185,8 @@ async def relay(opened: Opened, framing: Framing, accounting: Accounting) -> Asy
         return prev
 
     try:
-        for ev in opened.events:  # already read (and, for chat, taken in) while opening
-            data = out(framing.early(ev))
+        for first in opened.events:  # already read (and, for chat, taken in) while opening
+            data = out(framing.early(first))
             if data is not None:
                 yield data
                 sent += 1
