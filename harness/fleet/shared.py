@@ -192,8 +192,8 @@ class RouterService:
 
 
 def bridge_address() -> str:
-    """Where gateway containers (on Docker's default bridge) reach this machine; loopback
-    when there is no Docker bridge."""
+    """Where gateway containers (on Docker's default bridge) reach this machine: the
+    bridge's gateway address; loopback when there is no Docker bridge."""
     with contextlib.suppress(Exception):
         import docker
 
@@ -201,7 +201,20 @@ def bridge_address() -> str:
         for cfg in net.attrs.get("IPAM", {}).get("Config") or []:
             if cfg.get("Gateway"):
                 return str(cfg["Gateway"])
+        name = (net.attrs.get("Options") or {}).get("com.docker.network.bridge.name", "docker0")
+        return _interface_ipv4(name)
     return "127.0.0.1"
+
+
+def _interface_ipv4(name: str) -> str:
+    """The IPv4 address of a network interface (Linux ``SIOCGIFADDR``)."""
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))
+    return socket.inet_ntoa(packed[20:24])
 
 
 def job_fleet_file(project_root: Path) -> Path | None:
