@@ -346,6 +346,7 @@ def _start_gateway(
             fleet_file=fleet_file,
             replay=opts.replay,
             record=opts.record,
+            budget=getattr(opts, "budget", None),  # a harness.budget.Budget (harden's field)
         )
         try:
             gw.start()
@@ -364,6 +365,7 @@ def _start_gateway(
         fleet_file=fleet_file,
         replay=opts.replay,
         record=opts.record,
+        budget=getattr(opts, "budget", None),
     )
     gw_local.start()
     return gw_local

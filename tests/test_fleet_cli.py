@@ -68,8 +68,16 @@ def test_status_with_an_unreachable_host(hosts, tmp_path):
     sock.close()
     path = write_fleet(tmp_path, hosts[0].url, dead)
     res = CliRunner().invoke(fleet_app, ["status", "--fleet", str(path), "--json"])
-    assert res.exit_code == 0
-    assert json.loads(res.output)["hosts"]["b"]["reachable"] is False
+    assert res.exit_code == 3  # any configured host down is an infrastructure problem
+    fp = json.loads(res.output[: res.output.rindex("}") + 1])
+    assert fp["hosts"]["b"]["reachable"] is False
+    assert any(w.startswith("host b is down") for w in fp["warnings"])
+    # the table run says so on a line of its own
+    res = CliRunner().invoke(fleet_app, ["status", "--fleet", str(path)], env={"COLUMNS": "200"})
+    assert res.exit_code == 3
+    lines = [x for x in res.output.splitlines() if "host b is down" in x]
+    assert lines and lines[0].startswith("WARNING")
+    assert "fleet host(s) down: b" in res.output
     only_dead = write_fleet(tmp_path, dead)
     res = CliRunner().invoke(fleet_app, ["status", "--fleet", str(only_dead)])
     assert res.exit_code == 3 and "no fleet host is reachable" in res.output
@@ -135,3 +143,37 @@ def test_fingerprint_compares_only_what_hosts_report():
     fp2 = fingerprint(cfg, st)
     assert fp2["identifiers"]["org/m"]["differs"] == ["format"]
     assert fp2["digest"] != fp["digest"]
+
+
+def test_fingerprint_digest_is_stable_while_a_host_is_down(tmp_path):
+    with (
+        TestHost(models=["org/m"], prefill=40000, decode=4000) as a,
+        TestHost(models=["org/m"], prefill=40000, decode=4000) as b,
+    ):
+        cfg = parse_fleet(yaml.safe_load(write_fleet(tmp_path, a.url, b.url).read_text()))
+        both = fleet_fingerprint(cfg)
+        b.stop()
+        one_down = fleet_fingerprint(cfg, timeout=2)
+    assert one_down["hosts"]["b"]["reachable"] is False
+    assert one_down["digest"] == both["digest"]
+
+
+def test_bench_shows_failed_runs(tmp_path):
+    from harness.fleet.testserver import Faults
+
+    with (
+        TestHost(models=["org/m"], prefill=40000, decode=4000) as a,
+        TestHost(models=["org/m"], prefill=40000, decode=4000, faults=Faults(error_rate=1.0)) as b,
+    ):
+        path = write_fleet(tmp_path, a.url, b.url)
+        out = tmp_path / "bench.json"
+        res = CliRunner().invoke(
+            fleet_app,
+            ["bench", "--fleet", str(path), "--runs", "3", "--max-tokens", "8", "--out", str(out)],
+            env={"COLUMNS": "200"},
+        )
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())["hosts"]
+    assert data["a"]["runs"] == 3 and data["a"]["failed_runs"] == 0
+    assert data["b"]["runs"] == 0 and data["b"]["failed_runs"] == 3
+    assert "host b: 3 of 3 run(s) failed" in res.output

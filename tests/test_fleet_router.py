@@ -143,3 +143,72 @@ def test_expected_completion_uses_max_tokens_or_history():
     assert r.expected_completion(None) == 256
     r.succeeded("fast", None, prompt=10, cached=0, completion=56, ttft_s=None, total_s=None)
     assert r.expected_completion(None) == 196
+
+
+def test_one_host_incident_is_one_failure_event():
+    r, clock = make(Routing(cooldown=Cooldown(base_s=2, max_s=60)))
+    job = Job("t", 100, 10)
+    for i in range(6):  # six calls in flight when the host dies
+        r.begin("fast", i, job, 1.0)
+    started = clock.t
+    clock.t += 1
+    cooldowns = [r.failed("fast", started=started) for _ in range(6)]
+    h = r.hosts["fast"]
+    assert cooldowns[0] == 2 and all(c <= 2 for c in cooldowns[1:])
+    assert h.incidents == 1 and h.failures == 1 and h.total_failures == 6
+    assert h.cooldown_until == clock.t + 2
+    # a call sent after the incident that fails again is a new one: the cooldown grows
+    clock.t += 3
+    r.begin("fast", "late", job, 1.0)
+    late = clock.t
+    clock.t += 0.5
+    assert r.failed("fast", started=late) == 4 and h.incidents == 2
+
+
+def test_slots_of_a_host_that_reports_none_are_learned_from_concurrency():
+    clock = Clock()
+    v0 = HostState("v0", 1000, 100, slots=1, slots_known=False)
+    known = HostState("known", 1000, 100, slots=1)
+    r = Router([v0, known], Routing(), clock)
+    for host in ("v0", "known"):
+        job = Job("t", 1000, 10)
+        assert r.begin(host, "a", job, 1.1)
+        assert not r.begin(host, "b", job, 1.1)  # the model says: this one queues
+        clock.t += 1.2  # but it finishes in its solo time: it did not wait
+        r.end(host, "b")
+        r.succeeded(
+            host,
+            "t",
+            prompt=1000,
+            cached=0,
+            completion=10,
+            ttft_s=1.0,
+            total_s=1.2,
+            had_slot=False,
+            expected_s=1.1,
+        )
+    assert r.hosts["v0"].slots == 2 and r.hosts["known"].slots == 1
+
+
+def test_affinity_slack_spares_a_warm_cache_only_among_hosts_of_like_speed():
+    clock = Clock()
+    hosts = [
+        HostState("slow", 350, 35),
+        HostState("fast", 2200, 220),
+        HostState("fast2", 1800, 180),
+    ]
+    r = Router(hosts, Routing(affinity_slack=2.0), clock)
+    # a trial warm on the slow host: its next turn is sooner on the (cold, busy) fast host,
+    # though within the slack; it leaves, and every later turn of the trial runs faster
+    r.succeeded("slow", "t1", prompt=2000, cached=0, completion=50, ttft_s=None, total_s=None)
+    r.begin("fast", "busy", Job("t9", 100, 1), 0.5)
+    job = Job("t1", 2600, 60)
+    assert r.expected_finish("slow", job) <= 2.0 * r.expected_finish("fast", job)
+    assert r.choose(["slow", "fast"], job).host == "fast"
+    r.end("fast", "busy")
+    # warm on a host of like speed whose finish is a little later: it stays there
+    r.succeeded("fast2", "t2", prompt=80, cached=0, completion=20, ttft_s=None, total_s=None)
+    job = Job("t2", 2600, 60)
+    assert r.expected_finish("fast", job) < r.expected_finish("fast2", job)
+    c = r.choose(["fast", "fast2"], job)
+    assert c.host == "fast2" and c.reason == "affinity"

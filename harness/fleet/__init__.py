@@ -1,6 +1,9 @@
 """The fleet: model hosts, the router, the gateway every agent talks to, its telemetry,
 and cassettes of recorded traffic.
 
+A job's trials each get their own gateway (own address, key, telemetry file, budget);
+they lease hosts from one shared router (``shared.job_router``), so routing sees the job.
+
 The trial runner's entry points (imported lazily, so ``python -m harness.fleet.gateway``
 runs cleanly)::
 
@@ -20,6 +23,8 @@ _EXPORTS = {
     "GatewayConfig": "gateway",
     "GatewayServer": "gateway",
     "build_config": "gateway",
+    "RouterService": "shared",
+    "job_router": "shared",
     "fleet_fingerprint": "probe",
     "summarize": "telemetry",
     "trial_usage_from_file": "telemetry",

@@ -120,13 +120,21 @@ async def run_bench_async(
                 except (httpx.HTTPError, ValueError) as exc:
                     errors.append(f"{type(exc).__name__}: {exc}")
             if not samples:
-                results[host.name] = {"model": model, "error": "; ".join(errors)}
+                results[host.name] = {
+                    "model": model,
+                    "error": "; ".join(errors),
+                    "runs": 0,
+                    "failed_runs": len(errors),
+                }
                 return
             best = dict(samples[-1])
             for key in ("prefill_tps", "decode_tps"):
                 vals = sorted(s[key] for s in samples if s.get(key))
                 best[key] = vals[len(vals) // 2] if vals else None
             best["runs"] = len(samples)
+            best["failed_runs"] = len(errors)
+            if errors:  # shown, not hidden behind the runs that worked
+                best["error"] = "; ".join(errors)
             results[host.name] = best
 
         await asyncio.gather(*(one(h) for h in cfg.hosts))

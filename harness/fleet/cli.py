@@ -107,9 +107,16 @@ def status(
         for w in fp["warnings"]:
             console.print(f"[bold red]WARNING:[/bold red] {w}", highlight=False)
         console.print(f"fingerprint {fp['digest']}", highlight=False)
-    if cfg.hosts and not any(s.reachable for s in statuses.values()):
+    down = sorted(n for n, s in statuses.items() if not s.reachable)
+    if cfg.hosts and len(down) == len(cfg.hosts):
         raise InfraError(
             "no fleet host is reachable", file=cfg.source, fix="start the hosts or check base_url"
+        )
+    if down:
+        raise InfraError(
+            f"fleet host(s) down: {', '.join(down)}",
+            file=cfg.source,
+            fix="start them, or remove them from the fleet file",
         )
 
 
@@ -136,6 +143,7 @@ def bench(
         "ttft s",
         "prefill tok/s",
         "decode tok/s",
+        "runs ok/failed",
         "error",
     ):
         table.add_column(col)
@@ -148,9 +156,18 @@ def bench(
             str(r.get("ttft_s", "")),
             str(r.get("prefill_tps") or ""),
             str(r.get("decode_tps") or ""),
+            f"{r.get('runs', 0)}/{r.get('failed_runs', 0)}",
             r.get("error", "")[:60],
         )
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for name, r in data["hosts"].items():
+        if r.get("failed_runs"):
+            console.print(
+                f"[bold red]WARNING:[/bold red] host {name}: {r['failed_runs']} of "
+                f"{r['failed_runs'] + r.get('runs', 0)} run(s) failed: {r.get('error', '')}",
+                highlight=False,
+            )
     typer.echo(f"stored in {path}")
     if not any(r.get("prefill_tps") for r in data["hosts"].values()):
         raise InfraError("no host could be measured", file=cfg.source)
@@ -164,8 +181,10 @@ def serve_cmd(
     ),
     port: int = typer.Option(8080, "--port"),
     fleet: Path | None = FLEET_OPT,
-    telemetry: Path | None = typer.Option(
-        None, "--telemetry", help="append one JSON line per call attempt"
+    telemetry: Path = typer.Option(
+        Path("gateway-telemetry.jsonl"),
+        "--telemetry",
+        help="append one JSON line per call attempt (on disk by default)",
     ),
     record: Path | None = typer.Option(
         None, "--record", help="write request/response pairs (JSONL)"
@@ -177,6 +196,9 @@ def serve_cmd(
         help="per-trial keys {key: {trial, agent, model}}, re-read when the file changes",
     ),
     price_per_kwh: float | None = typer.Option(None, help="USD per kWh (default: fleet.yml's)"),
+    router: str | None = typer.Option(
+        None, "--router", help="a shared router's URL (harness gateway router); default: own"
+    ),
 ) -> None:
     """Serve /v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/responses."""
     from harness.fleet.gateway import build_config, serve
@@ -193,9 +215,30 @@ def serve_cmd(
         keys_file=keys,
         require_keys=keys is not None,
         price_per_kwh=price_per_kwh,
+        router_url=None if replay else router,
     )
     typer.echo(
         f"harness gateway on http://{host}:{port}/v1"
         + (f" replaying {replay}" if replay else f" over {len(config.fleet.hosts)} host(s)")
+        + f"; telemetry in {telemetry}"
     )
     serve(config, host, port)
+
+
+@gateway_app.command("router")
+@_friendly
+def router_cmd(
+    host: str = typer.Option("127.0.0.1", "--host", help="address to bind"),
+    port: int = typer.Option(8090, "--port"),
+    fleet: Path | None = FLEET_OPT,
+) -> None:
+    """Serve one routing state that several gateways share (their --router URL)."""
+    import time
+
+    from harness.fleet.shared import RouterService
+
+    cfg = load_fleet(fleet)
+    with RouterService(cfg, host, port) as service:
+        typer.echo(f"harness fleet router on {service.url} over {len(cfg.hosts)} host(s)")
+        while True:
+            time.sleep(3600)

@@ -12,7 +12,10 @@ only what the gateway image installs (no typer).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import secrets
+import shlex
 import shutil
 import tempfile
 import time
@@ -21,11 +24,19 @@ from typing import Any
 
 import yaml
 
+from harness.budget import Budget
 from harness.errors import InfraError, UserError
 from harness.registry import LLMEntry
 
 PORT = 8080
 ROOT = "/gw"
+ROUTER_ENV = "HARNESS_FLEET_ROUTER"
+
+
+def shared_router_url() -> str | None:
+    """The job's shared router (``harness.fleet.shared``), named by ``HARNESS_FLEET_ROUTER``
+    (set by ``job_router`` for the trials it runs); None: each gateway routes alone."""
+    return os.environ.get(ROUTER_ENV) or None
 
 
 def gateway_files(
@@ -63,7 +74,12 @@ def cassette_name(replay: Path) -> str:
 
 
 class TrialGateway:
-    """Start, reach, read and remove one trial's gateway container."""
+    """Start, reach, read and remove one trial's gateway container.
+
+    ``budget`` caps the trial's spending (calls past it get HTTP 429 ``budget_exceeded``;
+    ``budget_state()`` reads ``GET /v1/harness/budget``); ``router_url`` is the job's shared
+    router, reached over the default bridge (default: ``HARNESS_FLEET_ROUTER``).
+    """
 
     def __init__(
         self,
@@ -76,6 +92,8 @@ class TrialGateway:
         fleet_file: Path | None = None,
         replay: Path | None = None,
         record: bool = False,
+        budget: Budget | None = None,
+        router_url: str | None = None,
     ) -> None:
         if replay is None and fleet_file is None:
             raise UserError(
@@ -87,6 +105,8 @@ class TrialGateway:
         self.trial, self.agent, self.llm = trial, agent, llm
         self.network, self.labels = network, labels
         self.fleet_file, self.replay, self.record = fleet_file, replay, record
+        self.budget = budget
+        self.router_url = router_url if router_url is not None else shared_router_url()
         self.sandbox: Any = None
         self.key = ""
 
@@ -144,6 +164,10 @@ class TrialGateway:
             args += ["--replay", f"{ROOT}/{cassette_name(self.replay)}"]
         if self.record:
             args += ["--record", f"{ROOT}/out/recording.jsonl"]
+        if self.budget is not None and not self.budget.unlimited:
+            args += ["--budget", shlex.quote(self.budget.model_dump_json(by_alias=True))]
+        if self.router_url and self.replay is None:
+            args += ["--router", self.router_url]
         line = " ".join(args)
         started = self.sandbox.exec(
             [
@@ -170,6 +194,19 @@ class TrialGateway:
             time.sleep(0.3)
         log = self.sandbox.exec(["sh", "-c", f"tail -n 20 {ROOT}/out/gateway.log"], timeout=10)
         raise InfraError(f"gateway never became healthy: {log.stdout.strip()[-400:]}")
+
+    def budget_state(self) -> dict[str, Any]:
+        """``GET /v1/harness/budget`` with the trial's key, from inside the container."""
+        probe = (
+            "import urllib.request,sys;"
+            f"r=urllib.request.Request('http://127.0.0.1:{PORT}/v1/harness/budget',"
+            f"headers={{'Authorization':'Bearer {self.key}'}});"
+            "sys.stdout.write(urllib.request.urlopen(r,timeout=5).read().decode())"
+        )
+        res = self.sandbox.exec(["python3", "-c", probe], timeout=15)
+        if not res.ok:
+            raise InfraError(f"could not read the gateway's budget: {res.stderr.strip()[-300:]}")
+        return dict(json.loads(res.stdout))
 
     def collect(self, dest: Path) -> dict[str, Any]:
         """Copy telemetry, recording and log to ``dest``; return the trial's usage."""
@@ -203,6 +240,8 @@ def _serve(argv: list[str]) -> None:
     parser.add_argument("--telemetry", type=Path)
     parser.add_argument("--replay", type=Path)
     parser.add_argument("--record", type=Path)
+    parser.add_argument("--budget", help="the trial's Budget as JSON")
+    parser.add_argument("--router", help="the job's shared router URL")
     ns = parser.parse_args(argv)
     data = (yaml.safe_load(ns.fleet.read_text()) or {}) if ns.fleet and ns.fleet.is_file() else {}
     fleet: Any = load_fleet(ns.fleet) if data.get("hosts") else FleetConfig()
@@ -215,6 +254,8 @@ def _serve(argv: list[str]) -> None:
         replay=ns.replay,
         keys_file=ns.keys,
         require_keys=ns.keys is not None,
+        budget=Budget.model_validate(json.loads(ns.budget)) if ns.budget else None,
+        router_url=ns.router,
     )
     serve(config, "0.0.0.0", ns.port)
 

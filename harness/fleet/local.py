@@ -7,12 +7,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.fleet.container import cassette_name, gateway_files
+from harness.budget import Budget
+from harness.fleet.container import cassette_name, gateway_files, shared_router_url
 from harness.registry import LLMEntry
 
 
 class LocalGateway:
-    """Same surface as ``TrialGateway``: start, url, key, collect, stop."""
+    """Same surface as ``TrialGateway``: start, url, key, budget_url, collect, stop.
+
+    ``budget`` caps the trial's spending (the gateway refuses calls past it, HTTP 429
+    ``budget_exceeded``); ``router_url`` is the job's shared router (default: the one named
+    by ``HARNESS_FLEET_ROUTER``, else a router of its own).
+    """
 
     def __init__(
         self,
@@ -23,9 +29,13 @@ class LocalGateway:
         fleet_file: Path | None,
         replay: Path | None,
         record: bool = False,
+        budget: Budget | None = None,
+        router_url: str | None = None,
     ) -> None:
         self.trial, self.agent, self.llm = trial, agent, llm
         self.fleet_file, self.replay, self.record = fleet_file, replay, record
+        self.budget = budget
+        self.router_url = router_url if router_url is not None else shared_router_url()
         self.tmp = Path(tempfile.mkdtemp(prefix="harness-gw-"))
         self.server: Any = None
         self.key = ""
@@ -33,6 +43,11 @@ class LocalGateway:
     @property
     def url(self) -> str:
         return str(self.server.base_url)
+
+    @property
+    def budget_url(self) -> str:
+        """``GET`` it with the trial's key: ``{"exhausted", "used", "limit"}``."""
+        return self.url + "/harness/budget"
 
     def start(self) -> None:
         import yaml
@@ -60,8 +75,14 @@ class LocalGateway:
             replay=self.tmp / cassette_name(self.replay) if self.replay else None,
             keys_file=self.tmp / "keys.yml",
             require_keys=True,
+            budget=self.budget,
+            router_url=None if self.replay else self.router_url,
         )
         self.server.start()
+
+    def budget_state(self) -> dict[str, Any]:
+        """What ``GET /v1/harness/budget`` answers this trial's key."""
+        return dict(self.server.budget_state(self.trial))
 
     def collect(self, dest: Path) -> dict[str, Any]:
         from harness.fleet.telemetry import trial_usage_from_file

@@ -186,6 +186,10 @@ def fingerprint(cfg: FleetConfig, statuses: dict[str, HostStatus]) -> dict[str, 
             info = st.models.get(ident) if st else None
             if st is None or not st.reachable:
                 per_host[host] = {"reachable": False}
+                why = f": {st.error}" if st is not None and st.error else ""
+                down = f"host {host} is down{why}"
+                if down not in warnings:
+                    warnings.append(down)
             elif info is None:
                 per_host[host] = {"reachable": True, "loaded": False}
                 warnings.append(f"host {host} does not serve {ident!r}")
@@ -235,10 +239,19 @@ def fingerprint(cfg: FleetConfig, statuses: dict[str, HostStatus]) -> dict[str, 
             for n, s in sorted(statuses.items())
         },
     }
+    # the digest covers the artefacts served, not who is up: a host that is down changes
+    # nothing unless it was the only one serving its artefact
     digest = hashlib.sha256(
         json.dumps(
             {
-                k: {h: {a: v.get(a) for a in ARTEFACT_KEYS} for h, v in d["hosts"].items()}
+                k: sorted(
+                    {
+                        tuple(v.get(a) for a in ARTEFACT_KEYS)
+                        for v in d["hosts"].values()
+                        if v.get("reachable") and "format" in v
+                    },
+                    key=repr,
+                )
                 for k, d in identifiers.items()
             },
             sort_keys=True,

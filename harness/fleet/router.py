@@ -4,7 +4,8 @@ Each host is modelled as ``slots`` parallel servers with measured prefill and de
 A call's work on a host is ``uncached prompt / prefill + completion / decode``; the calls
 already in flight occupy the slots (first come, first served), so the new call's finish
 is when a slot frees plus its own work. A trial stays on the host that holds its prompt
-prefix in cache while that host has a free slot and is not much slower than the best.
+prefix in cache while that host has a free slot and its finish is within a slack of the
+best (a slack only among hosts of like speed: leaving a slower home pays off every turn).
 Failing hosts cool down (exponentially, or for the host's Retry-After).
 
 No I/O and an injectable clock: everything here is testable with synthetic state.
@@ -24,6 +25,9 @@ from harness.fleet.config import Routing
 EWMA = 0.3
 MIN_PREFILL_SAMPLE = 64  # uncached prompt tokens needed to learn a prefill rate
 MIN_DECODE_SAMPLE = 8
+SOLO_FACTOR = 1.5  # a call this close to its solo time did not wait for a slot
+MAX_LEARNED_SLOTS = 32
+HOME_SPEED = 0.8  # a home host below this fraction of the best host's prefill rate is slower
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class HostState:
     prefill_tps: float
     decode_tps: float
     slots: int = 1
+    slots_known: bool = True  # configured or reported; else learned from measured concurrency
     watts: float | None = None
     inflight: dict[Any, InFlight] = field(default_factory=dict)
     cooldown_until: float = 0.0
@@ -55,6 +60,8 @@ class HostState:
     total_failures: int = 0
     total_calls: int = 0
     cooldowns: int = 0
+    incidents: int = 0
+    last_failure_at: float = float("-inf")
     learned: bool = False
 
     def snapshot(self, now: float) -> dict[str, Any]:
@@ -65,6 +72,7 @@ class HostState:
             "inflight": len(self.inflight),
             "cooling_s": round(max(0.0, self.cooldown_until - now), 3),
             "cooldowns": self.cooldowns,
+            "incidents": self.incidents,
             "failures": self.total_failures,
             "calls": self.total_calls,
         }
@@ -153,10 +161,12 @@ class Router:
         aff = self._affinity.get(job.trial) if job.trial else None
         if self.routing.affinity and aff and aff[0] in finish and aff[0] != best:
             home = self.hosts[aff[0]]
-            if (
-                len(home.inflight) < home.slots
-                and finish[aff[0]] <= finish[best] * self.routing.affinity_slack
-            ):
+            # the best host's finish already pays for re-reading the whole prompt; slack on
+            # top only spares a warm cache among hosts of like speed: leaving a slower home
+            # for a faster host also speeds up every later turn of the trial
+            slower = home.prefill_tps < HOME_SPEED * self.hosts[best].prefill_tps
+            slack = 1.0 if slower else self.routing.affinity_slack
+            if len(home.inflight) < home.slots and finish[aff[0]] <= finish[best] * slack:
                 return self._choice(aff[0], job, now, "affinity", finish[aff[0]])
         return self._choice(best, job, now, "earliest_finish", finish[best])
 
@@ -192,6 +202,7 @@ class Router:
         ttft_s: float | None,
         total_s: float | None,
         had_slot: bool = True,
+        expected_s: float | None = None,
     ) -> None:
         """Learn from a finished call: rates (when it did not queue), affinity, lengths."""
         h = self.hosts[host]
@@ -201,6 +212,16 @@ class Router:
         if completion > 0:
             self.avg_completion = (1 - EWMA) * self.avg_completion + EWMA * completion
         if not had_slot:
+            # the model said this call would queue; if it ran at its solo speed anyway, the
+            # host has more parallel slots than we know of (LM Studio's v0 API reports none)
+            if (
+                not h.slots_known
+                and expected_s
+                and total_s is not None
+                and total_s <= SOLO_FACTOR * expected_s
+                and h.slots < MAX_LEARNED_SLOTS
+            ):
+                h.slots += 1
             return
         new = prompt - cached
         if ttft_s and ttft_s > 0 and new >= MIN_PREFILL_SAMPLE:
@@ -211,17 +232,29 @@ class Router:
             h.decode_tps = (1 - EWMA) * h.decode_tps + EWMA * rate
             h.learned = True
 
-    def failed(self, host: str, retry_after: float | None = None) -> float:
-        """Cool a failing host down; returns the cooldown in seconds."""
+    def failed(
+        self, host: str, retry_after: float | None = None, started: float | None = None
+    ) -> float:
+        """Cool a failing host down; returns the cooldown in seconds.
+
+        One incident is one failure event: a call that ``started`` before the host's last
+        recorded failure was in flight when the host went down, so its failure adds to that
+        incident (counted, but no longer cooldown) instead of escalating as if consecutive.
+        """
         h = self.hosts[host]
-        h.failures += 1
+        now = self.clock()
         h.total_failures += 1
+        if started is not None and started <= h.last_failure_at and retry_after is None:
+            return max(0.0, h.cooldown_until - now)
+        h.last_failure_at = now
+        h.incidents += 1
+        h.failures += 1
         cd = self.routing.cooldown
         if retry_after is not None:
             secs = min(max(0.0, retry_after), max(cd.max_s, retry_after))
         else:
             secs = min(cd.base_s * 2 ** (h.failures - 1), cd.max_s)
-        h.cooldown_until = max(h.cooldown_until, self.clock() + secs)
+        h.cooldown_until = max(h.cooldown_until, now + secs)
         h.cooldowns += 1
         return secs
 

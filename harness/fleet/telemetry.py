@@ -125,6 +125,7 @@ def summarize(records: Iterable[dict], trial: str | None = None) -> dict[str, An
     """Tokens, calls, wall time and cost over telemetry lines (of one trial, if given).
 
     ``calls`` counts client calls, ``attempts`` every try (retries included);
+    ``budget_refusals`` the calls refused because the trial's budget was spent;
     ``wall_seconds`` is the time with at least one call in flight, ``model_seconds`` the
     sum of call durations; ``busy_seconds`` the hosts' busy time charged to these calls.
     """
@@ -143,12 +144,16 @@ def summarize(records: Iterable[dict], trial: str | None = None) -> dict[str, An
         "energy_cost_usd": 0.0,
         "cost_usd": 0.0,
         "energy_kwh": 0.0,
+        "budget_refusals": 0,
         "hosts": {},
     }
     spans = []
     calls: set = set()
     for r in records:
         if trial is not None and r.get("trial") != trial:
+            continue
+        if r.get("status") == "budget":  # refused at the gateway: nothing was spent
+            out["budget_refusals"] += 1
             continue
         out["attempts"] += 1
         calls.add(r.get("call") or id(r))  # attempts of one client call share its id

@@ -67,6 +67,7 @@ class HostSpec:
     completion_tokens: int = 16  # when the request sets no max_tokens
     cache_entries: int = 8
     publisher: str = "harness"
+    api_v1: bool = True  # False: an LM Studio 0.3.x host (/api/v0 only, no parallel slots)
 
 
 class SimulatedDrop(Exception):
@@ -165,11 +166,16 @@ class HostState:
     def cached_prefix(self, text: str) -> int:
         best = 0
         for entry in self.cache:
-            n = min(len(entry), len(text))
-            i = 0
-            while i < n and entry[i] == text[i]:
-                i += 1
-            best = max(best, i)
+            if entry[:best] != text[:best]:  # cannot beat the best prefix so far
+                continue
+            lo, hi = best, min(len(entry), len(text))  # binary search on C-speed compares
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if entry[:mid] == text[:mid]:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            best = lo
         return best // CHARS_PER_TOKEN
 
     def remember(self, text: str) -> None:
@@ -568,7 +574,7 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
             Route("/v1/models", v1_models),
             Route("/api/v0/models", api_v0_models),
             Route("/api/v0/models/{model:path}", api_v0_model),
-            Route("/api/v1/models", api_v1_models),
+            *([Route("/api/v1/models", api_v1_models)] if state.spec.api_v1 else []),
             Route("/_fault", fault, methods=["GET", "POST"]),
             Route("/_stats", stats),
         ]

@@ -110,6 +110,14 @@ class JobRunner:
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
+        from harness.fleet.shared import job_fleet_file, job_router
+
+        # one routing state for the whole job: every trial's gateway leases hosts from it
+        fleet = job_fleet_file(self.settings.project_root) if len(todo) > 1 else None
+        with job_router(fleet):
+            return self._run(todo, outcome)
+
+    def _run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         self._queue = list(reversed(todo))
         threads = [
             threading.Thread(target=self._work, args=(outcome,), name=f"trial-{i}", daemon=True)

@@ -1,0 +1,33 @@
+"""The gateway: one OpenAI-compatible endpoint over the fleet, in parts.
+
+- ``app``: the ASGI app (keys, model names, routes, budgets' refusals)
+- ``upstream``: the fleet upstream (routing, upstream calls, retries)
+- ``replay``: the cassette upstream (recorded traffic, no host)
+- ``relay``: the one stream relay, with its one teardown
+- ``accounting``: telemetry lines (one row builder), energy, recording, budgets
+- ``server``: configuration, a background-thread server, the foreground ``serve``
+
+    python -m harness.fleet.gateway serve --fleet fleet.yml --port 8080 --telemetry t.jsonl
+"""
+
+from __future__ import annotations
+
+from harness.fleet.gateway.app import Gateway, GatewayConfig
+from harness.fleet.gateway.calls import Call, KeyInfo, prompt_estimate, retry_after_seconds
+from harness.fleet.gateway.keys import load_keys
+from harness.fleet.gateway.replay import replay_payload
+from harness.fleet.gateway.server import GatewayServer, build_config, serve
+
+__all__ = [
+    "Call",
+    "Gateway",
+    "GatewayConfig",
+    "GatewayServer",
+    "KeyInfo",
+    "build_config",
+    "load_keys",
+    "prompt_estimate",
+    "replay_payload",
+    "retry_after_seconds",
+    "serve",
+]
