@@ -11,7 +11,6 @@ exhausted. ``guard.verdict`` then turns the agent's own result into the phase ou
 from __future__ import annotations
 
 import contextlib
-import inspect
 import json
 import threading
 import urllib.request
@@ -183,26 +182,6 @@ def budget_state(gateway: Any) -> dict[str, Any] | None:
     except Exception:
         return None
     return data if isinstance(data, dict) else None
-
-
-def start_gateway_with_budget(factory: type, limits: Budget | None, **kwargs: Any) -> Any:
-    """``factory(**kwargs, budget=limits)`` when the gateway takes a budget.
-
-    A gateway class without a ``budget`` parameter cannot enforce one: asking it to is an
-    infrastructure error, not a silently unlimited trial. A ``budget`` in ``kwargs`` (the
-    fleet's form of the call site, ``budget=opts.budget``) is the same value and yields.
-    """
-    kwargs.pop("budget", None)
-    if limits is None or limits.unlimited:
-        return factory(**kwargs)
-    if "budget" not in inspect.signature(factory).parameters:
-        from harness.errors import InfraError
-
-        raise InfraError(
-            f"this harness's gateway ({factory.__name__}) does not enforce budgets yet",
-            fix="remove budget: from the scenario and --budget-* from the command",
-        )
-    return factory(**kwargs, budget=limits)
 
 
 def stopped(run: Any) -> Any:

@@ -335,9 +335,7 @@ def _start_gateway(
     if opts.sandbox == "docker":
         from harness.fleet.container import TrialGateway
 
-        gw = containment.start_gateway_with_budget(  # harden: budget=opts.budget
-            TrialGateway,
-            opts.budget,
+        gw = TrialGateway(
             trial=run_id,
             agent=agent,
             llm=llm,
@@ -346,7 +344,7 @@ def _start_gateway(
             fleet_file=fleet_file,
             replay=opts.replay,
             record=opts.record,
-            budget=getattr(opts, "budget", None),  # a harness.budget.Budget (harden's field)
+            budget=opts.budget,
         )
         try:
             gw.start()
@@ -356,16 +354,14 @@ def _start_gateway(
         return gw
     from harness.fleet.local import LocalGateway
 
-    gw_local = containment.start_gateway_with_budget(  # harden: budget=opts.budget
-        LocalGateway,
-        opts.budget,
+    gw_local = LocalGateway(
         trial=run_id,
         agent=agent,
         llm=llm,
         fleet_file=fleet_file,
         replay=opts.replay,
         record=opts.record,
-        budget=getattr(opts, "budget", None),
+        budget=opts.budget,
     )
     gw_local.start()
     return gw_local

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import shlex
 import shutil
@@ -27,6 +26,7 @@ import yaml
 from harness.budget import Budget
 from harness.errors import InfraError, UserError
 from harness.registry import LLMEntry
+from harness.settings import read_env
 
 PORT = 8080
 ROOT = "/gw"
@@ -36,7 +36,7 @@ ROUTER_ENV = "HARNESS_FLEET_ROUTER"
 def shared_router_url() -> str | None:
     """The job's shared router (``harness.fleet.shared``), named by ``HARNESS_FLEET_ROUTER``
     (set by ``job_router`` for the trials it runs); None: each gateway routes alone."""
-    return os.environ.get(ROUTER_ENV) or None
+    return read_env(ROUTER_ENV)
 
 
 def gateway_files(

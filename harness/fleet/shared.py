@@ -42,6 +42,7 @@ from harness.fleet.routing import (
     outcome_to_json,
 )
 from harness.fleet.serving import ThreadedServer
+from harness.settings import read_env
 
 
 def router_app(routing: LocalRouting) -> Starlette:
@@ -217,12 +218,6 @@ def _interface_ipv4(name: str) -> str:
     return socket.inet_ntoa(packed[20:24])
 
 
-def job_fleet_file(project_root: Path) -> Path | None:
-    """The fleet file trials route through (``HARNESS_FLEET``, else ./fleet.yml), if any."""
-    path = Path(os.environ.get("HARNESS_FLEET") or project_root / "fleet.yml")
-    return path if path.is_file() else None
-
-
 @contextlib.contextmanager
 def job_router(fleet_file: str | Path | None, host: str | None = None) -> Iterator[str | None]:
     """Run the job's shared router while the block runs and name it in
@@ -239,13 +234,13 @@ def job_router(fleet_file: str | Path | None, host: str | None = None) -> Iterat
         yield None
         return
     service = RouterService(fleet, host or bridge_address())
-    old = os.environ.get(ROUTER_ENV)
+    old = read_env(ROUTER_ENV)
     with service:
-        os.environ[ROUTER_ENV] = service.url
+        os.environ.update({ROUTER_ENV: service.url})  # for the trials (a write)
         try:
             yield service.url
         finally:
             if old is None:
                 os.environ.pop(ROUTER_ENV, None)
             else:
-                os.environ[ROUTER_ENV] = old
+                os.environ.update({ROUTER_ENV: old})

@@ -110,10 +110,11 @@ class JobRunner:
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
-        from harness.fleet.shared import job_fleet_file, job_router
+        from harness.fleet.shared import job_router
 
         # one routing state for the whole job: every trial's gateway leases hosts from it
-        fleet = job_fleet_file(self.settings.project_root) if len(todo) > 1 else None
+        fleet_file = self.settings.fleet_file
+        fleet = fleet_file if len(todo) > 1 and fleet_file.is_file() else None
         with job_router(fleet):
             return self._run(todo, outcome)
 
