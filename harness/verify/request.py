@@ -65,9 +65,10 @@ def _provisioned(
 
         gocache = cache_dir() / "gocache-verify"
         gocache.mkdir(parents=True, exist_ok=True)
-        mounts[str(gocache)] = f"{GOCACHE_INSIDE}:rw"
-        docker_env["GOCACHE"] = GOCACHE_INSIDE
         local_env["GOCACHE"] = str(gocache)
+        if sandbox == "docker":
+            mounts[str(_docker_gocache(cache_dir()))] = f"{GOCACHE_INSIDE}:rw"
+            docker_env["GOCACHE"] = GOCACHE_INSIDE
     python = local_python(prov.python) if sandbox == "local" else None
     return {
         **({"python": python} if python else {}),
@@ -76,3 +77,22 @@ def _provisioned(
         "mounts": mounts,
         "toolchain": prov.record(),
     }
+
+
+def _docker_gocache(cache: Path) -> Path:
+    """The containers' verifier build cache: apart from the host's, and owned by the
+    sandboxes' unprivileged run user, so the hardened (non-root) verifier can write it."""
+    import os
+
+    from harness.sandbox.docker import SANDBOX_UID
+
+    gocache = cache / "gocache-verify-docker"
+    gocache.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0 and gocache.stat().st_uid != SANDBOX_UID:
+        for root, dirs, files in os.walk(gocache):
+            for name in [*dirs, *files]:
+                os.lchown(os.path.join(root, name), SANDBOX_UID, SANDBOX_UID)
+        os.chown(gocache, SANDBOX_UID, SANDBOX_UID)
+    elif os.geteuid() != 0 and gocache.stat().st_uid == os.geteuid():
+        gocache.chmod(0o777)  # cannot give it away: let the run user create its entries
+    return gocache
