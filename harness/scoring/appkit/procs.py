@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from harness.errors import UserError
+from harness.scoring.appkit.jail import Jail
 
 _IN_USE = ("address already in use", "errno 98", "eaddrinuse")
 _PORT_ATTEMPTS = 5
@@ -106,7 +107,9 @@ def _http_ok(url: str) -> bool:
 class AppProcess:
     """One app under test, restartable on the same arguments (and so the same data dir).
 
-    ``argv`` may contain ``{port}``; it is filled with the chosen port at each spawn.
+    ``argv`` may contain ``{port}``; it is filled with the chosen port at each spawn, and
+    ``{data}`` with the jail's data folder. With a ``jail`` the app runs confined (its
+    own user, its tree copy, a minimal environment; see ``jail``).
     stdout/stderr of spawn *n* go to ``logs/<name>-<n>.stdout.log`` / ``.stderr.log``.
     """
 
@@ -120,6 +123,7 @@ class AppProcess:
         env: Mapping[str, str] | None = None,
         budget: float = 15.0,
         name: str = "app",
+        jail: Jail | None = None,
     ) -> None:
         if not argv:
             raise UserError("no command to start the app", field="argv", fix="pass argv")
@@ -127,7 +131,12 @@ class AppProcess:
         self.cwd = Path(cwd)
         self.logs = Path(logs)
         self.health_path = health_path
-        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.jail = jail
+        if jail is not None:  # confined: the jail's tree copy, data and minimal env
+            self.cwd = jail.tree
+            self.env = jail.env(env)
+        else:
+            self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         self.budget = budget
         self.name = name
         self.port: int | None = None
@@ -212,7 +221,10 @@ class AppProcess:
         self.spawns += 1
         self.port = port
         self.logs.mkdir(parents=True, exist_ok=True)
-        argv = [a.replace("{port}", str(port)) for a in self.argv]
+        data = str(self.jail.data) if self.jail is not None else ""
+        argv = [a.replace("{port}", str(port)).replace("{data}", data) for a in self.argv]
+        if self.jail is not None:
+            argv = self.jail.wrap(argv)
         with self._log_path("stdout").open("wb") as out, self._log_path("stderr").open("wb") as err:
             try:
                 self._proc = subprocess.Popen(
