@@ -14,7 +14,23 @@ from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.appkit.seeding import between, derive, derive_bytes, pick, rng
 
 __all__ = [
-    "AppNotHealthy", "AppProcess", "BrowserUnavailable", "Dataset", "Fetched", "Invoice",
-    "MockUpstream", "PageProbe", "between", "build_dataset", "derive", "derive_bytes",
-    "format_minor", "get", "pick", "poll", "probe_page", "rng", "tbody_rows",
+    "AppNotHealthy",
+    "AppProcess",
+    "BrowserUnavailable",
+    "Dataset",
+    "Fetched",
+    "Invoice",
+    "MockUpstream",
+    "PageProbe",
+    "between",
+    "build_dataset",
+    "derive",
+    "derive_bytes",
+    "format_minor",
+    "get",
+    "pick",
+    "poll",
+    "probe_page",
+    "rng",
+    "tbody_rows",
 ]

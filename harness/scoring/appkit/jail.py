@@ -68,6 +68,7 @@ def _harness_dirs(python: str) -> tuple[Path, ...]:
         out = subprocess.run(
             [python, "-c", "import harness, os; print(os.path.dirname(harness.__file__))"],
             env={"PATH": _CLEAN_PATH},
+            cwd="/",
             capture_output=True,
             text=True,
             timeout=20,
@@ -78,9 +79,15 @@ def _harness_dirs(python: str) -> tuple[Path, ...]:
     return tuple(sorted(found))
 
 
-def protected_paths(python: str = sys.executable) -> list[Path]:
-    """Every existing path to keep from the app: harness package(s) plus registered ones."""
-    paths = [*_harness_dirs(python), *_PROTECTED.get()]
+def protected_paths() -> list[Path]:
+    """Every existing path to keep from the app: harness package(s) plus registered ones.
+
+    The package is looked up as this process imports it and as the scorer's and the
+    app's interpreters would (an editable install elsewhere is hidden too).
+    """
+    pythons = {sys.executable, shutil.which("python3", path=_CLEAN_PATH) or "python3"}
+    dirs = {d for py in sorted(pythons) for d in _harness_dirs(py)}
+    paths = [*sorted(dirs), *_PROTECTED.get()]
     out: list[Path] = []
     for p in paths:
         if p.exists() and p not in out:
@@ -94,8 +101,21 @@ def _can_unshare() -> bool:
         return False
     try:
         probe = subprocess.run(
-            ["unshare", "--mount", "--pid", "--fork", "--mount-proc", "--propagation",
-             "private", "--", "mount", "-t", "tmpfs", "none", "/mnt"],
+            [
+                "unshare",
+                "--mount",
+                "--pid",
+                "--fork",
+                "--mount-proc",
+                "--propagation",
+                "private",
+                "--",
+                "mount",
+                "-t",
+                "tmpfs",
+                "none",
+                "/mnt",
+            ],
             capture_output=True,
             timeout=10,
             check=False,
@@ -125,11 +145,12 @@ def reachable_by_others(path: Path) -> bool:
 class Jail:
     """A home for one app under test (tree copy + data) and how to launch it there."""
 
-    def __init__(self, tree: Path, *, mode: Mode | None = None, python: str = "python3") -> None:
+    def __init__(self, tree: Path, *, mode: Mode | None = None) -> None:
         self.mode: Mode = mode or detect_mode()
-        self.python = python
+        #: the interpreter an app spec names as ``python3``, found on the clean PATH
+        self.python = shutil.which("python3", path=_CLEAN_PATH) or "python3"
         self.uid = APP_UID if self.mode != "none" else os.geteuid()
-        self.hidden = protected_paths(sys.executable)
+        self.hidden = protected_paths()
         self.home = Path(tempfile.mkdtemp(prefix="harness-app-"))
         self.tree = self.home / "tree"
         self.data = self.home / "data"
@@ -159,8 +180,14 @@ class Jail:
         argv = [str(a) for a in argv]
         if self.mode == "none":
             return argv
-        drop = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-                "--no-new-privs", "--"]
+        drop = [
+            "setpriv",
+            f"--reuid={self.uid}",
+            f"--regid={self.uid}",
+            "--clear-groups",
+            "--no-new-privs",
+            "--",
+        ]
         if self.mode == "user":
             return [*drop, *argv]
         mounts = []
@@ -171,8 +198,22 @@ class Jail:
             else:
                 mounts.append(f"mount --bind /dev/null {q}")
         script = " && ".join([*mounts, 'exec "$@"'])
-        return ["unshare", "--mount", "--pid", "--fork", "--mount-proc", "--propagation",
-                "private", "--", "sh", "-c", script, "app-jail", *drop, *argv]
+        return [
+            "unshare",
+            "--mount",
+            "--pid",
+            "--fork",
+            "--mount-proc",
+            "--propagation",
+            "private",
+            "--",
+            "sh",
+            "-c",
+            script,
+            "app-jail",
+            *drop,
+            *argv,
+        ]
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """A minimal environment: no seed, no PYTHONPATH, nothing of the scorer's."""
@@ -189,14 +230,20 @@ class Jail:
     def statement(self) -> str:
         """What is and is not enforced, for the report."""
         if self.mode == "namespace":
-            return (f"enforced: app runs as uid {self.uid} in private mount+PID namespaces; "
-                    f"{len(self.hidden)} protected paths covered; trace written by the scorer")
+            return (
+                f"enforced: app runs as uid {self.uid} in private mount+PID namespaces; "
+                f"{len(self.hidden)} protected paths covered; trace written by the scorer"
+            )
         if self.mode == "user":
-            return (f"enforced: app runs as uid {self.uid}; protected paths are not readable "
-                    "by it; trace written by the scorer")
-        return ("NOT enforced: the scorer is not root, so the app runs as the same user; it "
-                "gets a clean environment and a private tree copy, but could read the suite "
-                "and harness package and write the trace")
+            return (
+                f"enforced: app runs as uid {self.uid}; protected paths are not readable "
+                "by it; trace written by the scorer"
+            )
+        return (
+            "NOT enforced: the scorer is not root, so the app runs as the same user; it "
+            "gets a clean environment and a private tree copy, but could read the suite "
+            "and harness package and write the trace"
+        )
 
     def close(self) -> None:
         shutil.rmtree(self.home, ignore_errors=True)

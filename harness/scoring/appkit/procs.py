@@ -47,8 +47,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _listen_inodes(port: int) -> set[str]:
-    inodes: set[str] = set()
+def _listeners(port: int) -> dict[str, int]:
+    """Listening sockets on ``port``: inode -> owning uid (from ``/proc/net/tcp*``)."""
+    found: dict[str, int] = {}
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             lines = Path(table).read_text().splitlines()[1:]
@@ -57,8 +58,12 @@ def _listen_inodes(port: int) -> set[str]:
         for line in lines:
             parts = line.split()
             if len(parts) > 9 and parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(parts[9])
-    return inodes
+                found[parts[9]] = int(parts[7])
+    return found
+
+
+def _listen_inodes(port: int) -> set[str]:
+    return set(_listeners(port))
 
 
 def _group_pids(pgid: int) -> list[int]:
@@ -77,14 +82,20 @@ def _group_pids(pgid: int) -> list[int]:
     return pids
 
 
-def owns_listener(port: int, pgid: int) -> bool:
+def owns_listener(port: int, pgid: int, uid: int | None = None) -> bool:
     """Whether a process in group ``pgid`` holds the listening socket on ``port``.
 
-    Without ``/proc`` (not Linux) this cannot be checked and returns True.
+    A confined app runs as its own ``uid``; when the scorer may not read that process's
+    descriptors (no ptrace capability in a container), the socket's owning uid decides
+    (the uid is dedicated to the app, so nothing else can own it). Without ``/proc``
+    (not Linux) this cannot be checked and returns True.
     """
     if not Path("/proc/net/tcp").exists():
         return True
-    wanted = {f"socket:[{inode}]" for inode in _listen_inodes(port)}
+    listeners = _listeners(port)
+    if uid is not None and uid != 0 and uid in listeners.values():
+        return True
+    wanted = {f"socket:[{inode}]" for inode in listeners}
     for pid in _group_pids(pgid):
         fd_dir = Path(f"/proc/{pid}/fd")
         try:
@@ -261,7 +272,8 @@ class AppProcess:
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 return False
-            if _http_ok(url) and self.alive and owns_listener(self.port, self._proc.pid):
+            uid = self.jail.uid if self.jail is not None and self.jail.mode != "none" else None
+            if _http_ok(url) and self.alive and owns_listener(self.port, self._proc.pid, uid):
                 return True
             time.sleep(0.05)
         return False

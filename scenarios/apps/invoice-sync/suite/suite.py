@@ -15,7 +15,6 @@ Every SPEC requirement maps to a check: see the scenario's README.
 import contextlib
 import itertools
 import signal
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -159,7 +158,7 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
     try:
         with MockUpstream(seed, evidence_dir / "trace.jsonl") as mock:
             argv = [
-                sys.executable,
+                jail.python,
                 "-m",
                 "invoicesync",
                 "--port",
@@ -258,7 +257,12 @@ def sync_no_duplicates(ev: Evidence) -> Outcome:
         return absent(f"GET /api/invoices gave no invoice list ({_why(ev, ev.listing)})")
     ids = ev.ids(ev.listing)
     dupes = sorted(i for i, n in Counter(ids).items() if n > 1)
-    return fraction(len(set(ids)), len(ids), f"unique entries; duplicated: {dupes[:3]}")
+    unique = len(set(ids)) / len(ids) if ids else 1.0
+    # any duplicate double-counts money: a single one halves the grade
+    return graded(
+        1.0 if not dupes else 0.5 * unique,
+        f"{len(set(ids))}/{len(ids)} unique entries; duplicated: {dupes[:3]}",
+    )
 
 
 @suite.check(
@@ -324,10 +328,15 @@ def sync_backoff(ev: Evidence) -> Outcome:
     gaps = _gaps(ev.page_requests(page))
     if not gaps:
         return absent(f"page {page} (503 several times) was never retried")
-    ok = [gaps[0] >= BACKOFF_FIRST_S]
-    ok += [b >= BACKOFF_GROWTH * a for a, b in itertools.pairwise(gaps)]
+    first_ok = gaps[0] >= BACKOFF_FIRST_S
+    growth = [b >= BACKOFF_GROWTH * a for a, b in itertools.pairwise(gaps)]
+    grown = sum(growth) / len(growth) if growth else 0.0
     shown = ", ".join(f"{g:.2f}" for g in gaps)
-    return fraction(sum(ok), len(ok), f"page {page}: pauses {shown} s (first >= 0.2, growing)")
+    return graded(
+        grown * (1.0 if first_ok else 0.5),
+        f"page {page}: pauses {shown} s (first >= 0.2: {first_ok}; growing {sum(growth)}/"
+        f"{len(growth)})",
+    )
 
 
 @suite.check(
