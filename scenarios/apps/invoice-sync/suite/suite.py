@@ -571,22 +571,30 @@ def ui_table_rows(ev: Evidence) -> Outcome:
     rows, why = _rows(ev)
     if rows is None:
         return why  # type: ignore[return-value]
-    listing = {str(i.get("id")): i for i in ev.invoices(ev.listing) or []}
-    if not listing:
+    stored = set(ev.ids(ev.listing))
+    if not stored:
         return absent("nothing stored, no rows to compare")
-    want = list(listing)
+    # one row per stored invoice, in the order first received (the upstream's order);
+    # repeated rows are sync.no_duplicates' harm, so only first occurrences count here
+    want = [inv for inv in ev.dataset.invoices if inv.id in stored]
+    seen: set[str] = set()
+    firsts = []
+    for row in rows:
+        if row.get("id") not in seen:
+            seen.add(str(row.get("id")))
+            firsts.append(row)
     good = 0
-    for i, ident in enumerate(want):
-        row = rows[i] if i < len(rows) else None
+    for i, inv in enumerate(want):
+        row = firsts[i] if i < len(firsts) else None
         if (
             row is not None
-            and row.get("id") == ident
+            and row.get("id") == inv.id
             and len(row["cells"]) == 4
-            and row["cells"][0] == ident
-            and row["cells"][2] == listing[ident].get("currency")
+            and row["cells"][0] == inv.id
+            and row["cells"][2] == inv.currency
         ):
             good += 1
-    extra = max(0, len(rows) - len(want))
+    extra = max(0, len(firsts) - len(want))
     return fraction(good, len(want) + extra, "rows in order with id and currency cells")
 
 
