@@ -48,7 +48,7 @@ def _table(body: str = "", extra: str = "") -> str:
 
 SERVER_ROWS = "".join(
     f'<tr data-id="{r["id"]}"><td>{r["id"]}</td><td>{_esc(r["customer"])}</td>'
-    f'<td>{r["currency"]}</td><td>{r["amount"]}</td></tr>'
+    f"<td>{r['currency']}</td><td>{r['amount']}</td></tr>"
     for r in ROWS
 )
 CLIENT_JS = """<script>
@@ -76,9 +76,12 @@ PAGES = {
     "/half-transparent": _table(
         SERVER_ROWS.replace('<tr data-id="inv_000">', '<tr data-id="inv_000" style="opacity:0">')
     ),
-    "/form": _table("", "<input id='q'><button id='go' onclick=\"document.querySelector('tbody')"
-                    ".innerHTML='<tr data-id=x><td>'+document.querySelector('#q').value+"
-                    "'</td></tr>'\">go</button>"),
+    "/form": _table(
+        "",
+        "<input id='q'><button id='go' onclick=\"document.querySelector('tbody')"
+        ".innerHTML='<tr data-id=x><td>'+document.querySelector('#q').value+"
+        "'</td></tr>'\">go</button>",
+    ),
 }
 
 

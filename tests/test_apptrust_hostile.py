@@ -32,7 +32,7 @@ pytestmark = [
 
 SEED = "5ec2e75eed0000ab"
 NAME = "apps/invoice-sync"
-HOSTILE = '''
+HOSTILE = """
 import glob, json, os
 
 def probe():
@@ -67,7 +67,7 @@ def probe():
     found["seen"] = "\\n".join(blobs)
     found["uid"] = os.getuid()
     print("HOSTILE " + json.dumps(found), flush=True)
-'''
+"""
 
 
 def _tree(tmp_path: Path, targets: dict[str, dict[str, str]]) -> tuple[Any, Settings, Path]:
@@ -132,7 +132,9 @@ def test_hostile_app_gets_nothing_locally(tmp_path: Path, monkeypatch: pytest.Mo
             "seed store": str(tmp_path / "ws" / ".secrets" / f"{NAME}.json"),
             "harness package": str(package / "__init__.py"),
             "fixtures": str(package / "scoring" / "appkit" / "fixtures.py"),
-            "solution": str(REPO_ROOT / "scenarios" / NAME / "solution" / "invoicesync" / "sync.py"),
+            "solution": str(
+                REPO_ROOT / "scenarios" / NAME / "solution" / "invoicesync" / "sync.py"
+            ),
             "trace": str(evidence / "trace.jsonl"),
         },
         "write": {"trace (append)": str(evidence / "trace.jsonl")},

@@ -69,7 +69,9 @@ def _controls(defects: list[DefectOutcome], low: Score | None = None) -> object:
 def test_critical_defect_at_or_above_the_bar_is_not_trusted() -> None:
     # the defect breaks only what it declares (isolation passes) but its final stays
     # above the success bar: a critical defect that counts as success
-    mild = DefectOutcome(name="mild-money", declared=["total"], score=_score(total=0.97), critical=True)
+    mild = DefectOutcome(
+        name="mild-money", declared=["total"], score=_score(total=0.97), critical=True
+    )
     report = _controls([mild])
     assert report.verdict == NOT_TRUSTED  # type: ignore[attr-defined]
     crit = next(c for c in report.controls if c.control == "CRITICAL")  # type: ignore[attr-defined]
@@ -95,7 +97,11 @@ def test_low_tree_above_the_bar_fails_low() -> None:
 def test_determinism_is_checked_on_the_failing_tree_too() -> None:
     high, low = _score(), _score(boot=Status.ABSENT, total=0.0, layout=0.0)
     report = evaluate_controls(
-        high, low, [], (high.vector(), high.vector()), T,
+        high,
+        low,
+        [],
+        (high.vector(), high.vector()),
+        T,
         failing_determinism=(low.vector(), _score(boot=Status.ABSENT, total=0.5).vector()),
     )
     det = [c for c in report.controls if c.control == "DETERMINISM"]
