@@ -139,7 +139,7 @@ def test_hostile_app_gets_nothing_locally(tmp_path: Path, monkeypatch: pytest.Mo
         },
         "write": {"trace (append)": str(evidence / "trace.jsonl")},
     }
-    loaded, settings, ws = _tree(tmp_path, targets)
+    loaded, _settings, ws = _tree(tmp_path, targets)
     state = read_state(ws, loaded)
     request = make_request(loaded, ws, state.baseline, SEED)
     request = request.model_copy(update={"evidence_dir": str(evidence)})
@@ -166,7 +166,7 @@ def test_hostile_app_gets_nothing_in_the_scorer_container(tmp_path: Path) -> Non
         },
         "write": {"trace (append)": "/verify/out/evidence/trace.jsonl"},
     }
-    loaded, settings, ws = _tree(tmp_path, targets)
+    loaded, _settings, ws = _tree(tmp_path, targets)
     state = read_state(ws, loaded)
     request = make_request(loaded, ws, state.baseline, SEED)
     evidence = tmp_path / "evidence"
