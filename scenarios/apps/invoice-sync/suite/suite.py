@@ -448,6 +448,8 @@ def api_listing_exact(ev: Evidence) -> Outcome:
     expected = ev.dataset.by_id
     order = [inv.id for inv in ev.dataset.invoices if inv.id in first]
     listed = list(first)
+    if not listed:
+        return absent("GET /api/invoices listed nothing")
     good = sum(
         1
         for i, ident in enumerate(listed)
@@ -595,6 +597,8 @@ def ui_table_rows(ev: Evidence) -> Outcome:
         ):
             good += 1
     extra = max(0, len(firsts) - len(want))
+    if not want and not extra:
+        return absent("no stored invoice of the upstream to show")
     return fraction(good, len(want) + extra, "rows in order with id and currency cells")
 
 
