@@ -70,6 +70,7 @@ class Evidence:
     data_files: list[str] = field(default_factory=list)
     sqlite_files: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
 
     def invoices(self, fetched: Fetched | None) -> list[dict[str, Any]] | None:
         """The JSON invoice list of a fetch, or None when it is not one."""
@@ -126,10 +127,12 @@ def _run(ev: Evidence, mock: MockUpstream, app: AppProcess, budgets: dict[str, f
     ev.status = _state(app)
     ev.listing = get(app.url("/api/invoices"))
     ev.page = get(app.url("/"))
+    probe_start = time.monotonic()
     try:
         ev.probe = probe_page(app.url("/"), ev.evidence_dir, name="invoices")
     except BrowserUnavailable as exc:
         ev.probe_error = str(exc)
+    ev.timings["browser_s"] = round(time.monotonic() - probe_start, 2)
     mock.mark_phase("offline")
     mock.set_offline(True)
     try:
@@ -154,6 +157,7 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
         "sync": found.budget("sync", 25.0),
         "restore": found.budget("restore", 5.0),
     }
+    started = time.monotonic()
     jail = Jail(Path(tree))
     try:
         with MockUpstream(seed, evidence_dir / "trace.jsonl") as mock:
@@ -178,7 +182,9 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
                 name="invoicesync",
                 jail=jail,
             ) as app:
+                app_start = time.monotonic()
                 _run(ev, mock, app, budgets)
+            ev.timings["app_run_s"] = round(time.monotonic() - app_start, 2)
             ev.trace = mock.records()
         files = sorted(p for p in jail.data.rglob("*") if p.is_file())
         ev.data_files = [p.relative_to(jail.data).as_posix() for p in files]
@@ -189,6 +195,7 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
         ]
     finally:
         jail.close()
+    ev.timings["execution_s"] = round(time.monotonic() - started, 2)
     yield ev  # app and mock are stopped: the checks read evidence only
 
 
@@ -212,6 +219,20 @@ def app_health(ev: Evidence) -> Outcome:
 )
 def app_confinement(ev: Evidence) -> Outcome:
     return graded(1.0 if not ev.confinement.startswith("none") else 0.0, ev.confinement)
+
+
+@suite.check(
+    "run.timing",
+    tier="diagnostic",
+    harm="slow grading: scoring time that is not the app's own run time is overhead",
+)
+def run_timing(ev: Evidence) -> Outcome:
+    t = ev.timings
+    return graded(
+        1.0,
+        f"execution {t.get('execution_s')} s, of which the app ran {t.get('app_run_s')} s "
+        f"(browser probe {t.get('browser_s')} s)",
+    )
 
 
 @suite.check(
