@@ -164,3 +164,47 @@ def test_fixtures_are_adversarial_and_move_with_the_seed() -> None:
         listed = [i.id for page in data.pages for i in page]
         assert len(listed) == len(data.invoices) + 3
     assert a.faults != b.faults or a.invoices != b.invoices
+
+
+def test_an_unprivileged_scorer_says_confinement_is_not_enforced(tmp_path: Path) -> None:
+    from harness.scoring.appkit.jail import Jail, protecting, reachable_by_others
+
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "a.py").write_text("x = 1\n")
+    secret = tmp_path / "secret"
+    secret.mkdir(mode=0o700)
+    assert not reachable_by_others(secret)
+    with protecting([secret]):
+        jail = Jail(tree, mode="none")
+    try:
+        assert "NOT enforced" in jail.statement()
+        assert (jail.tree / "pkg" / "a.py").is_file() and jail.data.is_dir()
+        assert secret.resolve() in jail.hidden
+        env = jail.env()
+        assert "HARNESS_SEED" not in env and "PYTHONPATH" not in env
+        assert jail.wrap(["python3", "-V"]) == ["python3", "-V"]
+    finally:
+        jail.close()
+    assert not jail.home.exists()
+
+
+def test_report_publish_refuses_uncalibrated_eras() -> None:
+    from harness.report.publish import refuse_uncalibrated
+    from harness.report.summary import EraTable
+
+    refuse_uncalibrated([EraTable("tests@1.0.0", [])])
+    with pytest.raises(UserError, match="uncalibrated") as info:
+        refuse_uncalibrated([EraTable("invoice-sync@2.0.0-rc", [])])
+    assert info.value.field == "--publish"
+
+
+def test_calibration_puts_the_bar_between_reference_and_broken_trees() -> None:
+    from harness.calibrate import Spread, propose
+
+    ref = Spread("reference", [1.0, 0.995, 1.0])
+    broken = [Spread("no-dedupe", [0.961, 0.96, 0.962]), Spread("LOW", [0.003, 0.004])]
+    got = propose(ref, broken)
+    assert got.bar is not None and 0.962 < got.bar <= 0.995
+    assert got.broken_worst == "no-dedupe"
+    assert propose(Spread("reference", [0.95]), broken).bar is None

@@ -159,6 +159,17 @@ class Jail:
         (self.home / "tmp").mkdir()
         if self.mode != "none":
             self._chown(self.home)
+        if self.mode != "none":
+            probe = subprocess.run(
+                self.wrap(["true"]), env=self.env(), capture_output=True, text=True, check=False
+            )
+            if probe.returncode != 0:
+                self.close()
+                raise InfraError(
+                    f"cannot run the app confined ({self.mode}): "
+                    f"{(probe.stderr.strip().splitlines() or ['no output'])[-1]}",
+                    fix="the scorer needs CAP_SETUID/CAP_SETGID/CAP_CHOWN (root)",
+                )
         if self.mode == "user":
             reachable = [p for p in self.hidden if reachable_by_others(p)]
             if reachable:
