@@ -77,7 +77,7 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
 
     # an app the suite executes must not reach the suite, the hidden material, the
     # evidence (trace) or the tree's original copy (see appkit.jail)
-    hidden = [request.suite_dir, request.hidden_root, evidence, tree]
+    hidden: list[Path | str | None] = [request.suite_dir, request.hidden_root, evidence, tree]
     with protecting(hidden), module.context(tree, request.seed, evidence) as ctx:
         score = scorer.score(ctx)
     return score, (thresholds.bar if thresholds else 1.0)

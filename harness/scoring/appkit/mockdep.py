@@ -158,7 +158,9 @@ class MockUpstream:
         cursor = parse_qs(split.query).get("cursor", [None])[0] or None
         page = self.dataset.page_of(cursor) if split.path == RESOURCE else None
         faults = self.dataset.faults
-        status, fault, delay, body = 200, None, 0.0, {}
+        status, fault, delay = 200, None, 0.0
+        body: dict[str, Any] = {}
+        items: list[dict[str, Any]] = []
         headers: dict[str, str] = {}
         with self._lock:
             inflight = self._inflight - self._delayed
@@ -182,10 +184,8 @@ class MockUpstream:
                 elif page == faults.slow_page and not self._slow_done:
                     self._slow_done = True
                     delay, fault = self.slow_delay, "slow"
-                body = {
-                    "data": [inv.as_json() for inv in self.dataset.pages[page]],
-                    "next_cursor": self.dataset.next_cursor(page),
-                }
+                items = [inv.as_json() for inv in self.dataset.pages[page]]
+                body = {"data": items, "next_cursor": self.dataset.next_cursor(page)}
             self._write(
                 {
                     "phase": self._phase,
@@ -195,7 +195,7 @@ class MockUpstream:
                     "page": page,
                     "status": status,
                     "fault": fault,
-                    "items": len(body.get("data", [])),
+                    "items": len(items),
                     "inflight": inflight,
                 }
             )
