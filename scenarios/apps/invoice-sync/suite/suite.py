@@ -13,7 +13,6 @@ Every SPEC requirement maps to a check: see the scenario's README.
 """
 
 import contextlib
-import itertools
 import signal
 import time
 from collections import Counter
@@ -33,10 +32,10 @@ from harness.scoring.era import load_thresholds
 
 HERE = Path(__file__).resolve().parent
 BACKOFF_FIRST_S = 0.15  # SPEC: at least 0.2 s before the first retry (timer tolerance)
-# SPEC: each further pause at least 1.5x the previous one; graded with room for a loaded
-# machine's scheduling delay (a pause that grows by 15% and by 80 ms has grown)
-BACKOFF_GROWTH = 1.15
-BACKOFF_STEP_S = 0.08
+# SPEC: each further pause at least 1.5x the previous one, so over three 503s the pauses
+# are at least 0.2, 0.3, 0.45 s: the last >= 0.4 s and the sum >= 0.9 s (with slack)
+BACKOFF_LAST_S = 0.4
+BACKOFF_SUM_S = 0.9
 RETRY_AFTER_SLACK_S = 0.05
 SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
 
@@ -352,16 +351,17 @@ def sync_backoff(ev: Evidence) -> Outcome:
     gaps = _gaps(ev.page_requests(page))
     if not gaps:
         return absent(f"page {page} (503 several times) was never retried")
-    first_ok = gaps[0] >= BACKOFF_FIRST_S
-    growth = [
-        b >= BACKOFF_GROWTH * a and b - a >= BACKOFF_STEP_S for a, b in itertools.pairwise(gaps)
-    ]
-    grown = sum(growth) / len(growth) if growth else 0.0
+    # Measured gaps are pauses plus request latency, which a loaded machine only makes
+    # longer: every test is a lower bound, so the reference never fails by jitter.
+    tests = {
+        "first pause >= 0.15 s": gaps[0] >= BACKOFF_FIRST_S,
+        f"last pause >= {BACKOFF_LAST_S} s": len(gaps) >= 3 and gaps[-1] >= BACKOFF_LAST_S,
+        f"pauses sum >= {BACKOFF_SUM_S} s": len(gaps) >= 3 and sum(gaps) >= BACKOFF_SUM_S,
+    }
     shown = ", ".join(f"{g:.2f}" for g in gaps)
-    return graded(
-        grown * (1.0 if first_ok else 0.5),
-        f"page {page}: pauses {shown} s (first >= 0.2: {first_ok}; growing {sum(growth)}/"
-        f"{len(growth)})",
+    failed = [k for k, ok in tests.items() if not ok]
+    return fraction(
+        len(tests) - len(failed), len(tests), f"page {page}: pauses {shown} s; failed: {failed}"
     )
 
 
