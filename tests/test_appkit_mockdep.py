@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import urllib.error
 import urllib.request
@@ -22,8 +23,6 @@ def _get(mock: MockUpstream, cursor: str | None) -> tuple[int, Any, dict[str, st
     query = "" if cursor is None else f"?cursor={cursor}"
     try:
         with urllib.request.urlopen(f"{mock.url}/v1/invoices{query}", timeout=10) as resp:
-            import json
-
             return resp.status, json.loads(resp.read()), dict(resp.headers)
     except urllib.error.HTTPError as exc:
         return exc.code, None, dict(exc.headers)
@@ -36,14 +35,14 @@ def _client(mock: MockUpstream) -> list[str]:
     while True:
         if mock.dataset.page_of(cursor) == mock.dataset.faults.kill_page:
             out: list[Any] = []
-            worker = threading.Thread(target=lambda c=cursor: out.append(_get(mock, c)))
+            worker = threading.Thread(target=lambda c=cursor, o=out: o.append(_get(mock, c)))
             worker.start()
             assert mock.kill_point.wait(10)
             mock.release()
             worker.join()
             status, body, _ = out[0]
         else:
-            status, body, headers = _get(mock, cursor)
+            status, body, _ = _get(mock, cursor)
         if status == 503:
             continue
         assert status == 200

@@ -219,6 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         status, body, delay, headers = self.mock.decide(self.command, self.path)
+        finished = False
         try:
             if delay < 0:
                 self.mock._release.wait(self.mock.hold_max)
@@ -231,11 +232,16 @@ class _Handler(BaseHTTPRequestHandler):
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
+            # no longer in flight once the client can have it: a request the client sends
+            # after reading this answer must not count as concurrent with it
+            self.mock.done(delay != 0)
+            finished = True
             self.wfile.write(payload)
         except OSError:
             pass  # the client was killed or gave up while we held its answer
         finally:
-            self.mock.done(delay != 0)
+            if not finished:
+                self.mock.done(delay != 0)
 
     do_GET = _answer
 
