@@ -382,6 +382,21 @@ def controls_cmd(
     raise typer.Exit(EXIT_FAILED if untrusted else EXIT_SUCCESS)
 
 
+@app.command("calibrate")
+@guarded
+def calibrate_cmd(
+    scenario: Annotated[str, typer.Argument(help="scenario name")],
+    seeds: Annotated[int, typer.Option("--seeds", help="how many seeds to score over")] = 3,
+    sandbox: SandboxOpt = "docker",
+) -> None:
+    """Score reference, LOW and defects over seeds; write a calibrated thresholds file."""
+    from harness.calibrate import calibrate
+
+    text, proposal = calibrate(_load(scenario), _settings(), _sandbox(sandbox), seeds)
+    typer.echo(text, nl=False)
+    raise typer.Exit(EXIT_SUCCESS if proposal.bar is not None else EXIT_FAILED)
+
+
 @schema_app.command("scenario")
 def schema_scenario() -> None:
     """The JSON Schema of scenario.yml."""

@@ -1,8 +1,13 @@
-"""Grader controls, with their I/O: HIGH, LOW, ISOLATION, DETERMINISM for one scenario.
+"""Grader controls, with their I/O: HIGH, LOW, ISOLATION, CRITICAL, DETERMINISM.
 
 The reference tree is set up once (solution applied); each defect is applied to a copy
 of it; every tree goes through the same verification path as a real trial (host or
-scorer container). The verdict arithmetic is pure and lives in ``harness.scoring``.
+scorer container), one executed-app scoring at a time per machine. LOW is the
+reference with the scenario's ``low.patch`` (a build that boots but does the core job
+wrong; required when the scenario has its own suite) or, for test-based scenarios, the
+do-nothing tree. DETERMINISM scores the reference and the LOW tree twice each. The
+verdict arithmetic is pure and lives in ``harness.scoring``; ``controls.json`` keeps
+every tree's final score.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from harness.gitutil import apply_patch
 from harness.results import now_iso
 from harness.scenario import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, Thresholds, evaluate_controls
+from harness.scoring.appkit.slot import POLICY, scoring_slot
 from harness.scoring.era import load_thresholds
 from harness.settings import Settings
 from harness.verify.request import make_request
@@ -34,12 +40,16 @@ CONTROLS_FILE = "controls.json"
 Verifier = Callable[[Path, Any], Any]
 
 
+LOW_PATCH = "low.patch"
+
+
 @dataclasses.dataclass(frozen=True)
 class Defect:
     name: str
     patch: Path
     breaks: list[str]
     harm: str
+    critical: bool = False
 
 
 def load_defects(loaded: LoadedScenario) -> list[Defect]:
@@ -65,7 +75,13 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
                 fix="list the checks this defect must break",
             )
         defects.append(
-            Defect(patch.stem, patch, [str(b) for b in breaks], str(meta.get("harm", "")))
+            Defect(
+                patch.stem,
+                patch,
+                [str(b) for b in breaks],
+                str(meta.get("harm", "")),
+                bool(meta.get("critical", False)),
+            )
         )
     return defects
 
@@ -101,27 +117,114 @@ class ControlRunner:
         settings = dataclasses.replace(self.settings, workspace=self.tmp / tag)
         return setup(self.loaded, settings)
 
-    def score(self, ws: Path) -> Score:
+    def score(self, ws: Path, seed: str) -> Score:
         state = read_state(ws, self.loaded)
-        request = make_request(self.loaded, ws, state.baseline, state.seed)
-        if self.sandbox == "docker":
-            from harness.verify.container import verify_in_docker
+        request = make_request(self.loaded, ws, state.baseline, seed)
+        with scoring_slot(request.suite_dir is not None):
+            if self.sandbox == "docker":
+                from harness.verify.container import verify_in_docker
 
-            env = self.loaded.scenario.environment
-            outcome, self.image = verify_in_docker(
-                ws, request, labels={"harness.phase": "control"}, cpus=env.cpus, memory=env.memory
-            )
-        else:
-            from harness.verify.local import verify_local
+                env = self.loaded.scenario.environment
+                outcome, self.image = verify_in_docker(
+                    ws,
+                    request,
+                    labels={"harness.phase": "control"},
+                    cpus=env.cpus,
+                    memory=env.memory,
+                )
+            else:
+                from harness.verify.local import verify_local
 
-            outcome = verify_local(ws, request)
+                outcome = verify_local(ws, request)
         self.last = outcome
-        if outcome.error or outcome.score is None:
+        if outcome.error or outcome.score is None:  # unmeasurable: the controls cannot judge
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
-        return Score.model_validate(outcome.score)
+        score = Score.model_validate(outcome.score)
+        return score
+
+    def patched(self, reference: Path, patch: Path, tag: str, what: str) -> Path:
+        """A copy of the reference tree with ``patch`` applied."""
+        tree = self.tmp / tag
+        copytree(reference, tree)
+        apply_patch(
+            patch,
+            tree,
+            what,
+            file=patch,
+            field="(patch)",
+            fix="regenerate it against the reference solution tree",
+        )
+        return tree
 
 
-def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> ControlsReport:
+@dataclasses.dataclass
+class ControlsRun:
+    """Every tree's score from one controls run (what calibrate also needs)."""
+
+    high: Score
+    again: Score
+    low: Score
+    low_again: Score
+    nop: Score
+    defects: list[DefectOutcome]
+    low_kind: str
+    environment: dict[str, Any]
+
+
+def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> ControlsRun:
+    """Score reference (twice), LOW (twice), the do-nothing tree and every defect."""
+    loaded = runner.loaded
+    reference = runner.fresh("reference")
+    _apply_solution(loaded, reference)
+    baseline = read_state(reference, loaded).baseline
+    try:
+        high = runner.score(reference, seed)
+    finally:  # a reference that cannot run is an environment error, recorded as NOT PROVEN
+        environment = proof_env.environment(
+            loaded, runner.sandbox, reference, baseline, image=runner.image
+        )
+        proof_env.refuse_errored_reference(
+            runner.last,
+            loaded,
+            runner.sandbox,
+            environment,
+            runner.settings.results / loaded.name / CONTROLS_FILE,
+        )
+    again = runner.score(reference, seed)
+    nop = runner.score(runner.fresh("nop"), seed)
+    low_patch = loaded.directory / LOW_PATCH
+    if low_patch.is_file():
+        low_tree = runner.patched(reference, low_patch, "low", "low patch (on the reference)")
+        low, low_kind = runner.score(low_tree, seed), f"reference + {LOW_PATCH}"
+        low_again = runner.score(low_tree, seed)
+    elif loaded.scenario.verify.suite:
+        raise UserError(
+            "a build-from-spec scenario needs a LOW tree that runs but does the job wrong",
+            file=loaded.directory / LOW_PATCH,
+            field="(low patch)",
+            fix=f"add {LOW_PATCH}: a patch on the reference that boots but breaks the core job",
+        )
+    else:
+        low, low_again, low_kind = nop, runner.score(runner.fresh("nop-again"), seed), "do-nothing"
+    outcomes = []
+    for defect in defects:
+        tree = runner.patched(
+            reference, defect.patch, f"defects/{defect.name}", "defect (on the reference)"
+        )
+        outcomes.append(
+            DefectOutcome(
+                name=defect.name,
+                declared=defect.breaks,
+                score=runner.score(tree, seed),
+                critical=defect.critical,
+            )
+        )
+    return ControlsRun(high, again, low, low_again, nop, outcomes, low_kind, environment)
+
+
+def run_controls(
+    loaded: LoadedScenario, settings: Settings, sandbox: str, seed: str | None = None
+) -> ControlsReport:
     if not loaded.scenario.solution:
         raise UserError(
             "controls need a reference solution",
@@ -129,44 +232,18 @@ def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Co
             field="solution",
             fix="add solution: solution.patch (or a folder)",
         )
+    seed = seed or loaded.seed
     defects = load_defects(loaded)
     runner = ControlRunner(loaded, settings, sandbox)
     try:
-        reference = runner.fresh("reference")
-        _apply_solution(loaded, reference)
-        baseline = read_state(reference, loaded).baseline
-        try:
-            high = runner.score(reference)
-        finally:
-            environment = proof_env.environment(
-                loaded, sandbox, reference, baseline, image=runner.image
-            )
-            proof_env.refuse_errored_reference(
-                runner.last,
-                loaded,
-                sandbox,
-                environment,
-                settings.results / loaded.name / CONTROLS_FILE,
-            )
-        again = runner.score(reference)
-        low = runner.score(runner.fresh("nop"))
-        isolation = []
-        for defect in defects:
-            tree = runner.tmp / "defects" / defect.name
-            copytree(reference, tree)
-            apply_patch(
-                defect.patch,
-                tree,
-                "defect (on the reference)",
-                file=defect.patch,
-                field="(patch)",
-                fix="regenerate it against the reference solution tree",
-            )
-            isolation.append(
-                DefectOutcome(name=defect.name, declared=defect.breaks, score=runner.score(tree))
-            )
+        run = score_trees(runner, defects, seed)
         report = evaluate_controls(
-            high, low, isolation, (high.vector(), again.vector()), thresholds_for(loaded)
+            run.high,
+            run.low,
+            run.defects,
+            (run.high.vector(), run.again.vector()),
+            thresholds_for(loaded),
+            failing_determinism=(run.low.vector(), run.low_again.vector()),
         )
     finally:
         runner.close()
@@ -176,9 +253,14 @@ def run_controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Co
         "scenario_sha": loaded.sha256,
         "at": now_iso(),
         "sandbox": sandbox,
-        "environment": environment,
-        "high": high.final,
-        "low": low.final,
+        "environment": run.environment,
+        "seed": seed,
+        "scoring": POLICY,
+        "high": run.high.final,
+        "low": run.low.final,
+        "low_tree": run.low_kind,
+        "nop": run.nop.final,
+        "defect_scores": {d.name: d.score.final for d in run.defects},
         **report.model_dump(mode="json"),
     }
     write_json(settings.results / loaded.name / CONTROLS_FILE, record)

@@ -389,7 +389,7 @@ def run_meta(
         "scenario_version": loaded.version,
         "scenario_sha": loaded.sha256,
         "spec_sha256": state.spec_sha256,
-        "seed": state.seed,
+        "seed": None,  # apptrust: the secret seed is written here only after scoring
         "commit": state.commit,
         "baseline": state.baseline,
         "harness_version": __version__,
@@ -434,9 +434,14 @@ def verify(
     """Verify the workspace's current run; write verify/report.json and report.txt."""
     ws = workspace_path(loaded, settings)
     state = read_state(ws, loaded)
-    request = make_request(
-        loaded, ws, state.baseline, state.seed, copy_only=copy_only, sandbox=sandbox
-    )
+    # -- apptrust: the trial's secret seed, held outside the workspace ----------------
+    from harness import trialseed
+    from harness.scoring.appkit.slot import scoring_slot
+
+    seed = trialseed.load(settings.workspace, loaded.name, state.baseline)
+    request = make_request(loaded, ws, state.baseline, seed, copy_only=copy_only, sandbox=sandbox)
+    slot: dict[str, Any] = {}
+    # -- end apptrust -------------------------------------------------------------------
     if copy_only:
         from harness.verify.engine import copy_hidden
 
@@ -452,26 +457,31 @@ def verify(
         stopped = containment.stopped(run)  # harden (#16): a limit or budget ended the agent
         if stopped is not None:
             outcome = stopped
-        elif sandbox == "docker":
-            from harness.verify.container import verify_in_docker
-
-            env = loaded.scenario.environment
-            outcome, image_id = verify_in_docker(
-                ws,
-                request,
-                labels=_labels(run.run_id, "verify", meta.get("job")),
-                cpus=env.cpus,
-                memory=env.memory,
-                evidence_dest=run.verify_dir / "evidence",
-                policy=loaded.scenario.sandbox,  # harden (#16)
-            )
-            meta.setdefault("images", {})["verify"] = image_id
-            run.write_run(meta)
         else:
-            from harness.verify.local import verify_local
+            # apptrust: one executed-app scorer at a time per machine
+            with scoring_slot(request.suite_dir is not None) as slot:
+                if sandbox == "docker":
+                    from harness.verify.container import verify_in_docker
 
-            request = request.model_copy(update={"evidence_dir": str(run.verify_dir / "evidence")})
-            outcome = verify_local(ws, request)
+                    env = loaded.scenario.environment
+                    outcome, image_id = verify_in_docker(
+                        ws,
+                        request,
+                        labels=_labels(run.run_id, "verify", meta.get("job")),
+                        cpus=env.cpus,
+                        memory=env.memory,
+                        evidence_dest=run.verify_dir / "evidence",
+                        policy=loaded.scenario.sandbox,  # harden (#16)
+                    )
+                    meta.setdefault("images", {})["verify"] = image_id
+                    run.write_run(meta)
+                else:
+                    from harness.verify.local import verify_local
+
+                    request = request.model_copy(
+                        update={"evidence_dir": str(run.verify_dir / "evidence")}
+                    )
+                    outcome = verify_local(ws, request)
     except UserError:
         run.end(phase, "error", "refused")
         raise
@@ -500,7 +510,10 @@ def verify(
         word = "failed"
     else:
         word = "success" if outcome.success else "failed"
+    meta["seed"] = seed  # apptrust: recorded only now that scoring is over
+    run.write_run(meta)
     report = build_report(meta, outcome, word, _gab_progress(run, meta))
+    report["scoring_slot"] = slot  # apptrust
     here = proof_environment(
         loaded, sandbox, ws, state.baseline, image=meta.get("images", {}).get("verify")
     )

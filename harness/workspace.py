@@ -36,7 +36,11 @@ SETUP_EXEC_TIMEOUT = 900
 
 @dataclass(frozen=True)
 class WorkspaceState:
-    """What setup made: recorded inside ``.git`` so the agent's diff never shows it."""
+    """What setup made: recorded inside ``.git`` so the agent's diff never shows it.
+
+    The agent can read this file, so ``seed`` is only the scenario's *public* seed; the
+    trial's secret seed is held outside the workspace by ``harness.trialseed``.
+    """
 
     scenario: str
     scenario_sha: str
@@ -141,8 +145,14 @@ def _apply_steps(loaded: LoadedScenario, tree: Path, seed: str) -> str | None:
 
 
 def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -> Path:
-    """Create a fresh, ready workspace for ``loaded``; replace any previous one."""
-    seed = seed or loaded.seed
+    """Create a fresh, ready workspace for ``loaded``; replace any previous one.
+
+    ``seed`` is the trial's secret seed (a fresh one when None); setup steps (trusted
+    scenario code) see it as HARNESS_SEED, the workspace never records it.
+    """
+    from harness import trialseed
+
+    seed = seed or trialseed.new_seed()
     target = workspace_path(loaded, settings)
     created = make_dirs(target.parent)  # removed again if setup fails: no empty folders
     staging = Path(tempfile.mkdtemp(prefix=f".setup-{target.name}-", dir=target.parent))
@@ -158,7 +168,7 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
             WorkspaceState(
                 scenario=loaded.name,
                 scenario_sha=loaded.sha256,
-                seed=seed,
+                seed=loaded.seed,  # public; the secret one is kept by trialseed
                 commit=loaded.scenario.commit,
                 baseline=baseline,
                 spec_sha256=spec_sha,
@@ -170,6 +180,7 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
             shutil.rmtree(target)
         tree.rename(target)
         ready = True
+        trialseed.store(settings.workspace, loaded.name, seed, baseline)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if not ready:

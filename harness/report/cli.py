@@ -76,7 +76,11 @@ def report_command(
     ] = None,
 ) -> None:
     """Summarise results: one table per scorer era, entrants ranked with honest errors."""
-    from harness.report.publish import update_markdown, write_summary_folder
+    from harness.report.publish import (
+        refuse_uncalibrated,
+        update_markdown,
+        write_summary_folder,
+    )
     from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
     from harness.report.summary import summarise
 
@@ -101,6 +105,7 @@ def report_command(
         else:
             typer.echo(to_markdown(tables), nl=False)
         if publish or publish_to:
+            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
             folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             target = publish_to or settings.project_root / "README.md"
             update_markdown(tables, target, folder)

@@ -65,6 +65,22 @@ def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
     )
 
 
+# What the scorer itself needs to confine an executed app (harness.scoring.appkit.jail):
+# switching to the app's own user (SETUID, SETGID), making the evidence its own and
+# closed (CHOWN, FOWNER, DAC_OVERRIDE), and killing the app's process group (KILL).
+APP_SCORER_CAPS = ("SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL")
+
+
+def scorer_policy(policy: SandboxPolicy, *, executes_app: bool) -> SandboxPolicy:
+    """The verifier's policy: the scenario's, plus the few capabilities (and so root) the
+    scorer needs when it runs the built app as an unprivileged user of its own. The app
+    never holds them; no-new-privileges, the read-only root and the limits stay."""
+    if not executes_app:
+        return policy
+    caps = sorted(set(policy.capabilities) | set(APP_SCORER_CAPS))
+    return policy.model_copy(update={"capabilities": caps})
+
+
 def verify_in_docker(
     workspace: Path,
     request: VerifyRequest,
@@ -85,6 +101,7 @@ def verify_in_docker(
     from harness.sandbox.docker import DockerSandbox
 
     ref = ensure_image("scorer")
+    policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
     spec = SandboxSpec(
         phase="verify",
         image=ref.tag,

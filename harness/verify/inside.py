@@ -24,6 +24,7 @@ def main(argv: list[str]) -> int:
     os.umask(0)
     out.mkdir(parents=True, exist_ok=True)
     request = VerifyRequest.model_validate_json(request_path.read_text())
+    _lock_down(request_path.parent)
     try:
         outcome = verify_tree(tree, request)
     except HarnessError as exc:
@@ -34,6 +35,22 @@ def main(argv: list[str]) -> int:
         return 3
     write_json(out / "outcome.json", outcome.model_dump(mode="json"))
     return 0
+
+
+def _lock_down(root: Path) -> None:
+    """Make the verification folder and the harness source unreachable for other users.
+
+    An app under test runs as its own unprivileged user (``appkit.jail``); here, in the
+    scorer container, that user must not reach the request, the suite, the hidden
+    material, the trace or the fixture code.
+    """
+    import os
+
+    import harness
+
+    for path in (root, Path(harness.__file__).resolve().parent.parent):
+        if path != Path("/") and path.is_dir() and path.stat().st_uid == os.geteuid():
+            path.chmod(0o700)
 
 
 if __name__ == "__main__":

@@ -83,9 +83,14 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
     thresholds = scorer.thresholds()
     evidence = Path(request.evidence_dir or tree.parent / "evidence")
     evidence.mkdir(parents=True, exist_ok=True)
-    with module.context(tree, request.seed, evidence) as ctx:
+    from harness.scoring.appkit.jail import protecting
+
+    # an app the suite executes must not reach the suite, the hidden material, the
+    # evidence (trace) or the tree's original copy (see appkit.jail)
+    hidden: list[Path | str | None] = [request.suite_dir, request.hidden_root, evidence, tree]
+    with protecting(hidden), module.context(tree, request.seed, evidence) as ctx:
         score = scorer.score(ctx)
-    return score, (thresholds.high if thresholds else 1.0)
+    return score, (thresholds.bar if thresholds else 1.0)
 
 
 def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> VerifyOutcome:
@@ -102,6 +107,10 @@ def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> 
     error = outcome.error
     if not score.measurable and error is None:
         error = "the scorer could not measure anything (every check unavailable)"
+    if request.suite_dir and score.unavailable and error is None:
+        # unmeasurable is not success: a missing browser or tier is infrastructure
+        why = next(r.detail for r in score.rows if r.check == score.unavailable[0])
+        error = f"not measurable: {', '.join(score.unavailable)} unavailable ({why})"
     return outcome.model_copy(
         update={
             "score": render_json(score),
