@@ -12,6 +12,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from harness import __version__
+from harness.clihelp import agents_help, quiet_flag_types
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.settings import Settings
 
@@ -21,6 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Benchmark coding agents paired with LLMs, reproducibly, in containers.",
 )
+quiet_flag_types()
 schema_app = typer.Typer(no_args_is_help=True, help="Print JSON Schemas for editors.")
 app.add_typer(schema_app, name="schema")
 
@@ -48,7 +51,28 @@ def _register_subapps() -> None:
     app.command("view")(view_command)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"harness {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="print the version and exit", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Benchmark coding agents paired with LLMs, reproducibly, in containers."""
+
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+AGENT_HELP = typer.Option("--agent", help="a name from agents.yml")
+AgentOpt = Annotated[str, AGENT_HELP]
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
 ReplayOpt = Annotated[
@@ -97,9 +121,10 @@ def _settings() -> Settings:
 
 
 def _load(name: str) -> Any:
+    from harness.project import require_scenarios
     from harness.scenario import load_scenario
 
-    return load_scenario(name, _settings().scenario_root)
+    return load_scenario(name, require_scenarios(_settings()))
 
 
 def _sandbox(value: str) -> str:
@@ -121,9 +146,10 @@ def _seed(value: str | None) -> str | None:
 
 
 def _registry() -> Any:
+    from harness.project import require_project
     from harness.registry import Registry
 
-    return Registry.load(_settings().project_root)
+    return Registry.load(require_project(_settings()))
 
 
 @app.command()
@@ -134,11 +160,12 @@ def validate(
     ] = None,
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
+    from harness.project import require_scenarios
     from harness.repo import commit_exists
     from harness.scenario import list_scenarios, load_scenario
 
     settings = _settings()
-    names = scenarios or list_scenarios(settings.scenario_root)
+    names = scenarios or list_scenarios(require_scenarios(settings))
     if not names:
         raise UserError(
             "no scenarios found",
@@ -181,7 +208,7 @@ def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
 @guarded
 def run_agent_cmd(
     scenario: str,
-    agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
+    agent: AgentOpt,
     model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
     sandbox: SandboxOpt = "docker",
     replay: ReplayOpt = None,
@@ -239,7 +266,7 @@ def verify_cmd(
 @guarded
 def exec_cmd(
     scenario: str,
-    agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
+    agent: AgentOpt,
     model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
     seed: SeedOpt = None,
     sandbox: SandboxOpt = "docker",
@@ -264,10 +291,19 @@ def exec_cmd(
 @guarded
 def scenarios_cmd() -> None:
     """List scenarios with their classification and version."""
+    from harness.project import require_scenarios
     from harness.scenario import list_scenarios, load_scenario
 
-    root = _settings().scenario_root
-    for name in list_scenarios(root):
+    root = require_scenarios(_settings())
+    names = list_scenarios(root)
+    if not names:
+        raise UserError(
+            "no scenarios found",
+            file=root,
+            field="(scenarios)",
+            fix="create scenarios/<family>/<name>/scenario.yml or set HARNESS_SCENARIO_ROOT",
+        )
+    for name in names:
         try:
             s = load_scenario(name, root)
         except UserError as exc:
@@ -320,6 +356,8 @@ def main() -> None:
     """Entry point of the ``harness`` console script."""
     signal.signal(signal.SIGTERM, _terminate)
     _register_subapps()
+    if "--help" in sys.argv[1:]:
+        AGENT_HELP.help = agents_help(_settings())
     try:
         app()
     except KeyboardInterrupt:

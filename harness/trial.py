@@ -7,7 +7,6 @@ refused run writes nothing; infrastructure failures are recorded as ``error``.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,6 +133,7 @@ def run_agent(
         model=entrant.llm.name,
         model_id=entrant.llm.id_for(entrant.name),
         sandbox=opts.sandbox,
+        sandboxes={"agent": opts.sandbox},
         job=opts.job,
         trial_key=opts.trial_key,
         repetition=opts.repetition,
@@ -266,7 +266,7 @@ def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None
                 fix="give the path of a recorded cassette (JSONL)",
             )
         return None
-    fleet = Path(os.environ.get("HARNESS_FLEET", settings.project_root / "fleet.yml"))
+    fleet = settings.fleet_file
     if not fleet.is_file():
         raise UserError(
             f"model '{llm.name}' needs the fleet, and there is no fleet file",
@@ -356,7 +356,8 @@ def run_meta(
         "harness_version": __version__,
         "host": host_info(),
         "started_at": now_iso(),
-        "sandbox": "local",
+        "sandbox": None,  # the agent phase's; `sandboxes` holds each phase's
+        "sandboxes": {},
         "images": {},
         **fields,
     }
@@ -403,6 +404,8 @@ def verify(
         return None
     run = _current_run(ws, loaded, settings, state)
     meta = read_json(run.path / "run.json")
+    meta.setdefault("sandboxes", {})["verify"] = sandbox
+    run.write_run(meta)
     phase = run.begin("verify")
     try:
         if sandbox == "docker":

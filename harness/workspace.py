@@ -16,7 +16,15 @@ from pathlib import Path
 
 from harness import __version__
 from harness.errors import UserError
-from harness.fsutil import copy_destinations, copy_pairs, read_json, sha256_file, write_json
+from harness.fsutil import (
+    copy_destinations,
+    copy_pairs,
+    make_dirs,
+    read_json,
+    remove_empty_dirs,
+    sha256_file,
+    write_json,
+)
 from harness.gitutil import apply_patch, commit_all
 from harness.repo import clone
 from harness.scenario import LoadedScenario
@@ -136,8 +144,9 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
     """Create a fresh, ready workspace for ``loaded``; replace any previous one."""
     seed = seed or loaded.seed
     target = workspace_path(loaded, settings)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    created = make_dirs(target.parent)  # removed again if setup fails: no empty folders
     staging = Path(tempfile.mkdtemp(prefix=f".setup-{target.name}-", dir=target.parent))
+    ready = False
     try:
         tree = staging / "tree"
         clone(loaded, tree, settings.repo_cache, allow_remote=not settings.skip_remote)
@@ -159,6 +168,9 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
         if target.exists():
             shutil.rmtree(target)
         tree.rename(target)
+        ready = True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if not ready:
+            remove_empty_dirs(created)
     return target

@@ -31,7 +31,9 @@ def _gateway() -> None:
     """The OpenAI-compatible gateway every agent talks to."""
 
 
-FLEET_OPT = typer.Option(None, "--fleet", help="fleet file (default $HARNESS_FLEET or ./fleet.yml)")
+FLEET_OPT = typer.Option(
+    None, "--fleet", help="fleet file (default $HARNESS_FLEET or <project>/fleet.yml)"
+)
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:

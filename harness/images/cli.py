@@ -126,7 +126,10 @@ class Check:
 
 def doctor_checks() -> list[Check]:
     """Everything the docker sandbox and the scorer need, checked without changing anything."""
-    checks: list[Check] = []
+    from harness.project import project_checks
+    from harness.settings import Settings
+
+    checks = [Check(c.name, c.ok, c.detail, c.fix) for c in project_checks(Settings.from_env())]
     client = None
     try:
         client = docker_client(timeout=10)

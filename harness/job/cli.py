@@ -34,12 +34,14 @@ def _split(values: list[str] | None) -> list[str]:
 
 
 def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
+    from harness.project import require_scenarios
     from harness.scenario import list_scenarios, load_scenario
 
+    root = require_scenarios(settings)
     if names and all_:
         raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
     if all_:
-        names = [n for n in list_scenarios(settings.scenario_root) if not n.startswith("smoke/")]
+        names = [n for n in list_scenarios(root) if not n.startswith("smoke/")]
     if not names:
         raise UserError(
             "no scenarios to run",
@@ -48,7 +50,7 @@ def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
             fix="pass --scenarios a,b or --all (every non-smoke scenario)",
         )
     for name in names:
-        load_scenario(name, settings.scenario_root)  # a bad name fails before anything runs
+        load_scenario(name, root)  # a bad name fails before anything runs
     return names
 
 
@@ -117,10 +119,11 @@ def run_job(
     console: Console | None = None,
 ) -> JobOutcome:
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
+    from harness.project import require_project
     from harness.registry import Registry
 
     console = console or Console()
-    registry = Registry.load(settings.project_root)
+    registry = Registry.load(require_project(settings))
     plan = expand(config, registry)
     for note in plan.skipped:
         console.print(f"skipped {note}", markup=False, highlight=False, soft_wrap=True)
@@ -201,7 +204,7 @@ def run_command(
     console = Console()
     try:
         settings = Settings.from_env()
-        root = jobs_root(settings.project_root)
+        root = jobs_root(settings)
         if job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", job):
             raise UserError(
                 f"'{job}' is not a usable job name",

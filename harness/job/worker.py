@@ -23,26 +23,11 @@ from harness.settings import Settings
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:
-    return {
-        "workspace": str(settings.workspace),
-        "results": str(settings.results),
-        "scenario_root": str(settings.scenario_root),
-        "repo_cache": None if settings.repo_cache is None else str(settings.repo_cache),
-        "skip_remote": settings.skip_remote,
-        "project_root": str(settings.project_root),
-    }
+    return settings.as_json()
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:
-    cache = data.get("repo_cache")
-    return Settings(
-        workspace=Path(data["workspace"]),
-        results=Path(data["results"]),
-        scenario_root=Path(data["scenario_root"]),
-        repo_cache=Path(cache) if cache else None,
-        skip_remote=bool(data["skip_remote"]),
-        project_root=Path(data["project_root"]),
-    )
+    return Settings.from_json(data)
 
 
 def _terminate(signum: int, _frame: object) -> None:
