@@ -105,8 +105,8 @@ def test_reply_and_usage():
         {"type": "text", "text": "ok"},
         {"type": "tool_use", "id": "c1", "name": "bash", "input": {"a": 1}},
     ]
-    usage = {"input_tokens": 30, "output_tokens": 5}
-    assert msg["usage"] == {**usage, "cache_read_input_tokens": 20, "cache_creation_input_tokens": 0}
+    usage = {"input_tokens": 30, "output_tokens": 5, "cache_read_input_tokens": 20}
+    assert msg["usage"] == {**usage, "cache_creation_input_tokens": 0}
     back = from_usage(msg["usage"])
     assert (back["prompt_tokens"], back["completion_tokens"]) == (50, 5)
     assert to_usage(None)["input_tokens"] == 0
