@@ -9,6 +9,7 @@ from __future__ import annotations
 from harness.agents.aider import AiderAgent
 from harness.agents.claude import ClaudeCodeAgent
 from harness.agents.codex import CodexAgent
+from harness.agents.crush import CrushAgent
 from harness.agents.goose import GooseAgent
 from harness.agents.mini import MiniAgent
 from harness.agents.opencode import OpencodeAgent
@@ -22,6 +23,7 @@ REAL_AGENTS: dict[str, type] = {
     ClaudeCodeAgent.name: ClaudeCodeAgent,
     QwenCodeAgent.name: QwenCodeAgent,
     GooseAgent.name: GooseAgent,
+    CrushAgent.name: CrushAgent,
 }
 
 __all__ = ["REAL_AGENTS"]
