@@ -164,3 +164,39 @@ def test_replayed_chat_cassette_serves_a_messages_client(tmp_path):
         assert final.content[1].input == {"command": "ls"}
         assert final.usage.input_tokens == 100 and final.usage.output_tokens == 7
         assert gw.trial_usage("trial-c")["completion_tokens"] == 7
+
+
+def test_a_messages_host_is_passed_through(host, tmp_path, monkeypatch):
+    """Host ``messages: true``: the call reaches it as Messages (here another gateway, whose
+    own front translates), and usage is read from its Messages replies and stream."""
+    tele = tmp_path / "a.jsonl"
+    with GatewayServer(fleet_for(host), telemetry=tmp_path / "b.jsonl") as inner:
+        monkeypatch.setenv("INNER_KEY", inner.issue_key("inner", None, "coder"))
+        fleet = parse_fleet(
+            {
+                "hosts": [
+                    {
+                        "name": "anthropic-like",
+                        "base_url": inner.url,
+                        "messages": True,
+                        "api_key_env": "INNER_KEY",
+                    }
+                ],
+                "models": {"coder": {"upstream": "coder"}},
+            }
+        )
+        with GatewayServer(fleet, telemetry=tele) as gw:
+            c = client(gw, gw.issue_key("trial-p", "claude-code", "coder"))
+            msg = c.messages.create(
+                model="coder", max_tokens=5, messages=[{"role": "user", "content": "hi " * 30}]
+            )
+            with c.messages.stream(
+                model="coder", max_tokens=4, messages=[{"role": "user", "content": "yo"}]
+            ) as stream:
+                final = stream.get_final_message()
+    assert msg.usage.output_tokens == 5 and final.usage.output_tokens == 4
+    rows = [json.loads(x) for x in tele.read_text().splitlines()]
+    inner_rows = [json.loads(x) for x in (tmp_path / "b.jsonl").read_text().splitlines()]
+    assert [r["endpoint"] for r in rows] == ["/v1/messages"] * 2
+    assert [r["completion_tokens"] for r in rows] == [5, 4]
+    assert [r["prompt_tokens"] for r in rows] == [r["prompt_tokens"] for r in inner_rows]

@@ -20,6 +20,9 @@ import json
 import uuid
 from typing import Any
 
+MESSAGES = "/v1/messages"
+COUNT_TOKENS = "/v1/messages/count_tokens"
+ANTHROPIC_VERSION = "2023-06-01"
 STOP_REASONS = {
     "stop": "end_turn",
     "length": "max_tokens",

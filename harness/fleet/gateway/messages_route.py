@@ -22,14 +22,18 @@ from starlette.routing import Route
 
 from harness.fleet import wire
 from harness.fleet.gateway.calls import CHAT, Call, prompt_estimate
-from harness.fleet.gateway.messages import StreamTranslator, error_body, to_chat, to_message
+from harness.fleet.gateway.messages import (
+    COUNT_TOKENS,
+    MESSAGES,
+    StreamTranslator,
+    error_body,
+    to_chat,
+    to_message,
+)
 from harness.fleet.gateway.relay import RelayResponse
 
 if TYPE_CHECKING:
     from harness.fleet.gateway.app import Gateway
-
-MESSAGES = "/v1/messages"
-COUNT_TOKENS = "/v1/messages/count_tokens"
 
 
 def anthropic_error(status: int, message: str, kind: str | None = None) -> JSONResponse:
