@@ -265,7 +265,7 @@ def test_real_agents_registry() -> None:
 
     assert set(REAL_AGENTS) == {
         "mini-swe-agent", "aider", "codex", "opencode", "claude-code", "qwen-code", "goose",
-        "crush",
+        "crush", "openhands",
     }  # fmt: skip
     for name, cls in REAL_AGENTS.items():
         agent = cls()
@@ -274,4 +274,4 @@ def test_real_agents_registry() -> None:
     entries = yaml.safe_load((REPO_ROOT / "agents.yml").read_text())["agents"]
     shipped = {e["name"] for e in entries} - {"oracle", "nop"}
     # every shipped real agent has an adapter; goose has one but is not installable here
-    assert shipped == set(REAL_AGENTS) - {"goose", "crush"}
+    assert shipped == set(REAL_AGENTS) - {"goose", "crush", "openhands"}

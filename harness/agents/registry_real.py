@@ -13,6 +13,7 @@ from harness.agents.crush import CrushAgent
 from harness.agents.goose import GooseAgent
 from harness.agents.mini import MiniAgent
 from harness.agents.opencode import OpencodeAgent
+from harness.agents.openhands import OpenHandsAgent
 from harness.agents.qwen import QwenCodeAgent
 
 REAL_AGENTS: dict[str, type] = {
@@ -24,6 +25,7 @@ REAL_AGENTS: dict[str, type] = {
     QwenCodeAgent.name: QwenCodeAgent,
     GooseAgent.name: GooseAgent,
     CrushAgent.name: CrushAgent,
+    OpenHandsAgent.name: OpenHandsAgent,
 }
 
 __all__ = ["REAL_AGENTS"]
