@@ -274,4 +274,4 @@ def test_real_agents_registry() -> None:
     entries = yaml.safe_load((REPO_ROOT / "agents.yml").read_text())["agents"]
     shipped = {e["name"] for e in entries} - {"oracle", "nop"}
     # every shipped real agent has an adapter; goose has one but is not installable here
-    assert shipped == set(REAL_AGENTS) - {"goose", "crush", "openhands"}
+    assert shipped == set(REAL_AGENTS) - {"goose", "crush"}

@@ -27,6 +27,7 @@ from harness.agents.claude import ClaudeCodeAgent
 from harness.agents.codex import CodexAgent
 from harness.agents.mini import MiniAgent
 from harness.agents.opencode import OpencodeAgent
+from harness.agents.openhands import OpenHandsAgent
 from harness.agents.qwen import QwenCodeAgent
 from harness.fleet.gateway import GatewayServer
 from harness.registry import LLMEntry
@@ -53,6 +54,20 @@ CASES = [  # agent, cassette, scenario, hidden tests pass?, transcript kept in t
     (ClaudeCodeAgent, "claude-py-fast-wrong.jsonl", "smoke/py-fast", False, "claude-projects"),
     (QwenCodeAgent, "qwen-py-fast-solve.jsonl", "smoke/py-fast", True, "qwen-projects"),
     (QwenCodeAgent, "qwen-py-fast-wrong.jsonl", "smoke/py-fast", False, "qwen-projects"),
+    (
+        OpenHandsAgent,
+        "openhands-py-fast-solve.jsonl",
+        "smoke/py-fast",
+        True,
+        "openhands-conversations",
+    ),
+    (
+        OpenHandsAgent,
+        "openhands-py-fast-wrong.jsonl",
+        "smoke/py-fast",
+        False,
+        "openhands-conversations",
+    ),
 ]
 
 
@@ -189,6 +204,8 @@ def cassette_usage(path: Path) -> tuple[int, int, int]:
         ("claude-code", "claude-py-fast-wrong.jsonl", "failed"),
         ("qwen-code", "qwen-py-fast-solve.jsonl", "success"),
         ("qwen-code", "qwen-py-fast-wrong.jsonl", "failed"),
+        ("openhands", "openhands-py-fast-solve.jsonl", "success"),
+        ("openhands", "openhands-py-fast-wrong.jsonl", "failed"),
     ],
 )
 def test_harness_exec_replay(
