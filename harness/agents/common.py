@@ -34,6 +34,7 @@ CONTEXT_PATTERNS = re.compile(
     r"|prompt is too long|too many tokens",
     re.IGNORECASE,
 )
+BUDGET_PATTERNS = re.compile(r"budget_exceeded|budget is spent", re.IGNORECASE)
 RATE_PATTERNS = re.compile(
     r"rate[_ ]?limit|RateLimitError|too many requests|\b429\b|quota exceeded",
     re.IGNORECASE,
@@ -99,6 +100,8 @@ def classify_exit(
     scanned = f"{status}\n{output[-SCAN_CHARS:]}"
     if CONTEXT_PATTERNS.search(scanned):
         return "context_window_exceeded", tail(output, 8, 800)
+    if returncode != 0 and BUDGET_PATTERNS.search(scanned):  # the gateway's refusal (a 429)
+        return "budget", tail(output, 8, 800)
     if returncode != 0 and RATE_PATTERNS.search(scanned):
         return "rate_limited", tail(output, 8, 800)
     if returncode == 0:

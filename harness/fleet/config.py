@@ -39,6 +39,7 @@ class Host(_Strict):
     api_key_env: str | None = None
     watts: float | None = Field(default=None, ge=0)
     max_parallel: int | None = Field(default=None, ge=1)
+    messages: bool = False  # serves Anthropic /v1/messages itself: Messages calls pass through
 
     @field_validator("base_url")
     @classmethod

@@ -20,6 +20,7 @@ from starlette.responses import StreamingResponse
 from harness.fleet import wire
 from harness.fleet.gateway.accounting import STREAM_BROKEN, Accounting
 from harness.fleet.gateway.calls import Attempt, Call, Opened, snippet
+from harness.fleet.gateway.messages import from_usage
 
 
 def client_chunk(call: Call, chunk: dict) -> dict | None:
@@ -113,8 +114,21 @@ class ChatFraming:
         )
 
 
+def messages_usage(obj: dict, seen: dict[str, Any], att: Attempt) -> None:
+    """Usage from a Messages stream: message_start's, updated by each message_delta."""
+    typ = obj.get("type")
+    if typ == "message_start" and isinstance(obj.get("message"), dict):
+        seen.update(obj["message"].get("usage") or {})
+    elif typ == "message_delta" and isinstance(obj.get("usage"), dict):
+        seen.update({k: v for k, v in obj["usage"].items() if v is not None})
+    else:
+        return
+    att.usage = from_usage(seen)
+
+
 class EventFraming:
-    """/v1/responses streams: events forwarded as they are; usage from the last one."""
+    """/v1/responses (and passed-through /v1/messages) streams: events forwarded as they
+    are; usage from the last one (Messages: message_start and message_delta)."""
 
     hold_last = True
     done = False
@@ -122,6 +136,7 @@ class EventFraming:
     def __init__(self, call: Call, opened: Opened, accounting: Accounting) -> None:
         self.call, self.opened, self.accounting = call, opened, accounting
         self.events: list[list[Any]] = []
+        self.anthropic_usage: dict[str, Any] = {}  # a passed-through Messages stream's
 
     def event(self, ev: tuple[str | None, str]) -> bytes:
         name, data = ev
@@ -134,6 +149,7 @@ class EventFraming:
                 resp = obj.get("response")
                 if isinstance(resp, dict) and resp.get("usage"):
                     att.usage = resp["usage"]
+                messages_usage(obj, self.anthropic_usage, att)
                 self.events.append([name, obj])
         return wire.sse_bytes(data, name)
 
