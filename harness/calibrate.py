@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from harness.controls import LOW_PATCH, ControlRunner, _apply_solution, load_defects
+from harness.agents.builtin import OracleAgent
+from harness.controls import LOW_PATCH, ControlRunner, load_defects
 from harness.errors import UserError
 from harness.fsutil import write_atomic
 from harness.scenario import LoadedScenario
@@ -106,7 +107,7 @@ def calibrate(
     spreads: dict[str, Spread] = {}
     try:
         reference = runner.fresh("reference")
-        _apply_solution(loaded, reference)
+        OracleAgent.apply(loaded, reference)
         trees = {"reference": reference}
         trees["LOW"] = runner.patched(reference, loaded.directory / LOW_PATCH, "low", "low patch")
         for d in defects:

@@ -13,10 +13,22 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from harness import __version__
+from harness.authoring.lock import check_lock
+from harness.backends import check_backend
+from harness.budget import Budget
 from harness.clihelp import agents_help, quiet_flag_types
 from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.controls import run_controls
+from harness.deep import validate_deep
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.project import require_project, require_scenarios
+from harness.provision import provision
+from harness.registry import Registry
+from harness.repo import commit_exists
+from harness.scenario import SEED, LoadedScenario, json_schema, list_scenarios, load_scenario
 from harness.settings import Settings
+from harness.trial import RunOptions, TrialResult, execute, run_agent, verify
+from harness.workspace import read_state, setup
 
 app = typer.Typer(
     add_completion=False,
@@ -130,35 +142,46 @@ def _settings() -> Settings:
     return Settings.from_env()
 
 
-def _load(name: str) -> Any:
-    from harness.project import require_scenarios
-    from harness.scenario import load_scenario
-
+def _load(name: str) -> LoadedScenario:
     return load_scenario(name, require_scenarios(_settings()))
 
 
 def _sandbox(value: str) -> str:
-    if value not in {"docker", "local"}:
-        raise UserError(f"unknown sandbox '{value}'", field="--sandbox", fix="use docker or local")
-    return value
+    return check_backend(value)
 
 
 def _seed(value: str | None) -> str | None:
     if value is None:
         return None
-    from harness.scenario import SEED  # the same rule as scenario.yml's seed
-
-    if not SEED.match(value.lower()):
+    if not SEED.match(value.lower()):  # the same rule as scenario.yml's seed
         raise UserError(
             f"'{value}' is not 16 hex digits", field="--seed", fix="e.g. --seed 00c0ffee00c0ffee"
         )
     return value.lower()
 
 
-def _registry() -> Any:
-    from harness.project import require_project
-    from harness.registry import Registry
+def _options(
+    agent: str,
+    model: str | None,
+    seed: str | None,
+    sandbox: str,
+    replay: Path | None,
+    record: bool,
+    budget: Budget | None = None,
+) -> RunOptions:
+    """The options of one trial, from the flags ``run-agent`` and ``exec`` share."""
+    return RunOptions(
+        agent=agent,
+        model=model,
+        seed=_seed(seed),
+        sandbox=_sandbox(sandbox),
+        replay=replay.resolve() if replay else None,
+        record=record,
+        budget=budget,
+    )
 
+
+def _registry() -> Registry:
     return Registry.load(require_project(_settings()))
 
 
@@ -179,11 +202,6 @@ def validate(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
-    from harness.authoring.lock import check_lock
-    from harness.project import require_scenarios
-    from harness.repo import commit_exists
-    from harness.scenario import list_scenarios, load_scenario
-
     settings = _settings()
     names = scenarios or list_scenarios(require_scenarios(settings))
     if not names:
@@ -209,8 +227,6 @@ def validate(
             note = " (remote commit check skipped)" if exists is None else ""
             typer.echo(f"valid   {name}{note}")
             if deep:
-                from harness.deep import validate_deep
-
                 report = validate_deep(loaded, settings, _sandbox(sandbox))
                 typer.echo(f"deep    {name}: toolchain {report.toolchain}")
                 typer.echo("\n".join(report.lines))
@@ -228,9 +244,6 @@ def validate(
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
-    from harness.provision import provision
-    from harness.workspace import read_state, setup
-
     loaded = _load(scenario)
     path = setup(loaded, _settings(), _seed(seed))
     # the toolchain and dependencies, fetched now (with network) for the offline phases
@@ -254,20 +267,12 @@ def run_agent_cmd(
     record: RecordOpt = False,
 ) -> None:
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
-    from harness.trial import RunOptions, run_agent
-
-    opts = RunOptions(
-        agent=agent,
-        model=model,
-        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
-        replay=replay.resolve() if replay else None,
-        record=record,
-    )
+    opts = _options(agent, model, None, sandbox, replay, record)
     run = run_agent(_load(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
 
-def _finish(result: Any) -> None:
+def _finish(result: TrialResult) -> None:
     typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
     typer.echo(f"result: {result.run_dir}")
     code = {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(result.outcome, EXIT_FAILED)
@@ -287,12 +292,10 @@ def verify_cmd(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
-    from harness.trial import verify
-
     result = verify(
         _load(scenario),
         _settings(),
-        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
+        sandbox=_sandbox(sandbox),
         copy_only=copy_only,
     )
     if result is None:
@@ -316,17 +319,8 @@ def exec_cmd(
     budget_calls: BudgetCallsOpt = None,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
-    from harness.trial import RunOptions, execute
-
-    opts = RunOptions(
-        agent=agent,
-        model=model,
-        seed=_seed(seed),
-        sandbox=_sandbox(sandbox),  # type: ignore[arg-type]
-        replay=replay.resolve() if replay else None,
-        record=record,
-        budget=budget_flags(budget_tokens, budget_cost_usd, budget_calls),
-    )
+    budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
+    opts = _options(agent, model, seed, sandbox, replay, record, budget)
     _finish(execute(_load(scenario), _settings(), _registry(), opts))
 
 
@@ -334,9 +328,6 @@ def exec_cmd(
 @guarded
 def scenarios_cmd() -> None:
     """List scenarios with their classification and version."""
-    from harness.project import require_scenarios
-    from harness.scenario import list_scenarios, load_scenario
-
     root = require_scenarios(_settings())
     names = list_scenarios(root)
     if not names:
@@ -372,8 +363,6 @@ def controls_cmd(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json."""
-    from harness.controls import run_controls
-
     untrusted = 0
     for name in scenarios:
         report = run_controls(_load(name), _settings(), _sandbox(sandbox))
@@ -400,8 +389,6 @@ def calibrate_cmd(
 @schema_app.command("scenario")
 def schema_scenario() -> None:
     """The JSON Schema of scenario.yml."""
-    from harness.scenario import json_schema
-
     typer.echo(json.dumps(json_schema(), indent=2))
 
 

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from harness.budget import Budget
+from harness.verify.results import VerifyOutcome
+from harness.verify.verdict import STOP_OUTCOMES
 
 if TYPE_CHECKING:
     from harness.agents.base import AgentResult
@@ -38,7 +40,6 @@ BudgetCallsOpt = Annotated[
     int | None, typer.Option("--budget-calls", help="stop each trial past this many calls", min=1)
 ]
 BUDGET_POLL_S = 1.0
-STOP_OUTCOMES = ("limit", "budget")  # agent phase outcomes that make the trial `failed`
 BUDGET_PATH = "/harness/budget"  # under the gateway's /v1
 
 
@@ -190,20 +191,11 @@ def stopped(run: Any) -> Any:
     The trial is over (outcome ``failed``); its workspace is not graded: it may hold what
     the bomb left (over the size the verifier's copy gets) and the budget's cut is final.
     """
-    from harness.verify.results import VerifyOutcome
 
     agents = [p for p in run.phases if p.name == "agent"]
     if not agents or agents[-1].outcome not in STOP_OUTCOMES:
         return None
-    return VerifyOutcome(
-        success=False,
-        partial_score=None,
-        rules=[],
-        targets=[],
-        changed_files=[],
-        hidden_files=[],
-        report_text=f"not graded: {agents[-1].detail}\n",
-    )
+    return VerifyOutcome.ungraded(report_text=f"not graded: {agents[-1].detail}\n")
 
 
 def record(meta: dict[str, Any], policy: Any, budget: Budget | None) -> None:

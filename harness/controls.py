@@ -22,6 +22,8 @@ from typing import Any
 import yaml
 
 from harness import proof_env
+from harness.agents.builtin import OracleAgent, reference_solution
+from harness.backends import VerifySpec, get_backend
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, read_json, write_json
 from harness.gitutil import apply_patch
@@ -93,12 +95,6 @@ def thresholds_for(loaded: LoadedScenario) -> Thresholds:
     return TEST_SUITE_THRESHOLDS
 
 
-def _apply_solution(loaded: LoadedScenario, ws: Path) -> None:
-    from harness.agents.builtin import OracleAgent
-
-    OracleAgent.apply(loaded, ws)
-
-
 class ControlRunner:
     """Scores trees for one scenario; keeps every workspace under one temp folder."""
 
@@ -106,6 +102,7 @@ class ControlRunner:
         self.loaded = loaded
         self.settings = settings
         self.sandbox = sandbox
+        self.backend = get_backend(sandbox)
         self.tmp = Path(tempfile.mkdtemp(prefix="harness-controls-"))
         self.image: str | None = None  # the scorer image the proof was made in
         self.last: Any = None  # the latest VerifyOutcome
@@ -120,22 +117,9 @@ class ControlRunner:
     def score(self, ws: Path, seed: str) -> Score:
         state = read_state(ws, self.loaded)
         request = make_request(self.loaded, ws, state.baseline, seed)
+        spec = VerifySpec(self.loaded, ws, request, labels={"harness.phase": "control"})
         with scoring_slot(request.suite_dir is not None):
-            if self.sandbox == "docker":
-                from harness.verify.container import verify_in_docker
-
-                env = self.loaded.scenario.environment
-                outcome, self.image = verify_in_docker(
-                    ws,
-                    request,
-                    labels={"harness.phase": "control"},
-                    cpus=env.cpus,
-                    memory=env.memory,
-                )
-            else:
-                from harness.verify.local import verify_local
-
-                outcome = verify_local(ws, request)
+            outcome, self.image = self.backend.verify(spec)
         self.last = outcome
         if outcome.error or outcome.score is None:  # unmeasurable: the controls cannot judge
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
@@ -175,7 +159,7 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
     """Score reference (twice), LOW (twice), the do-nothing tree and every defect."""
     loaded = runner.loaded
     reference = runner.fresh("reference")
-    _apply_solution(loaded, reference)
+    OracleAgent.apply(loaded, reference)
     baseline = read_state(reference, loaded).baseline
     try:
         high = runner.score(reference, seed)
@@ -225,13 +209,7 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
 def run_controls(
     loaded: LoadedScenario, settings: Settings, sandbox: str, seed: str | None = None
 ) -> ControlsReport:
-    if not loaded.scenario.solution:
-        raise UserError(
-            "controls need a reference solution",
-            file=loaded.path,
-            field="solution",
-            fix="add solution: solution.patch (or a folder)",
-        )
+    reference_solution(loaded, "prove the grader with controls")
     seed = seed or loaded.seed
     defects = load_defects(loaded)
     runner = ControlRunner(loaded, settings, sandbox)

@@ -16,10 +16,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.agents.builtin import OracleAgent
+from harness.backends import VerifySpec, get_backend
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
+from harness.verify.request import make_request
 from harness.verify.results import TargetResult, VerifyOutcome
+from harness.workspace import read_state, setup
 
 
 @dataclass
@@ -47,25 +51,16 @@ def _first_line(t: TargetResult) -> str:
 def _compile(
     ws: Path, loaded: LoadedScenario, sandbox: str, labels: dict[str, str]
 ) -> VerifyOutcome:
-    from harness.verify.request import make_request
-    from harness.workspace import read_state
 
     state = read_state(ws, loaded)
     request = make_request(loaded, ws, state.baseline, state.seed, sandbox=sandbox)
     request = request.model_copy(update={"compile_only": True, "suite_dir": None})
-    if sandbox == "docker":
-        from harness.verify.container import verify_in_docker
-
-        outcome, _ = verify_in_docker(ws, request, labels=labels)
-        return outcome
-    from harness.verify.local import verify_local
-
-    return verify_local(ws, request)
+    outcome, _ = get_backend(sandbox).verify(VerifySpec(loaded, ws, request, labels))
+    return outcome
 
 
 def validate_deep(loaded: LoadedScenario, settings: Settings, sandbox: str) -> DeepReport:
     """Build the baseline (and the solution) with the hidden tests; no agent runs."""
-    from harness.workspace import setup
 
     report = DeepReport(loaded.name)
     labels = {"harness.trial": f"deep-{secrets.token_hex(4)}", "harness.phase": "verify"}
@@ -89,7 +84,6 @@ def validate_deep(loaded: LoadedScenario, settings: Settings, sandbox: str) -> D
                 )
         if report.exit_code or not loaded.scenario.solution:
             return report
-        from harness.agents.builtin import OracleAgent
 
         OracleAgent.apply(loaded, ws)
         solved = _compile(ws, loaded, sandbox, labels)

@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.backends import get_backend
 from harness.errors import InfraError
 from harness.fsutil import write_json
 from harness.gitutil import git
@@ -115,7 +116,7 @@ def environment(
 ) -> dict[str, Any]:
     """The conditions of one verification: where it ran and what the code depends on."""
     env: dict[str, Any] = {"sandbox": sandbox}
-    if sandbox == "docker":
+    if not get_backend(sandbox).on_host:  # graded in an image
         env["verify_image"] = image
     else:
         try:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.backends import get_backend
 from harness.errors import InfraError, UserError
 from harness.gitutil import GitError, git
 from harness.pyreqs import project_requirements
@@ -30,11 +31,11 @@ from harness.toolchain import (
     CONTAINER_GOROOT,
     GoChoice,
     choose_go,
-    expand,
     go_root,
     pip_cert_args,
     python_refusal,
 )
+from harness.verify.envcheck import classify_go
 
 CONTAINER_DEPS = "/opt/harness-deps"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt")
@@ -74,7 +75,7 @@ class Provision:
         not (they would shadow a Python agent's own packages); it gets
         ``HARNESS_DEPS_SITE`` and an offline pip (``pip install -r requirements.txt``
         installs from the prepared wheels)."""
-        inside = kind == "docker"
+        inside = not get_backend(kind).on_host  # paths as the sandbox sees them
 
         def where(host: Path, container: str) -> str:
             return container if inside else str(host)
@@ -241,8 +242,6 @@ def go_modules(go_mod: str, go_sum: str, goroot: Path | None) -> Path:
                 check=False,
             )
             if proc.returncode != 0:
-                from harness.verify.envcheck import classify_go
-
                 out = proc.stderr or proc.stdout
                 why = classify_go(out, mod)
                 if why and why.startswith("toolchain"):
@@ -314,28 +313,3 @@ def python_wheels(requirements: dict[str, str]) -> tuple[Path, Path]:
                 shutil.rmtree(dest)
             shutil.move(str(staged), dest)
     return dest / "wheels", dest / "site"
-
-
-def image_env(tag: str) -> dict[str, str]:
-    """The environment an image's containers start with (for ``$PATH``)."""
-    from harness.sandbox.engine import docker_client
-
-    pairs = docker_client().images.get(tag).attrs.get("Config", {}).get("Env") or []
-    return dict(p.split("=", 1) for p in pairs if "=" in p)
-
-
-def apply_to_spec(
-    spec: Any, loaded: LoadedScenario, ws: Path, baseline: str, kind: str
-) -> dict[str, Any]:
-    """Put the scenario's toolchain and dependencies into an agent SandboxSpec: read-only
-    mounts and variables for Docker (after ``spec.image`` is set), host paths for local.
-    Returns what was chosen, for run.json."""
-    prov = provision(loaded, ws, baseline, kind)
-    env = prov.env(kind, phase="agent")
-    if kind == "docker":
-        spec.mounts.update(prov.mounts())
-        base = image_env(spec.image) if spec.image else {}
-    else:
-        base = dict(os.environ)
-    spec.env.update(expand(env, base))
-    return prov.record()

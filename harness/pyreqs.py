@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import tomllib
 from pathlib import Path
 
 TEST_EXTRAS = ("test", "tests", "testing")
@@ -17,8 +19,6 @@ def project_requirements(
     out: list[str] = []
     tests: list[str] = []
     if pyproject:
-        import tomllib
-
         try:
             project = tomllib.loads(pyproject).get("project") or {}
         except tomllib.TOMLDecodeError:
@@ -34,8 +34,6 @@ def project_requirements(
 
 
 def _setup_py_requirements(text: str, keyword: str) -> list[str]:
-    import ast
-
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -52,13 +50,13 @@ def _setup_py_requirements(text: str, keyword: str) -> list[str]:
                 if isinstance(value, list) and all(isinstance(v, str) for v in value):
                     names[target.id] = value
     out: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == keyword:
-            if isinstance(node.value, ast.Name):
-                out += names.get(node.value.id, [])
+    for found in ast.walk(tree):
+        if isinstance(found, ast.keyword) and found.arg == keyword:
+            if isinstance(found.value, ast.Name):
+                out += names.get(found.value.id, [])
             else:
                 try:
-                    value = ast.literal_eval(node.value)
+                    value = ast.literal_eval(found.value)
                 except ValueError:
                     continue
                 if isinstance(value, list):

@@ -115,13 +115,13 @@ class Registry:
                         field=f"agents.{agent.name}.supports-llms",
                         fix=f"add '{llm}' to llms.yml or remove it here",
                     )
-        for llm in self.llms.values():
-            for agent_name in llm.agent_ids:
+        for entry in self.llms.values():
+            for agent_name in entry.agent_ids:
                 if agent_name not in self.agents:
                     raise UserError(
-                        f"llm '{llm.name}' has an id for unknown agent '{agent_name}'",
+                        f"llm '{entry.name}' has an id for unknown agent '{agent_name}'",
                         file=self.llms_path,
-                        field=f"llms.{llm.name}.agent-ids",
+                        field=f"llms.{entry.name}.agent-ids",
                         fix=f"add '{agent_name}' to agents.yml or remove the key",
                     )
 

@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from harness.fsutil import read_json, write_json
 
 REPORT_SCHEMA_VERSION = "1.0"
@@ -40,6 +42,46 @@ def host_info() -> dict[str, str]:
         "python": sys.version.split()[0],
         "cpus": str(os.cpu_count() or 0),
     }
+
+
+class RunMeta(BaseModel):
+    """``run.json``: who ran what, on which content, where and when.
+
+    Fields other modules add travel along (``extra="allow"``), so reading and writing
+    back a run.json never loses anything.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    run_id: str
+    scenario: str
+    scenario_version: str | None = None
+    scenario_sha: str | None = None
+    spec_sha256: str | None = None
+    seed: str | None = None  # the secret seed: None until scoring is over
+    commit: str
+    baseline: str
+    harness_version: str
+    host: dict[str, str] = Field(default_factory=host_info)
+    started_at: str = Field(default_factory=now_iso)
+    sandbox: str | None = None  # the agent phase's; ``sandboxes`` holds each phase's
+    sandboxes: dict[str, str] = Field(default_factory=dict)
+    images: dict[str, str | None] = Field(default_factory=dict)
+    agent: str
+    agent_version: str
+    model: str
+    model_id: str | None = None
+    job: str | None = None
+    trial_key: str | None = None
+    repetition: int = 0
+    fleet: dict[str, Any] | None = None  # each host's artefact, when the fleet was used
+    toolchain: dict[str, Any] | None = None  # pinned toolchain and dependencies (agent)
+    turns: int = 1
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON object of run.json (``fleet`` and ``toolchain`` only when set)."""
+        unset = {k for k in ("fleet", "toolchain") if getattr(self, k) is None}
+        return self.model_dump(mode="json", exclude=unset or None)
 
 
 @dataclass
@@ -110,8 +152,11 @@ class RunDir:
     def verify_dir(self) -> Path:
         return self.path / "verify"
 
-    def write_run(self, meta: dict[str, Any]) -> None:
-        write_json(self.path / "run.json", meta)
+    def write_run(self, meta: RunMeta) -> None:
+        write_json(self.path / "run.json", meta.as_json())
+
+    def read_run(self) -> RunMeta:
+        return RunMeta.model_validate(read_json(self.path / "run.json"))
 
     def begin(self, name: str) -> Phase:
         phase = Phase(name, now_iso(), time.monotonic())

@@ -25,6 +25,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.backends import get_backend
 from harness.errors import InfraError, UserError
 from harness.settings import read_env
 
@@ -204,9 +205,10 @@ def python_refusal(declared: str | None, sandbox: str) -> str | None:
     """Why the declared ``environment.python`` cannot run here (None when it can)."""
     if not declared or _same_minor(declared, IMAGE_PYTHON):
         return None
-    if sandbox == "local" and shutil.which(f"python{_minor(declared)}"):
+    on_host = get_backend(sandbox).on_host
+    if on_host and shutil.which(f"python{_minor(declared)}"):
         return None
-    where = "the images (Debian bookworm)" if sandbox == "docker" else "this host"
+    where = "this host" if on_host else "the images (Debian bookworm)"
     return f"Python {declared} is not available in {where}; only {IMAGE_PYTHON} is"
 
 

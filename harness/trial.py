@@ -1,19 +1,24 @@
-"""One trial's phases: setup, agent, verify; and their recording.
+"""One trial: setup, agent turns, verify; its state typed, carried in memory, recorded.
 
-The CLI commands ``setup``, ``run-agent``, ``verify`` and ``exec`` are thin wrappers
-around the functions here. User mistakes are found before a result folder exists, so a
-refused run writes nothing; infrastructure failures are recorded as ``error``.
+A ``Trial`` is opened from a set-up workspace (the separate CLI commands ``setup``,
+``run-agent`` and ``verify`` each open one) or carried through all phases by ``exec``.
+Where each phase runs is the trial's ``Backend``. User mistakes are found before a
+result folder exists, so a refused run writes nothing; infrastructure failures are
+recorded as ``error``. ``run.json`` is written by ``Trial.save`` only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from harness import __version__, containment
-from harness.agents import AgentContext, get_agent
+from harness import __version__, containment, gab, trialseed
+from harness.agents import Agent, AgentContext, AgentResult, get_agent
+from harness.agents.builtin import reference_solution
+from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
 from harness.budget import Budget
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
@@ -21,23 +26,21 @@ from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
 from harness.proof_env import environment as proof_environment
 from harness.registry import NO_MODEL, LLMEntry, Registry
-from harness.results import RunDir, host_info, new_run_id, now_iso
+from harness.results import Phase, RunDir, RunMeta, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
 from harness.scenario import LoadedScenario
+from harness.scoring.appkit.slot import scoring_slot
 from harness.settings import Settings
+from harness.verify.engine import copy_hidden
 from harness.verify.report import build_report, render_text
 from harness.verify.request import make_request
 from harness.verify.results import VerifyOutcome
-from harness.workspace import (
-    WorkspaceState,
-    read_state,
-    setup,
-    workspace_path,
-    write_state,
-)
+from harness.verify.verdict import decide
+from harness.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 
-SandboxKind = Literal["local", "docker"]
 POINTER = Path(".git") / "harness" / "run.json"
+MAX_CONTINUES = 3
+CONTINUE_PROMPT = "Please continue until the problem is solved."
 
 
 @dataclass(frozen=True)
@@ -45,13 +48,13 @@ class RunOptions:
     agent: str
     model: str | None = None
     seed: str | None = None
-    sandbox: SandboxKind = "docker"
+    sandbox: str = "docker"  # a backend name (harness.backends)
     job: str | None = None
     replay: Path | None = None  # a cassette the gateway serves instead of the fleet
     record: bool = False  # keep the gateway's request/response recording in the run
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
-    budget: Budget | None = None  # harden (#16): --budget-* override of the scenario's
+    budget: Budget | None = None  # --budget-* limits over the scenario's
 
 
 @dataclass(frozen=True)
@@ -59,24 +62,7 @@ class TrialResult:
     outcome: str
     run_dir: Path
     report: dict[str, Any]
-
-
-def _labels(run_id: str, phase: str, job: str | None) -> dict[str, str]:
-    return {"harness.trial": run_id, "harness.job": job or "", "harness.phase": phase}
-
-
-def _check_pin(registry: Registry, agent_name: str) -> tuple[Any, str]:
-    entry = registry.agent(agent_name)
-    agent = get_agent(agent_name, entry.adapter)
-    reported = agent.version()
-    if reported != entry.version:
-        raise UserError(
-            f"agent '{agent_name}' reports version {reported} but is pinned to {entry.version}",
-            file=registry.agents_path,
-            field=f"agents.{agent_name}.version",
-            fix=f"install {agent_name} {entry.version} or change the pin to {reported}",
-        )
-    return agent, reported
+    text: str = ""  # report.txt
 
 
 @dataclass(frozen=True)
@@ -84,7 +70,7 @@ class Entrant:
     """The agent + model of a trial, resolved and checked once: the adapter, its pinned
     and self-reported version, the model, and the fleet file its calls route through."""
 
-    agent: Any
+    agent: Agent
     name: str
     version: str
     llm: LLMEntry
@@ -92,187 +78,414 @@ class Entrant:
 
 
 def resolve_entrant(
-    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
-) -> Entrant:
-    """Every check on the entrant that can refuse a run, before anything is written."""
-    entry, llm = registry.resolve(opts.agent, opts.model)
-    agent, version = _check_pin(registry, opts.agent)
-    if opts.agent == "oracle" and not loaded.scenario.solution:
-        raise UserError(
-            "the scenario has no reference solution",
-            file=loaded.path,
-            field="solution",
-            fix="add solution: solution.patch (or a folder) to use --agent oracle",
-        )
-    return Entrant(agent, entry.name, version, llm, _model_access(llm, opts, settings))
-
-
-def run_agent(
     loaded: LoadedScenario,
     settings: Settings,
     registry: Registry,
     opts: RunOptions,
-    entrant: Entrant | None = None,
-) -> RunDir:
-    """Run the agent on a set-up workspace and record it; returns the run folder."""
-    ws = workspace_path(loaded, settings)
-    state = read_state(ws, loaded)
-    if (ws / POINTER).exists():
+    backend: Backend | None = None,
+) -> Entrant:
+    """Every check on the entrant that can refuse a run, before anything is written."""
+    backend = backend or get_backend(opts.sandbox)
+    entry, llm = registry.resolve(opts.agent, opts.model)
+    agent = get_agent(opts.agent, entry.adapter)
+    reported = backend.agent_version(agent)
+    if reported != entry.version:
         raise UserError(
-            "this workspace already has a run",
-            file=ws,
-            field="(workspace)",
-            fix=f"run `harness setup {loaded.name}` for a fresh workspace",
+            f"agent '{opts.agent}' reports version {reported} but is pinned to {entry.version}",
+            file=registry.agents_path,
+            field=f"agents.{opts.agent}.version",
+            fix=f"install {opts.agent} {entry.version} or change the pin to {reported}",
         )
-    entrant = entrant or resolve_entrant(loaded, settings, registry, opts)
-    run_id = new_run_id(entrant.name, entrant.llm.name)
-    run = RunDir.create(settings.results, loaded.name, run_id)
-    meta = run_meta(
-        loaded,
-        state,
-        run_id,
-        agent=entrant.name,
-        agent_version=entrant.version,
-        model=entrant.llm.name,
-        model_id=entrant.llm.id_for(entrant.name),
-        sandbox=opts.sandbox,
-        sandboxes={"agent": opts.sandbox},
-        job=opts.job,
-        trial_key=opts.trial_key,
-        repetition=opts.repetition,
-    )
-    if entrant.fleet_file is not None:
-        meta["fleet"] = _fleet_fingerprint(entrant.fleet_file)
-    containment.record(meta, loaded.scenario.sandbox, trial_budget(loaded, opts))  # harden
-    run.write_run(meta)
-    write_json(ws / POINTER, {"run_id": run_id, "path": str(run.path)})
-    _agent_phase(
-        run, meta, loaded, ws, state, entrant, opts, loaded.scenario.agent.instructions, turn=1
-    )
-    return run
+    if opts.agent == "oracle":
+        reference_solution(loaded, "use --agent oracle")
+    return Entrant(agent, entry.name, reported, llm, _model_access(llm, opts, settings))
 
 
-def _agent_phase(
-    run: RunDir,
-    meta: dict[str, Any],
-    loaded: LoadedScenario,
-    ws: Path,
-    state: WorkspaceState,
-    entrant: Entrant,
-    opts: RunOptions,
-    instructions: str,
-    *,
-    turn: int,
-) -> None:
-    """One agent turn in a fresh sandbox (and gateway); recorded as a phase of the run."""
-    run_id = run.run_id
-    agent, llm = entrant.agent, entrant.llm
-    phase = run.begin("agent")
-    spec = SandboxSpec(
-        phase="agent",
-        workspace=ws,
-        env={"HARNESS_SEED": state.seed},
-        cpus=loaded.scenario.environment.cpus,
-        memory=loaded.scenario.environment.memory,
-        pids=loaded.scenario.environment.pids,
-        network="none" if llm.name == NO_MODEL else "internal",
-        labels=_labels(run_id, "agent", opts.job),
-        policy=loaded.scenario.sandbox,  # harden (#16)
-    )
-    from harness.sandbox.factory import make_sandbox
-    from harness.trial_images import agent_image
+@dataclass
+class Trial:
+    """One workspace's trial: scenario, backend, workspace state, run folder, run.json."""
 
-    try:
-        if opts.sandbox == "docker":
-            ref = agent_image(agent, loaded)
-            spec.image = ref.tag
-            meta["images"]["agent"] = ref.id
-            run.write_run(meta)
-        from harness.provision import apply_to_spec  # pinned toolchain, prepared deps
+    loaded: LoadedScenario
+    settings: Settings
+    backend: Backend
+    workspace: Path
+    state: WorkspaceState
+    run: RunDir | None = None
+    meta: RunMeta | None = None
 
-        meta["toolchain"] = apply_to_spec(spec, loaded, ws, state.baseline, opts.sandbox)
-        run.write_run(meta)
-        if turn == 1:
-            from harness.gab import write_run_start
+    @classmethod
+    def open(cls, loaded: LoadedScenario, settings: Settings, sandbox: str = "docker") -> Trial:
+        """The trial of the set-up workspace, with the run it already has (if any)."""
+        ws = workspace_path(loaded, settings)
+        trial = cls(loaded, settings, get_backend(sandbox), ws, read_state(ws, loaded))
+        pointer = ws / POINTER
+        if pointer.exists():
+            run = RunDir.open(Path(read_json(pointer)["path"]))
+            if (run.path / "run.json").is_file():  # else its folder was deleted by hand
+                trial.run, trial.meta = run, run.read_run()
+        return trial
 
-            write_run_start(ws, meta)  # goagentbench's <workspace>/.run-start.json
-        sandbox = make_sandbox(opts.sandbox, spec)
-        gateway: Any = None
+    @classmethod
+    def setup(
+        cls, loaded: LoadedScenario, settings: Settings, sandbox: str, seed: str | None
+    ) -> Trial:
+        """A fresh workspace (``harness setup``) and its trial."""
+        setup(loaded, settings, seed)
+        return cls.open(loaded, settings, sandbox)
+
+    def save(self) -> None:
+        """Write run.json: the one place it is written."""
+        assert self.run is not None and self.meta is not None
+        self.run.write_run(self.meta)
+
+    def _begin_run(self, meta: RunMeta) -> RunDir:
+        self.run = RunDir.create(self.settings.results, self.loaded.name, meta.run_id)
+        self.meta = meta
+        self.save()
+        write_json(self.workspace / POINTER, {"run_id": meta.run_id, "path": str(self.run.path)})
+        return self.run
+
+    def _meta(self, run_id: str, **fields: Any) -> RunMeta:
+        s, loaded = self.state, self.loaded
+        return RunMeta(
+            run_id=run_id,
+            scenario=loaded.name,
+            scenario_version=loaded.version,
+            scenario_sha=loaded.sha256,
+            spec_sha256=s.spec_sha256,
+            seed=None,  # the secret seed is recorded only once scoring is over
+            commit=s.commit,
+            baseline=s.baseline,
+            harness_version=__version__,
+            **fields,
+        )
+
+    def budget(self, opts: RunOptions) -> Budget:
+        """The scenario's budget with the job's ``--budget-*`` limits over it."""
+        return self.loaded.scenario.budget.merged(opts.budget)
+
+    def secret_seed(self) -> str:
+        """The trial's secret seed, held by the harness outside the workspace."""
+        return trialseed.load(self.settings.workspace, self.loaded.name, self.state.baseline)
+
+    def _labels(self, phase: str) -> dict[str, str]:
+        assert self.run is not None
+        job = self.meta.job if self.meta else None
+        return {"harness.trial": self.run.run_id, "harness.job": job or "", "harness.phase": phase}
+
+    # ---- agent phase ------------------------------------------------------------------
+
+    def check_fresh(self) -> None:
+        """Refuse a second run on one workspace."""
+        if self.run is not None or (self.workspace / POINTER).exists():
+            raise UserError(
+                "this workspace already has a run",
+                file=self.workspace,
+                field="(workspace)",
+                fix=f"run `harness setup {self.loaded.name}` for a fresh workspace",
+            )
+
+    def run_agent(self, entrant: Entrant, opts: RunOptions) -> RunDir:
+        """Record a new run and its first agent turn; returns the run folder."""
+        self.check_fresh()
+        run_id = new_run_id(entrant.name, entrant.llm.name)
+        meta = self._meta(
+            run_id,
+            agent=entrant.name,
+            agent_version=entrant.version,
+            model=entrant.llm.name,
+            model_id=entrant.llm.id_for(entrant.name),
+            sandbox=self.backend.name,
+            sandboxes={"agent": self.backend.name},
+            job=opts.job,
+            trial_key=opts.trial_key,
+            repetition=opts.repetition,
+        )
+        if entrant.fleet_file is not None:
+            meta.fleet = _fleet_fingerprint(entrant.fleet_file)
+        record: dict[str, Any] = {}
+        containment.record(record, self.loaded.scenario.sandbox, self.budget(opts))
+        meta = meta.model_copy(update=record)
+        run = self._begin_run(meta)
+        self.agent_turn(entrant, opts, self.loaded.scenario.agent.instructions, turn=1)
+        return run
+
+    def agent_turn(
+        self, entrant: Entrant, opts: RunOptions, instructions: str, *, turn: int
+    ) -> None:
+        """One agent turn in a fresh sandbox (and gateway); recorded as a phase of the run."""
+        run, meta, ws = self.run, self.meta, self.workspace
+        assert run is not None and meta is not None
+        env = self.loaded.scenario.environment
+        llm = entrant.llm
+        meta.turns = max(meta.turns, turn)
+        phase = run.begin("agent")
+        spec = SandboxSpec(
+            phase="agent",
+            workspace=ws,
+            env={"HARNESS_SEED": self.state.seed},
+            cpus=env.cpus,
+            memory=env.memory,
+            pids=env.pids,
+            network="none" if llm.name == NO_MODEL else "internal",
+            labels=self._labels("agent"),
+            policy=self.loaded.scenario.sandbox,
+        )
+        try:
+            ref = self.backend.agent_image(entrant.agent, self.loaded)
+            if ref is not None:
+                spec.image = ref.tag
+                meta.images["agent"] = ref.id
+            # the scenario's pinned toolchain and prepared dependencies, as the backend
+            # exposes them to the sandbox
+            meta.toolchain = self.backend.provision(spec, self.loaded, ws, self.state.baseline)
+            self.save()
+            if turn == 1:
+                gab.write_run_start(ws, meta.as_json())  # goagentbench's .run-start.json
+            result = self._agent_in_sandbox(entrant, opts, spec, instructions, turn)
+        except UserError:
+            if turn == 1:
+                shutil.rmtree(run.path, ignore_errors=True)
+                (ws / POINTER).unlink(missing_ok=True)
+            raise
+        except HarnessError as exc:
+            run.end(phase, "error", exc.one_line())
+            write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+            self._gab_progress(write=True)
+            raise
+        except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
+            run.end(phase, "error", f"{type(exc).__name__}: {exc}")
+            raise InfraError(f"agent phase failed: {type(exc).__name__}: {exc}") from exc
+        except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
+            run.end(phase, "interrupted", "stopped by a signal")
+            raise
+        run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
+        write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+        self._gab_progress(write=True)
+
+    def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None:
+        """goagentbench's run progress (None when no agent ran); written to the
+        workspace's ``.run-progress.json`` when ``write``."""
+        run, meta = self.run, self.meta
+        assert run is not None and meta is not None
+        if not any(p.name == "agent" for p in run.phases):
+            return None
+        phases = [p.as_dict() for p in run.phases]
+        progress = gab.run_progress(meta.as_json(), phases, run.usage, now_iso())
+        if write:
+            gab.write_run_progress(self.workspace, progress)
+        return progress
+
+    def _agent_in_sandbox(
+        self, entrant: Entrant, opts: RunOptions, spec: SandboxSpec, instructions: str, turn: int
+    ) -> AgentResult:
+        run, meta = self.run, self.meta
+        assert run is not None and meta is not None
+        llm = entrant.llm
+        sandbox = self.backend.sandbox(spec)
+        gateway: Gateway | None = None
         try:
             sandbox.start()
-            budget = trial_budget(loaded, opts)  # harden (#16): scenario's, job's over it
-            guard = containment.Guard(sandbox, budget)
+            budget = self.budget(opts)
+            guard = containment.Guard(sandbox, budget)  # limits and the budget stop the agent
             if llm.name != NO_MODEL:
-                gw_opts = replace(opts, budget=budget)
-                gateway = _start_gateway(
-                    gw_opts, sandbox, run_id, entrant.name, llm, entrant.fleet_file
+                gateway = self.backend.gateway(
+                    sandbox,
+                    GatewaySpec(
+                        run.run_id,
+                        entrant.name,
+                        llm,
+                        entrant.fleet_file,
+                        opts.replay,
+                        opts.record,
+                        budget,
+                    ),
                 )
-                meta["images"]["gateway"] = getattr(gateway, "image_id", None)
-                run.write_run(meta)
-            out_dir = run.agent_dir if turn == 1 else run.agent_dir / f"turn-{turn}"
+                meta.images["gateway"] = gateway.image_id
+                self.save()
+            suffix = "" if turn == 1 else f"turn-{turn}"
+            out_dir = run.agent_dir / suffix
             out_dir.mkdir(parents=True, exist_ok=True)
             ctx = AgentContext(
-                scenario=loaded,
-                workspace=ws,
-                sandbox=guard.sandbox,  # type: ignore[arg-type]  # harden: sees limits
+                scenario=self.loaded,
+                workspace=self.workspace,
+                sandbox=guard.sandbox,  # type: ignore[arg-type]  # a proxy that sees limits
                 model=llm,
-                seed=state.seed,
+                seed=self.state.seed,
                 out_dir=out_dir,
-                timeout_s=loaded.scenario.environment.agent_timeout,
+                timeout_s=self.loaded.scenario.environment.agent_timeout,
                 instructions=instructions,
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
             )
-            with guard.watching(gateway):  # harden (#16): budget watch
-                result = guard.verdict(agent.run(ctx))
+            with guard.watching(gateway):
+                result = guard.verdict(entrant.agent.run(ctx))
             if gateway is not None:
-                dest = run.path / "gateway" if turn == 1 else run.path / "gateway" / f"turn-{turn}"
-                run.usage = merge_usage(
-                    run.usage, _usage(gateway, dest, result.self_reported_usage)
-                )
+                usage = _usage(gateway, run.path / "gateway" / suffix, result.self_reported_usage)
+                run.usage = merge_usage(run.usage, usage)
+            return result
         finally:
             if gateway is not None:
                 gateway.stop()
             sandbox.stop()
-    except UserError:
-        if turn == 1:
-            shutil.rmtree(run.path, ignore_errors=True)
-            (ws / POINTER).unlink(missing_ok=True)
-        raise
-    except HarnessError as exc:
-        run.end(phase, "error", exc.one_line())
-        write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
-        _gab_progress(run, meta, ws)
-        raise
-    except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
-        run.end(phase, "error", f"{type(exc).__name__}: {exc}")
-        raise InfraError(f"agent phase failed: {type(exc).__name__}: {exc}") from exc
-    except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
-        run.end(phase, "interrupted", "stopped by a signal")
-        raise
-    run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
-    write_atomic(run.path / "workspace.diff", full_diff(ws, state.baseline))
-    _gab_progress(run, meta, ws)
+
+    # ---- verify phase -----------------------------------------------------------------
+
+    def copy_hidden(self) -> None:
+        """Copy the hidden files into the workspace (for scenario authors); marks it."""
+        s = self.state
+        request = make_request(self.loaded, self.workspace, s.baseline, self.secret_seed())
+        copy_hidden(request, self.workspace)
+        self.state = dataclasses.replace(s, contaminated=True)
+        write_state(self.workspace, self.state)
+
+    def _manual_run(self) -> None:
+        """A ``manual`` run for a workspace an agent was run on by hand."""
+        meta = self._meta(
+            new_run_id("manual", "unknown"),
+            agent="manual",
+            agent_version="unknown",
+            model="unknown",
+        )
+        self._begin_run(meta)
+
+    def _last_agent_phase(self) -> Phase | None:
+        """The last agent turn, or None when no agent ran (a manual run)."""
+        assert self.run is not None
+        agent_phases = [p for p in self.run.phases if p.name == "agent"]
+        return agent_phases[-1] if agent_phases else None
+
+    def verify(self) -> TrialResult:
+        """Verify the run's workspace; write verify/report.json and report.txt."""
+        s = self.state
+        seed = self.secret_seed()
+        request = make_request(
+            self.loaded, self.workspace, s.baseline, seed, sandbox=self.backend.name
+        )
+        slot: dict[str, Any] = {}
+        if self.run is None:
+            self._manual_run()
+        run, meta = self.run, self.meta
+        assert run is not None and meta is not None
+        meta.sandboxes["verify"] = self.backend.name
+        self.save()
+        phase = run.begin("verify")
+        try:
+            outcome, image_id = containment.stopped(run), None  # a limit or budget ended it
+            if outcome is None:
+                spec = VerifySpec(
+                    self.loaded,
+                    self.workspace,
+                    request,
+                    self._labels("verify"),
+                    run.verify_dir / "evidence",
+                )
+                with scoring_slot(request.suite_dir is not None) as slot:  # one app at a time
+                    outcome, image_id = self.backend.verify(spec)
+            if image_id is not None:
+                meta.images["verify"] = image_id
+                self.save()
+        except UserError:
+            run.end(phase, "error", "refused")
+            raise
+        except (HarnessError, OSError, RuntimeError) as exc:
+            detail = (
+                exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
+            )
+            outcome = VerifyOutcome.ungraded(error=detail)
+        except BaseException:
+            run.end(phase, "interrupted", "stopped by a signal")
+            raise
+        meta.seed = seed  # recorded only now that scoring is over
+        self.save()
+        last = self._last_agent_phase()
+        verdict = decide(outcome, last.outcome if last else None)
+        report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
+        loaded = self.loaded
+        here = proof_environment(
+            loaded, self.backend.name, self.workspace, s.baseline, image=meta.images.get("verify")
+        )
+        report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
+        report.update(containment.report_fields(meta.as_json(), last))
+        report["scoring_slot"] = slot
+        text = render_text(report, outcome.report_text)
+        write_json(run.verify_dir / "report.json", report)
+        write_atomic(run.verify_dir / "report.txt", text)
+        run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
+        return TrialResult(verdict.outcome, run.path, report, text)
+
+    # ---- a whole trial ----------------------------------------------------------------
+
+    def continue_agent(
+        self, entrant: Entrant, opts: RunOptions, previous: TrialResult, turn: int
+    ) -> None:
+        """Another agent turn on the same workspace, told what verification said (as
+        goagentbench's allow-multiple-turns-on-failed-verify does)."""
+        instructions = (
+            f"{self.loaded.scenario.agent.instructions.rstrip()}\n\n"
+            f"Verification of your work failed:\n\n{previous.text}\n{CONTINUE_PROMPT}"
+        )
+        self.agent_turn(entrant, opts, instructions, turn=turn)
+
+    def execute(self, entrant: Entrant, opts: RunOptions) -> TrialResult:
+        """The agent, then verify (plus continue turns where the scenario allows them)."""
+        try:
+            self.run_agent(entrant, opts)
+        except UserError:
+            raise
+        except HarnessError:
+            pass  # recorded in progress.json; verify still writes the report as an error
+        result = self.verify()
+        turn = 1
+        while (
+            self.loaded.scenario.agent.allow_multiple_turns_on_failed_verify
+            and result.outcome == "failed"
+            and turn <= MAX_CONTINUES
+        ):
+            turn += 1
+            try:
+                self.continue_agent(entrant, opts, result, turn)
+            except UserError:
+                raise
+            except HarnessError:
+                pass  # recorded as the turn's error; the final verify says so
+            result = self.verify()
+        return result
 
 
-def _gab_progress(
-    run: RunDir, meta: dict[str, Any], ws: Path | None = None
-) -> dict[str, Any] | None:
-    """goagentbench's run progress (None when no agent ran); written to
-    ``ws/.run-progress.json`` when ``ws`` is given."""
-    from harness import gab
+# ---- the entry points the CLI and the job worker call --------------------------------
 
-    if not any(p.name == "agent" for p in run.phases):
+
+def run_agent(
+    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
+) -> RunDir:
+    """``harness run-agent``: run the agent on a set-up workspace and record it."""
+    trial = Trial.open(loaded, settings, opts.sandbox)
+    trial.check_fresh()
+    return trial.run_agent(resolve_entrant(loaded, settings, registry, opts, trial.backend), opts)
+
+
+def verify(
+    loaded: LoadedScenario, settings: Settings, *, sandbox: str = "docker", copy_only: bool = False
+) -> TrialResult | None:
+    """``harness verify``: verify the workspace's current run (or only copy hidden files)."""
+    trial = Trial.open(loaded, settings, sandbox)
+    if copy_only:
+        trial.copy_hidden()
         return None
-    progress = gab.run_progress(meta, [p.as_dict() for p in run.phases], run.usage, now_iso())
-    if ws is not None:
-        gab.write_run_progress(ws, progress)
-    return progress
+    return trial.verify()
 
 
-def trial_budget(loaded: LoadedScenario, opts: RunOptions) -> Budget:
-    """harden (#16): the scenario's budget with the job's --budget-* limits over it."""
-    return loaded.scenario.budget.merged(opts.budget)
+def execute(
+    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
+) -> TrialResult:
+    """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
+    backend = get_backend(opts.sandbox)
+    entrant = resolve_entrant(loaded, settings, registry, opts, backend)
+    return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
+
+
+# ---- helpers ---------------------------------------------------------------------------
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -292,7 +505,7 @@ def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None:
+def _model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | None:
     """The fleet file a model-using trial will route through (checked before any write)."""
     if llm.name == NO_MODEL:
         return None
@@ -318,7 +531,8 @@ def _model_access(llm: Any, opts: RunOptions, settings: Settings) -> Path | None
 
 def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
     """Each host's artefact for the models (quantization, format, context), for run.json."""
-    from harness.fleet import fleet_fingerprint, load_fleet
+    from harness.fleet.config import load_fleet  # the probe imports httpx: only when used
+    from harness.fleet.probe import fleet_fingerprint
 
     try:
         return fleet_fingerprint(load_fleet(fleet_file))
@@ -328,46 +542,7 @@ def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def _start_gateway(
-    opts: RunOptions, sandbox: Any, run_id: str, agent: str, llm: Any, fleet_file: Path | None
-) -> Any:
-    """The trial's gateway: a container on the agent's network, or a thread for local."""
-    if opts.sandbox == "docker":
-        from harness.fleet.container import TrialGateway
-
-        gw = TrialGateway(
-            trial=run_id,
-            agent=agent,
-            llm=llm,
-            network=sandbox.network_name,
-            labels=dict(sandbox.spec.labels, **{"harness.phase": "gateway"}),
-            fleet_file=fleet_file,
-            replay=opts.replay,
-            record=opts.record,
-            budget=opts.budget,
-        )
-        try:
-            gw.start()
-        except BaseException:
-            gw.stop()
-            raise
-        return gw
-    from harness.fleet.local import LocalGateway
-
-    gw_local = LocalGateway(
-        trial=run_id,
-        agent=agent,
-        llm=llm,
-        fleet_file=fleet_file,
-        replay=opts.replay,
-        record=opts.record,
-        budget=opts.budget,
-    )
-    gw_local.start()
-    return gw_local
-
-
-def _usage(gateway: Any, dest: Path, self_reported: dict[str, Any]) -> dict[str, Any]:
+def _usage(gateway: Gateway, dest: Path, self_reported: dict[str, Any]) -> dict[str, Any]:
     """Tokens, calls, time and cost from the gateway's own record; the agent's claim beside."""
     usage = dict(gateway.collect(dest))
     if self_reported:
@@ -377,210 +552,3 @@ def _usage(gateway: Any, dest: Path, self_reported: dict[str, Any]) -> dict[str,
         if claimed is not None and measured and abs(claimed - measured) > 0.05 * measured:
             usage["self_report_disagrees"] = True
     return usage
-
-
-def run_meta(
-    loaded: LoadedScenario, state: WorkspaceState, run_id: str, **fields: Any
-) -> dict[str, Any]:
-    """run.json: who ran what, on which content, where and when."""
-    return {
-        "run_id": run_id,
-        "scenario": loaded.name,
-        "scenario_version": loaded.version,
-        "scenario_sha": loaded.sha256,
-        "spec_sha256": state.spec_sha256,
-        "seed": None,  # apptrust: the secret seed is written here only after scoring
-        "commit": state.commit,
-        "baseline": state.baseline,
-        "harness_version": __version__,
-        "host": host_info(),
-        "started_at": now_iso(),
-        "sandbox": None,  # the agent phase's; `sandboxes` holds each phase's
-        "sandboxes": {},
-        "images": {},
-        **fields,
-    }
-
-
-def _current_run(
-    ws: Path, loaded: LoadedScenario, settings: Settings, state: WorkspaceState
-) -> RunDir:
-    """The run recorded in the workspace, or a new ``manual`` run for a hand-run agent."""
-    pointer = ws / POINTER
-    if pointer.exists():
-        return RunDir.open(Path(read_json(pointer)["path"]))
-    run_id = new_run_id("manual", "unknown")
-    run = RunDir.create(settings.results, loaded.name, run_id)
-    run.write_run(
-        run_meta(loaded, state, run_id, agent="manual", agent_version="unknown", model="unknown")
-    )
-    write_json(pointer, {"run_id": run_id, "path": str(run.path)})
-    return run
-
-
-def _agent_outcome(run: RunDir) -> str | None:
-    """How the last agent turn ended, or None when no agent ran (a manual run)."""
-    agent_phases = [p for p in run.phases if p.name == "agent"]
-    return agent_phases[-1].outcome if agent_phases else None
-
-
-def verify(
-    loaded: LoadedScenario,
-    settings: Settings,
-    *,
-    sandbox: SandboxKind = "docker",
-    copy_only: bool = False,
-) -> TrialResult | None:
-    """Verify the workspace's current run; write verify/report.json and report.txt."""
-    ws = workspace_path(loaded, settings)
-    state = read_state(ws, loaded)
-    # -- apptrust: the trial's secret seed, held outside the workspace ----------------
-    from harness import trialseed
-    from harness.scoring.appkit.slot import scoring_slot
-
-    seed = trialseed.load(settings.workspace, loaded.name, state.baseline)
-    request = make_request(loaded, ws, state.baseline, seed, copy_only=copy_only, sandbox=sandbox)
-    slot: dict[str, Any] = {}
-    # -- end apptrust -------------------------------------------------------------------
-    if copy_only:
-        from harness.verify.engine import copy_hidden
-
-        copy_hidden(request, ws)
-        write_state(ws, WorkspaceState(**{**state.__dict__, "contaminated": True}))
-        return None
-    run = _current_run(ws, loaded, settings, state)
-    meta = read_json(run.path / "run.json")
-    meta.setdefault("sandboxes", {})["verify"] = sandbox
-    run.write_run(meta)
-    phase = run.begin("verify")
-    try:
-        stopped = containment.stopped(run)  # harden (#16): a limit or budget ended the agent
-        if stopped is not None:
-            outcome = stopped
-        else:
-            # apptrust: one executed-app scorer at a time per machine
-            with scoring_slot(request.suite_dir is not None) as slot:
-                if sandbox == "docker":
-                    from harness.verify.container import verify_in_docker
-
-                    env = loaded.scenario.environment
-                    outcome, image_id = verify_in_docker(
-                        ws,
-                        request,
-                        labels=_labels(run.run_id, "verify", meta.get("job")),
-                        cpus=env.cpus,
-                        memory=env.memory,
-                        evidence_dest=run.verify_dir / "evidence",
-                        policy=loaded.scenario.sandbox,  # harden (#16)
-                    )
-                    meta.setdefault("images", {})["verify"] = image_id
-                    run.write_run(meta)
-                else:
-                    from harness.verify.local import verify_local
-
-                    request = request.model_copy(
-                        update={"evidence_dir": str(run.verify_dir / "evidence")}
-                    )
-                    outcome = verify_local(ws, request)
-    except UserError:
-        run.end(phase, "error", "refused")
-        raise
-    except (HarnessError, OSError, RuntimeError) as exc:
-        detail = exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
-        outcome = VerifyOutcome(
-            success=False,
-            partial_score=None,
-            rules=[],
-            targets=[],
-            changed_files=[],
-            hidden_files=[],
-            error=detail,
-        )
-    except BaseException:
-        run.end(phase, "interrupted", "stopped by a signal")
-        raise
-    agent_outcome = _agent_outcome(run)
-    if outcome.error:
-        word = "error"
-    elif agent_outcome == "timeout":
-        word = "timeout"
-    elif agent_outcome == "error":
-        word = "error"
-    elif agent_outcome in containment.STOP_OUTCOMES:  # harden (#16): a limit or the budget
-        word = "failed"
-    else:
-        word = "success" if outcome.success else "failed"
-    meta["seed"] = seed  # apptrust: recorded only now that scoring is over
-    run.write_run(meta)
-    report = build_report(meta, outcome, word, _gab_progress(run, meta))
-    report["scoring_slot"] = slot  # apptrust
-    here = proof_environment(
-        loaded, sandbox, ws, state.baseline, image=meta.get("images", {}).get("verify")
-    )
-    report["grader"] = grader_verdict(settings.results, loaded.name, loaded.sha256, here)
-    agent_phases = [p for p in run.phases if p.name == "agent"]  # harden (#16)
-    report.update(containment.report_fields(meta, agent_phases[-1] if agent_phases else None))
-    write_json(run.verify_dir / "report.json", report)
-    write_atomic(run.verify_dir / "report.txt", render_text(report, outcome.report_text))
-    run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
-    return TrialResult(word, run.path, report)
-
-
-def execute(
-    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
-) -> TrialResult:
-    """setup + run-agent + verify, as one trial (plus continue turns where allowed)."""
-    entrant = resolve_entrant(loaded, settings, registry, opts)
-    setup(loaded, settings, opts.seed)
-    try:
-        run_agent(loaded, settings, registry, opts, entrant)
-    except UserError:
-        raise
-    except HarnessError:
-        pass  # recorded in progress.json; verify still writes the report as an error
-    result = verify(loaded, settings, sandbox=opts.sandbox)
-    if result is None:
-        raise InfraError("verify produced no result")
-    turn = 1
-    while (
-        loaded.scenario.agent.allow_multiple_turns_on_failed_verify
-        and result.outcome == "failed"
-        and turn <= MAX_CONTINUES
-    ):
-        turn += 1
-        try:
-            continue_agent(loaded, settings, entrant, opts, result, turn)
-        except UserError:
-            raise
-        except HarnessError:
-            pass  # recorded as the turn's error; the final verify says so
-        result = verify(loaded, settings, sandbox=opts.sandbox) or result
-    return result
-
-
-MAX_CONTINUES = 3
-CONTINUE_PROMPT = "Please continue until the problem is solved."
-
-
-def continue_agent(
-    loaded: LoadedScenario,
-    settings: Settings,
-    entrant: Entrant,
-    opts: RunOptions,
-    previous: TrialResult,
-    turn: int,
-) -> None:
-    """Another agent turn on the same workspace, told what verification said (as
-    goagentbench's allow-multiple-turns-on-failed-verify does)."""
-    ws = workspace_path(loaded, settings)
-    state = read_state(ws, loaded)
-    run = RunDir.open(previous.run_dir)
-    meta = read_json(run.path / "run.json")
-    meta["turns"] = turn
-    run.write_run(meta)
-    feedback = (previous.run_dir / "verify" / "report.txt").read_text()
-    instructions = (
-        f"{loaded.scenario.agent.instructions.rstrip()}\n\n"
-        f"Verification of your work failed:\n\n{feedback}\n{CONTINUE_PROMPT}"
-    )
-    _agent_phase(run, meta, loaded, ws, state, entrant, opts, instructions, turn=turn)

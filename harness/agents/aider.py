@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
+from harness.agents.base import AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     CliAgent,
@@ -116,6 +116,4 @@ class AiderAgent(CliAgent):
     version_argv = ["aider", "--version"]
     version_pattern = r"aider (\d+(?:\.\d+)+)"
     invocation = staticmethod(invocation)
-
-    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return classify(res)
+    classify_output = staticmethod(classify)

@@ -18,6 +18,20 @@ from harness.scenario import LoadedScenario
 BUILTIN_VERSION = "1.0"
 
 
+def reference_solution(loaded: LoadedScenario, use: str) -> Path:
+    """The scenario's reference solution (a patch or a folder); refuses when it has none.
+
+    ``use`` finishes the fix: "add solution: ... to <use>"."""
+    if not loaded.scenario.solution:
+        raise UserError(
+            "the scenario has no reference solution",
+            file=loaded.path,
+            field="solution",
+            fix=f"add solution: solution.patch (or a folder of files) to {use}",
+        )
+    return loaded.file(loaded.scenario.solution, "solution")
+
+
 class NopAgent:
     name = "nop"
 
@@ -47,14 +61,7 @@ class OracleAgent:
     @staticmethod
     def apply(loaded: LoadedScenario, workspace: Path) -> str:
         """Apply the reference solution to ``workspace``; return what was done."""
-        if not loaded.scenario.solution:
-            raise UserError(
-                "the scenario has no reference solution",
-                file=loaded.path,
-                field="solution",
-                fix="add solution: solution.patch (or a folder of files) to use --agent oracle",
-            )
-        src = loaded.file(loaded.scenario.solution, "solution")
+        src = reference_solution(loaded, "use --agent oracle")
         if src.is_dir():
             pairs = copy_destinations(src, ".", workspace)
             copy_pairs(pairs)

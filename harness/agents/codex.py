@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
+from harness.agents.base import AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     CliAgent,
     Invocation,
     base_env,
-    json_events,
-    verdict,
+    events_verdict,
+    last_event,
 )
 from harness.sandbox.base import ExecResult
 
@@ -110,17 +110,15 @@ def usage_from_events(evts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def failure(evts: list[dict[str, Any]]) -> str:
     """The message of a ``turn.failed`` event (codex's own account of a failed turn)."""
-    for ev in reversed(evts):
-        if ev.get("type") == "turn.failed":
-            err = ev.get("error") or {}
-            return str(err.get("message") if isinstance(err, dict) else err)
-    return ""
+    ev = last_event(evts, "turn.failed")
+    if ev is None:
+        return ""
+    err = ev.get("error") or {}
+    return str(err.get("message") if isinstance(err, dict) else err)
 
 
 def classify(res: ExecResult) -> AgentResult:
-    evts = json_events(res.stdout)
-    status = failure(evts)
-    return verdict(res, usage=usage_from_events(evts), status=status, failed=bool(status))
+    return events_verdict(res, usage_from_events, failure)
 
 
 class CodexAgent(CliAgent):
@@ -131,6 +129,4 @@ class CodexAgent(CliAgent):
     version_argv = ["codex", "--version"]
     version_pattern = r"codex-cli (\d+(?:\.\d+)+)"
     invocation = staticmethod(invocation)
-
-    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return classify(res)
+    classify_output = staticmethod(classify)

@@ -125,6 +125,11 @@ def json_events(stdout: str) -> list[dict[str, Any]]:
     return out
 
 
+def last_event(evts: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    """The last event whose ``type`` is ``kind``, if any."""
+    return next((ev for ev in reversed(evts) if ev.get("type") == kind), None)
+
+
 def stage_files(files: dict[str, str], staging: Path) -> Path:
     """Write ``files`` (absolute sandbox paths under AGENT_DIR) into a host staging copy."""
     root = staging / Path(AGENT_DIR).name
@@ -180,6 +185,18 @@ def verdict(
     return AgentResult(
         exit=exit_, detail=detail, returncode=res.returncode, self_reported_usage=usage or {}
     )
+
+
+def events_verdict(
+    res: ExecResult,
+    usage: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    failure: Callable[[list[dict[str, Any]]], str],
+) -> AgentResult:
+    """Classify a CLI that prints JSON events: its token counts come from the events, and
+    its own failure message (``failure``; it may still exit 0) makes the run a failure."""
+    evts = json_events(res.stdout)
+    status = failure(evts)
+    return verdict(res, usage=usage(evts), status=status, failed=bool(status))
 
 
 def run_invocation(
@@ -238,7 +255,7 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
     The image is built when missing; the CLI runs once in a throwaway container with no
     network, which is removed whatever happens.
     """
-    from harness.images import docker_client, ensure_image
+    from harness.images import docker_client, ensure_image  # the Docker SDK, when probed
     from harness.images.bootstrap import cache_dir
 
     ref = ensure_image(image)
@@ -298,7 +315,11 @@ class CliAgent:
         raise NotImplementedError
 
     def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return default_classifier(res, ctx)
+        return self.classify_output(res)
+
+    def classify_output(self, res: ExecResult) -> AgentResult:
+        """The verdict from the CLI's exit and output (set to the module's ``classify``)."""
+        return verdict(res)
 
     def run(self, ctx: AgentContext) -> AgentResult:
         url, key = require_gateway(ctx, self.name)

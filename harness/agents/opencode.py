@@ -13,15 +13,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
+from harness.agents.base import AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     AGENT_HOME,
     CliAgent,
     Invocation,
     base_env,
-    json_events,
-    verdict,
+    events_verdict,
+    last_event,
 )
 from harness.sandbox.base import ExecResult
 
@@ -95,7 +95,7 @@ def usage_from_events(evts: list[dict[str, Any]]) -> dict[str, Any]:
         completion += int(tokens.get("output") or 0) + int(tokens.get("reasoning") or 0)
         cache = tokens.get("cache") or {}
         cached += int(cache.get("read") or 0) if isinstance(cache, dict) else 0
-        cost += float(part.get("cost") or 0)
+        cost += float(part.get("cost") or 0) if isinstance(part, dict) else 0.0
     if not steps:
         return {}
     return {
@@ -110,16 +110,12 @@ def usage_from_events(evts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def error_message(evts: list[dict[str, Any]]) -> str:
     """The last ``error`` event's text (opencode may still exit 0 after one)."""
-    for ev in reversed(evts):
-        if ev.get("type") == "error":
-            return json.dumps(ev.get("error", ev))[:500]
-    return ""
+    ev = last_event(evts, "error")
+    return "" if ev is None else json.dumps(ev.get("error", ev))[:500]
 
 
 def classify(res: ExecResult) -> AgentResult:
-    evts = json_events(res.stdout)
-    status = error_message(evts)
-    return verdict(res, usage=usage_from_events(evts), status=status, failed=bool(status))
+    return events_verdict(res, usage_from_events, error_message)
 
 
 class OpencodeAgent(CliAgent):
@@ -130,6 +126,4 @@ class OpencodeAgent(CliAgent):
     version_argv = ["opencode", "--version"]
     version_pattern = r"(\d+\.\d+\.\d+)"
     invocation = staticmethod(invocation)
-
-    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return classify(res)
+    classify_output = staticmethod(classify)

@@ -14,9 +14,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.authoring.lock import check_lock
+from harness.controls import CONTROLS_FILE, run_controls
 from harness.errors import HarnessError
+from harness.fsutil import read_json
+from harness.proof_env import short
+from harness.registry import Registry
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
+from harness.trial import RunOptions, execute
 
 DEFAULT_ENTRANTS = ("oracle", "nop")
 EXPECTED = {"oracle": "success", "nop": "failed"}
@@ -97,8 +103,6 @@ def _todos(loaded: LoadedScenario) -> Step:
 
 
 def _lock(loaded: LoadedScenario, settings: Settings) -> Step:
-    from harness.authoring.lock import check_lock
-
     try:
         status = check_lock(loaded, settings.scenario_root)
     except HarnessError as exc:
@@ -109,10 +113,6 @@ def _lock(loaded: LoadedScenario, settings: Settings) -> Step:
 
 
 def _controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Step:
-    from harness.controls import CONTROLS_FILE, run_controls
-    from harness.fsutil import read_json
-    from harness.proof_env import short
-
     try:
         report = run_controls(loaded, settings, sandbox)
     except HarnessError as exc:
@@ -127,9 +127,6 @@ def _controls(loaded: LoadedScenario, settings: Settings, sandbox: str) -> Step:
 
 
 def _entrant(loaded: LoadedScenario, settings: Settings, agent: str, sandbox: str) -> Step:
-    from harness.registry import Registry
-    from harness.trial import RunOptions, execute
-
     with tempfile.TemporaryDirectory(prefix="harness-check-") as tmp:
         scratch = dataclasses.replace(settings, workspace=Path(tmp))
         try:
@@ -138,7 +135,7 @@ def _entrant(loaded: LoadedScenario, settings: Settings, agent: str, sandbox: st
                 loaded,
                 scratch,
                 registry,
-                RunOptions(agent=agent, sandbox=sandbox),  # type: ignore[arg-type]
+                RunOptions(agent=agent, sandbox=sandbox),
             )
         except HarnessError as exc:
             return Step(f"entrant {agent}", False, exc.one_line())

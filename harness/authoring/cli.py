@@ -11,8 +11,15 @@ from typing import Annotated, Any
 
 import typer
 
+from harness.authoring.check import DEFAULT_ENTRANTS, check
+from harness.authoring.lock import lock, lock_path
+from harness.authoring.save import apply_solution, save_defect, save_solution
+from harness.authoring.scaffold import bump, new_scenario
+from harness.backends import check_backend
 from harness.cli import guarded
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
+from harness.scenario import list_scenarios, load_scenario
+from harness.settings import Settings
 
 solution_app = typer.Typer(no_args_is_help=True, help="Save or apply a scenario's solution.")
 defect_app = typer.Typer(no_args_is_help=True, help="Save a scenario's control defects.")
@@ -21,28 +28,21 @@ SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or 
 
 
 def _settings() -> Any:
-    from harness.settings import Settings
-
     return Settings.from_env()
 
 
 def _load(name: str) -> Any:
-    from harness.scenario import load_scenario
-
     return load_scenario(name, _settings().scenario_root)
 
 
 def _sandbox(value: str) -> str:
-    if value not in {"docker", "local"}:
-        raise UserError(f"unknown sandbox '{value}'", field="--sandbox", fix="use docker or local")
-    return value
+    return check_backend(value)
 
 
 @solution_app.command("save")
 @guarded
 def solution_save(scenario: str) -> None:
     """Write the set-up workspace's change as the scenario's solution.patch."""
-    from harness.authoring.save import save_solution
 
     saved = save_solution(_load(scenario), _settings())
     typer.echo(f"wrote {saved.path} ({len(saved.files)} files: {', '.join(saved.files)})")
@@ -52,7 +52,6 @@ def solution_save(scenario: str) -> None:
 @guarded
 def solution_apply(scenario: str) -> None:
     """Apply the reference solution to the set-up workspace (then break it for a defect)."""
-    from harness.authoring.save import apply_solution
 
     typer.echo(apply_solution(_load(scenario), _settings()))
 
@@ -70,7 +69,6 @@ def defect_save(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Write the workspace's change on top of the solution as defects/NAME.patch + .yml."""
-    from harness.authoring.save import save_defect
 
     named = None if breaks.strip() == "auto" else [b.strip() for b in breaks.split(",") if b]
     saved = save_defect(
@@ -89,7 +87,6 @@ def new_command(
     commit: Annotated[str, typer.Option("--commit", help="the starting commit")],
 ) -> None:
     """Scaffold a scenario: scenario.yml, SPEC.md, hidden/ and a bundle of the commit."""
-    from harness.authoring.scaffold import new_scenario
 
     settings = _settings()
     folder = new_scenario(settings.scenario_root, name, repo, commit, settings.repo_cache)
@@ -108,7 +105,6 @@ def bump_command(
     major: Annotated[bool, typer.Option("--major", help="not comparable: 1.2 -> 2.0")] = False,
 ) -> None:
     """Copy a scenario to a new versioned folder (<name>-<version>) to change it there."""
-    from harness.authoring.scaffold import bump
 
     if minor == major:
         raise UserError("say which part to bump", field="--minor/--major", fix="give exactly one")
@@ -123,8 +119,6 @@ def lock_command(
     ] = None,
 ) -> None:
     """Record scenario versions and their sha256 in scenarios/scenarios.lock."""
-    from harness.authoring.lock import lock, lock_path
-    from harness.scenario import list_scenarios
 
     root = _settings().scenario_root
     names = scenarios or list_scenarios(root)
@@ -146,7 +140,6 @@ def check_command(
     """Validate, lock, controls and 2+ entrants: a summary a reviewer can paste.
 
     validate runs with --deep when this harness has it. Exit 0 when ready, 1 when not."""
-    from harness.authoring.check import DEFAULT_ENTRANTS, check
 
     agents = tuple(entrant or DEFAULT_ENTRANTS)
     if len(set(agents)) < 2:

@@ -17,12 +17,18 @@ from typing import Any
 
 import yaml
 
+from harness.agents.builtin import OracleAgent
+from harness.backends import VerifySpec, get_backend
+from harness.controls import thresholds_for
 from harness.errors import InfraError, UserError
-from harness.fsutil import copy_destinations, read_json
+from harness.fsutil import copy_destinations, copytree, read_json
 from harness.gitutil import apply_patch, commit_all, git
 from harness.scenario import LoadedScenario
+from harness.scoring import Score
+from harness.scoring.controls import broken_checks
 from harness.settings import Settings
-from harness.workspace import STATE, setup, workspace_path
+from harness.verify.request import make_request
+from harness.workspace import STATE, read_state, setup, workspace_path
 
 DEFECT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -119,7 +125,6 @@ def save_solution(loaded: LoadedScenario, settings: Settings) -> Saved:
 
 def apply_solution(loaded: LoadedScenario, settings: Settings) -> str:
     """Apply the reference solution to the set-up workspace (to break it into a defect)."""
-    from harness.agents.builtin import OracleAgent
 
     ws = workspace_path(loaded, settings)
     _baseline(loaded, ws)
@@ -127,8 +132,6 @@ def apply_solution(loaded: LoadedScenario, settings: Settings) -> str:
 
 
 def _defect_patch(loaded: LoadedScenario, ws: Path, baseline: str) -> str:
-    from harness.agents.builtin import OracleAgent
-
     with tempfile.TemporaryDirectory(prefix="harness-save-") as tmp:
         scratch = _scratch(ws, baseline, Path(tmp))
         OracleAgent.apply(loaded, scratch)
@@ -138,23 +141,11 @@ def _defect_patch(loaded: LoadedScenario, ws: Path, baseline: str) -> str:
 
 def _score(loaded: LoadedScenario, ws: Path, sandbox: str) -> Any:
     """Score ``ws`` as verification would (host or scorer container)."""
-    from harness.scoring import Score
-    from harness.verify.request import make_request
-    from harness.workspace import read_state
 
     state = read_state(ws, loaded)
     request = make_request(loaded, ws, state.baseline, loaded.seed)  # setup used it too
-    if sandbox == "docker":
-        from harness.verify.container import verify_in_docker
-
-        env = loaded.scenario.environment
-        outcome, _ = verify_in_docker(
-            ws, request, labels={"harness.phase": "control"}, cpus=env.cpus, memory=env.memory
-        )
-    else:
-        from harness.verify.local import verify_local
-
-        outcome = verify_local(ws, request)
+    spec = VerifySpec(loaded, ws, request, labels={"harness.phase": "control"})
+    outcome, _ = get_backend(sandbox).verify(spec)
     if outcome.error or outcome.score is None:
         raise InfraError(f"scoring failed: {outcome.error or 'no score'}")
     return Score.model_validate(outcome.score)
@@ -165,10 +156,6 @@ def breaks_by_scoring(
 ) -> list[str]:
     """The checks ``patch`` breaks on the reference tree (root checks only: what it breaks
     downstream of them is excused by the controls anyway)."""
-    from harness.agents.builtin import OracleAgent
-    from harness.controls import thresholds_for
-    from harness.fsutil import copytree
-    from harness.scoring.controls import broken_checks
 
     with tempfile.TemporaryDirectory(prefix="harness-breaks-") as tmp:
         scratch = dataclasses.replace(settings, workspace=Path(tmp) / "ws")

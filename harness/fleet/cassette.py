@@ -23,7 +23,7 @@ import json
 import re
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from harness.errors import UserError
 
@@ -56,7 +56,7 @@ def _operator(exp: Any) -> str | None:
     if isinstance(exp, dict) and len(exp) == 1:
         key = next(iter(exp))
         if key in ("$contains", "$regex", "$any"):
-            return key
+            return str(key)
     return None
 
 
@@ -121,7 +121,7 @@ def _project(expected: Any, actual: Any) -> Any:
     return actual
 
 
-def request_view(endpoint: str, body: dict) -> dict:
+def request_view(endpoint: str, body: dict[str, Any]) -> dict[str, Any]:
     """What a cassette's ``request`` is matched against."""
     view = {"endpoint": endpoint, **body}
     msgs = body.get("messages")
@@ -130,13 +130,15 @@ def request_view(endpoint: str, body: dict) -> dict:
     return view
 
 
-def match(interaction: dict, endpoint: str, body: dict) -> list[str]:
+def match(interaction: dict[str, Any], endpoint: str, body: dict[str, Any]) -> list[str]:
     expected = dict(interaction.get("request") or {})
     expected.setdefault("endpoint", interaction.get("endpoint", CHAT))
     return mismatches(expected, request_view(endpoint, body))
 
 
-def diff_text(interaction: dict, endpoint: str, body: dict, problems: list[str]) -> str:
+def diff_text(
+    interaction: dict[str, Any], endpoint: str, body: dict[str, Any], problems: list[str]
+) -> str:
     expected = dict(interaction.get("request") or {})
     expected.setdefault("endpoint", interaction.get("endpoint", CHAT))
     actual = _project(expected, request_view(endpoint, body))
@@ -146,11 +148,12 @@ def diff_text(interaction: dict, endpoint: str, body: dict, problems: list[str])
     return "\n".join([*(f"- {p}" for p in problems), *udiff])
 
 
-def load_interactions(path: str | Path) -> list[dict]:
+def load_interactions(path: str | Path) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.is_file():
         raise UserError("cassette not found", file=p, fix="check the --replay path")
     text = p.read_text(encoding="utf-8")
+    items: Any
     try:
         if p.suffix == ".jsonl":
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -182,7 +185,7 @@ class Replayer:
         self.position = 0
         self._lock = threading.Lock()
 
-    def next(self, endpoint: str, body: dict) -> tuple[int, dict]:
+    def next(self, endpoint: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         with self._lock:
             i = self.position
             if i >= len(self.interactions):
@@ -206,10 +209,16 @@ class Recorder:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._fh = self.path.open("w", encoding="utf-8")
+        self._fh: TextIO | None = self.path.open("w", encoding="utf-8")
         self.count = 0
 
-    def add(self, endpoint: str, request: dict, response: dict, meta: dict | None = None) -> None:
+    def add(
+        self,
+        endpoint: str,
+        request: dict[str, Any],
+        response: dict[str, Any],
+        meta: dict[str, Any] | None = None,
+    ) -> None:
         item = {"endpoint": endpoint, "request": request, "response": response}
         if meta:
             item["_meta"] = meta

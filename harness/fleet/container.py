@@ -16,6 +16,7 @@ import json
 import secrets
 import shlex
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ import yaml
 
 from harness.budget import Budget
 from harness.errors import InfraError, UserError
+from harness.fleet.telemetry import trial_usage_from_file
 from harness.registry import LLMEntry
 from harness.settings import read_env
 
@@ -109,6 +111,7 @@ class TrialGateway:
         self.router_url = router_url if router_url is not None else shared_router_url()
         self.sandbox: Any = None
         self.key = ""
+        self.image_id: str | None = None
 
     @property
     def url(self) -> str:
@@ -210,7 +213,6 @@ class TrialGateway:
 
     def collect(self, dest: Path) -> dict[str, Any]:
         """Copy telemetry, recording and log to ``dest``; return the trial's usage."""
-        from harness.fleet.telemetry import trial_usage_from_file
 
         dest.mkdir(parents=True, exist_ok=True)
         try:
@@ -261,8 +263,6 @@ def _serve(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    import sys
-
     if sys.argv[1:2] == ["serve"]:
         _serve(sys.argv[2:])
     else:

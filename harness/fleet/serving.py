@@ -47,7 +47,7 @@ class ThreadedServer:
             self.app, log_level=self.log_level, lifespan="auto", timeout_graceful_shutdown=1
         )
         server = uvicorn.Server(config)
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]
         self._server = server
         self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"uvicorn:{self.port}"

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
+import socket
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -209,9 +212,6 @@ def bridge_address() -> str:
 
 def _interface_ipv4(name: str) -> str:
     """The IPv4 address of a network interface (Linux ``SIOCGIFADDR``)."""
-    import fcntl
-    import socket
-    import struct
 
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))

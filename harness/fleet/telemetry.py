@@ -81,15 +81,16 @@ def rates(
 def union_seconds(intervals: Iterable[tuple[float, float]]) -> float:
     """Length of the union of [start, end] intervals: a trial's wall time with the model."""
     total = 0.0
-    cur_s = cur_e = None
+    cur_s = cur_e = 0.0
+    started = False
     for s, e in sorted(intervals):
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
+        if not started or s > cur_e:
+            if started:
                 total += cur_e - cur_s
-            cur_s, cur_e = s, e
+            cur_s, cur_e, started = s, e, True
         else:
             cur_e = max(cur_e, e)
-    if cur_e is not None:
+    if started:
         total += cur_e - cur_s
     return total
 
@@ -121,7 +122,7 @@ class EnergyMeter:
         return self._active.pop(key, 0.0)
 
 
-def summarize(records: Iterable[dict], trial: str | None = None) -> dict[str, Any]:
+def summarize(records: Iterable[dict[str, Any]], trial: str | None = None) -> dict[str, Any]:
     """Tokens, calls, wall time and cost over telemetry lines (of one trial, if given).
 
     ``calls`` counts client calls, ``attempts`` every try (retries included);
@@ -129,7 +130,7 @@ def summarize(records: Iterable[dict], trial: str | None = None) -> dict[str, An
     ``wall_seconds`` is the time with at least one call in flight, ``model_seconds`` the
     sum of call durations; ``busy_seconds`` the hosts' busy time charged to these calls.
     """
-    out = {
+    out: dict[str, Any] = {
         "calls": 0,
         "attempts": 0,
         "failed_attempts": 0,
@@ -148,7 +149,7 @@ def summarize(records: Iterable[dict], trial: str | None = None) -> dict[str, An
         "hosts": {},
     }
     spans = []
-    calls: set = set()
+    calls: set[Any] = set()
     for r in records:
         if trial is not None and r.get("trial") != trial:
             continue
@@ -180,7 +181,7 @@ def summarize(records: Iterable[dict], trial: str | None = None) -> dict[str, An
     return out
 
 
-def read_jsonl(path: str | Path) -> list[dict]:
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.exists():
         return []
@@ -203,13 +204,13 @@ class TelemetrySink:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else None
         self._lock = threading.Lock()
-        self._records: list[dict] = []
+        self._records: list[dict[str, Any]] = []
         self._fh = None
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("a", encoding="utf-8")
 
-    def write(self, record: dict) -> None:
+    def write(self, record: dict[str, Any]) -> None:
         line = {k: record.get(k) for k in FIELDS}
         line.update({k: v for k, v in record.items() if k not in line})
         with self._lock:
@@ -218,7 +219,7 @@ class TelemetrySink:
                 self._fh.write(json.dumps(line, separators=(",", ":")) + "\n")
                 self._fh.flush()
 
-    def records(self, trial: str | None = None) -> list[dict]:
+    def records(self, trial: str | None = None) -> list[dict[str, Any]]:
         with self._lock:
             rows = list(self._records)
         return [r for r in rows if trial is None or r.get("trial") == trial]

@@ -50,7 +50,7 @@ def sse_bytes(data: Any, event: str | None = None) -> bytes:
 DONE = b"data: [DONE]\n\n"
 
 
-def usage_numbers(usage: dict | None) -> tuple[int, int, int]:
+def usage_numbers(usage: dict[str, Any] | None) -> tuple[int, int, int]:
     """(prompt, cached, completion) from chat/completions or responses-style usage."""
     if not usage:
         return 0, 0, 0
@@ -61,7 +61,7 @@ def usage_numbers(usage: dict | None) -> tuple[int, int, int]:
     return int(prompt), int(cached), int(completion)
 
 
-def has_output(chunk: dict) -> bool:
+def has_output(chunk: dict[str, Any]) -> bool:
     """Whether a chunk carries generated output (the mark of time to first token)."""
     for choice in chunk.get("choices") or []:
         if choice.get("text"):
@@ -82,7 +82,7 @@ def has_output(chunk: dict) -> bool:
     return False
 
 
-def _merge_delta(msg: dict, delta: dict) -> None:
+def _merge_delta(msg: dict[str, Any], delta: dict[str, Any]) -> None:
     for key, value in delta.items():
         if value is None:
             continue
@@ -116,12 +116,12 @@ class ChunkAccumulator:
     """Folds chat.completion.chunk / text_completion chunks into one reply."""
 
     def __init__(self) -> None:
-        self.first: dict | None = None
-        self.choices: dict[int, dict] = {}
-        self.usage: dict | None = None
+        self.first: dict[str, Any] | None = None
+        self.choices: dict[int, dict[str, Any]] = {}
+        self.usage: dict[str, Any] | None = None
         self.chunks = 0
 
-    def add(self, chunk: dict) -> None:
+    def add(self, chunk: dict[str, Any]) -> None:
         self.chunks += 1
         if self.first is None:
             self.first = chunk
@@ -144,7 +144,7 @@ class ChunkAccumulator:
     def finished(self) -> bool:
         return any(c.get("finish_reason") for c in self.choices.values())
 
-    def body(self, kind: str, model: str | None = None) -> dict:
+    def body(self, kind: str, model: str | None = None) -> dict[str, Any]:
         """The non-streamed reply (``chat.completion`` or ``text_completion``)."""
         first = self.first or {}
         choices = []
@@ -170,7 +170,9 @@ class ChunkAccumulator:
         return out
 
 
-def normalize_tool_calls(calls: Iterable[dict], seed: str = "call") -> list[dict]:
+def normalize_tool_calls(
+    calls: Iterable[dict[str, Any]], seed: str = "call"
+) -> list[dict[str, Any]]:
     """Hand-written tool calls to wire form: ids, type, arguments as a JSON string."""
     out = []
     for i, call in enumerate(calls):
@@ -197,13 +199,13 @@ def estimate_tokens(obj: Any) -> int:
 
 
 def message_reply(
-    message: dict,
+    message: dict[str, Any],
     *,
     model: str,
-    usage: dict | None,
+    usage: dict[str, Any] | None,
     finish_reason: str | None = None,
     reply_id: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """A non-streamed chat.completion around ``message``."""
     msg = {"role": "assistant", "content": message.get("content")}
     for k, v in message.items():
@@ -229,19 +231,19 @@ def _pieces(text: str, size: int = 16) -> list[str]:
 
 
 def message_chunks(
-    message: dict,
+    message: dict[str, Any],
     *,
     model: str,
-    usage: dict | None,
+    usage: dict[str, Any] | None,
     include_usage: bool,
     finish_reason: str | None = None,
     reply_id: str | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """``message`` as the chat.completion.chunk sequence a streaming server would send."""
     rid = reply_id or f"chatcmpl-{uuid.uuid4().hex[:12]}"
     created = int(time.time())
 
-    def chunk(delta: dict, finish: str | None = None) -> dict:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {
             "id": rid,
             "object": "chat.completion.chunk",
@@ -296,11 +298,11 @@ def text_reply(
     text: str,
     *,
     model: str,
-    usage: dict | None,
+    usage: dict[str, Any] | None,
     finish_reason: str = "stop",
     stream: bool,
     include_usage: bool,
-) -> dict | list[dict]:
+) -> dict[str, Any] | list[dict[str, Any]]:
     """A /v1/completions reply for ``text``: one body, or the chunks of a stream."""
     rid = f"cmpl-{uuid.uuid4().hex[:12]}"
     created = int(time.time())

@@ -1,8 +1,9 @@
 """Harness images: content-addressed builds of ``images/<name>/`` and helpers around them."""
 
-from harness.images.build import ImageBuilder, docker_client, ensure_image, host_ca_bundle
+from harness.images.build import ImageBuilder, ensure_image, host_ca_bundle
 from harness.images.graph import ImageRef, images_dir, list_names
 from harness.images.inject import HARNESS_PYTHONPATH, inject_harness_source
+from harness.sandbox.engine import docker_client
 
 __all__ = [
     "HARNESS_PYTHONPATH",

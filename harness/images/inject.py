@@ -14,6 +14,7 @@ from pathlib import Path
 
 import harness
 from harness.sandbox.base import Sandbox
+from harness.sandbox.local import LocalSandbox
 
 HARNESS_PYTHONPATH = "/opt/harness"
 
@@ -25,8 +26,6 @@ def inject_harness_source(sandbox: Sandbox) -> str:
     local sandbox nothing is copied and the host's own source folder is returned.
     """
     package = Path(harness.__file__).resolve().parent
-    from harness.sandbox.local import LocalSandbox
-
     if isinstance(sandbox, LocalSandbox):
         return str(package.parent)
     with tempfile.TemporaryDirectory(prefix="harness-src-") as tmp:

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from harness import __version__
+from harness.backends import check_backend
 from harness.budget import Budget
 from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
@@ -20,6 +21,9 @@ from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
+from harness.project import require_project, require_scenarios
+from harness.registry import Registry
+from harness.scenario import list_scenarios, load_scenario
 from harness.settings import Settings
 
 EXIT_INTERRUPTED = 130
@@ -36,9 +40,6 @@ def _split(values: list[str] | None) -> list[str]:
 
 
 def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
-    from harness.project import require_scenarios
-    from harness.scenario import list_scenarios, load_scenario
-
     root = require_scenarios(settings)
     if names and all_:
         raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
@@ -84,8 +85,7 @@ def _config(
         if stored is None:
             raise UserError("no agents given", field="--agents", fix="e.g. --agents oracle,nop")
         return stored  # `harness run --job NAME` resumes with the stored matrix
-    if sandbox not in {"docker", "local"}:
-        raise UserError(f"unknown sandbox '{sandbox}'", field="--sandbox", fix="docker or local")
+    check_backend(sandbox)
     return JobConfig(
         agents=agents,
         models=models or None,
@@ -123,9 +123,6 @@ def run_job(
     console: Console | None = None,
 ) -> JobOutcome:
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
-    from harness.project import require_project
-    from harness.registry import Registry
-
     console = console or Console()
     registry = Registry.load(require_project(settings))
     plan = expand(config, registry)

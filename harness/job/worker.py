@@ -17,9 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.budget import Budget
 from harness.errors import HarnessError, UserError
 from harness.fsutil import read_json, write_json
+from harness.registry import Registry
+from harness.scenario import load_scenario
 from harness.settings import Settings
+from harness.trial import RunOptions, execute
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:
@@ -43,11 +47,6 @@ def _watch_parent(parent: int) -> None:
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     """Execute the trial described by ``spec``; returns what the job records."""
-    from harness.budget import Budget
-    from harness.registry import Registry
-    from harness.scenario import load_scenario
-    from harness.trial import RunOptions, execute
-
     settings = settings_from_json(spec["settings"])
     trial = spec["trial"]
     try:

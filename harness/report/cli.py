@@ -16,7 +16,15 @@ import typer
 from rich.console import Console
 
 from harness.errors import HarnessError, UserError
+from harness.report.board.site import build_board
 from harness.report.collect import Filters, RunResult, collect
+from harness.report.publish import (
+    refuse_uncalibrated,
+    update_markdown,
+    write_summary_folder,
+)
+from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
+from harness.report.summary import summarise
 from harness.settings import Settings
 
 ListOpt = list[str] | None
@@ -76,13 +84,6 @@ def report_command(
     ] = None,
 ) -> None:
     """Summarise results: one table per scorer era, entrants ranked with honest errors."""
-    from harness.report.publish import (
-        refuse_uncalibrated,
-        update_markdown,
-        write_summary_folder,
-    )
-    from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
-    from harness.report.summary import summarise
 
     try:
         if format_ not in FORMATS:
@@ -123,7 +124,6 @@ def board_command(
     limit: LimitOpt = None,
 ) -> None:
     """Write the static results board (open index.html, or `harness view`)."""
-    from harness.report.board.site import build_board
 
     try:
         settings = Settings.from_env()

@@ -94,8 +94,10 @@ def read_run(run_dir: Path) -> RunResult | None:
     meta = meta if isinstance(meta, dict) else {}
     progress = _load(run_dir / "progress.json")
     progress = progress if isinstance(progress, dict) else {}
-    usage = progress.get("usage") if isinstance(progress.get("usage"), dict) else {}
-    phases = progress.get("phases") if isinstance(progress.get("phases"), list) else []
+    usage: dict[str, Any] = progress.get("usage") or {}
+    usage = usage if isinstance(usage, dict) else {}
+    phases: list[dict[str, Any]] = progress.get("phases") or []
+    phases = phases if isinstance(phases, list) else []
 
     def pick(key: str, default: str = "unknown") -> str:
         value = report.get(key) or meta.get(key)

@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import docker
 from docker.errors import APIError, ImageNotFound, NotFound
@@ -36,6 +36,8 @@ from docker.models.networks import Network
 from docker.models.volumes import Volume
 
 from harness.errors import InfraError, UserError
+from harness.fsutil import write_atomic
+from harness.images.bootstrap import cache_dir
 from harness.sandbox.base import ExecResult, SandboxSpec
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, host_pids, keepalive_pids, kill_host_pids
@@ -188,9 +190,10 @@ class DockerSandbox:
                 kwargs["network"] = self._network.name
             else:
                 kwargs["network"] = spec.network
-            self._container = self.client.containers.run(spec.image, **kwargs)
-            self._container.reload()
-            state = self._container.attrs.get("State") or {}
+            container = cast(Container, self.client.containers.run(cast(str, spec.image), **kwargs))
+            self._container = container
+            container.reload()
+            state = container.attrs.get("State") or {}
             self._keep = keepalive_pids(int(state.get("Pid") or 0))
         except ImageNotFound as exc:
             self.stop()
@@ -233,8 +236,6 @@ class DockerSandbox:
         Kept once per uid:gid in harness's cache folder (never removed, so a killed run
         leaves nothing new behind; the content depends only on the ids).
         """
-        from harness.fsutil import write_atomic
-        from harness.images.bootstrap import cache_dir
 
         uid, gid = self.user
         folder = cache_dir() / "sandbox-identity" / f"{uid}-{gid}"

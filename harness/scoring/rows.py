@@ -7,6 +7,7 @@ root) to make a ``Row``, so a check can never mislabel the harm it stands for.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 
@@ -39,7 +40,9 @@ def _evidence_strings(value: object) -> list[str]:
         return []
     if isinstance(value, str | Path):
         return [str(value)]
-    return [str(v) for v in value]  # type: ignore[union-attr]
+    if isinstance(value, Iterable):
+        return [str(v) for v in value]
+    raise TypeError(f"evidence must be a path, a string or a list of them, not {value!r}")
 
 
 class Outcome(BaseModel):
@@ -60,7 +63,9 @@ class Outcome(BaseModel):
 
 def graded(score: float, detail: str = "", evidence: object = None) -> Outcome:
     """A measured score in [0,1] (clamped, so float noise never raises)."""
-    return Outcome(score=min(1.0, max(0.0, float(score))), detail=detail, evidence=evidence)
+    return Outcome(
+        score=min(1.0, max(0.0, float(score))), detail=detail, evidence=_evidence_strings(evidence)
+    )
 
 
 def fraction(good: int, total: int, detail: str = "", evidence: object = None) -> Outcome:
@@ -73,12 +78,16 @@ def fraction(good: int, total: int, detail: str = "", evidence: object = None) -
 
 def absent(detail: str, evidence: object = None) -> Outcome:
     """The app lacks the surface this check measures: a real zero."""
-    return Outcome(score=0.0, detail=detail, evidence=evidence, status=Status.ABSENT)
+    return Outcome(
+        score=0.0, detail=detail, evidence=_evidence_strings(evidence), status=Status.ABSENT
+    )
 
 
 def unavailable(detail: str, evidence: object = None) -> Outcome:
     """The harness could not measure: excluded from means and reported."""
-    return Outcome(score=0.0, detail=detail, evidence=evidence, status=Status.UNAVAILABLE)
+    return Outcome(
+        score=0.0, detail=detail, evidence=_evidence_strings(evidence), status=Status.UNAVAILABLE
+    )
 
 
 class Row(BaseModel):

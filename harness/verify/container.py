@@ -15,9 +15,12 @@ from pathlib import Path
 
 from harness.errors import InfraError, UserError
 from harness.fsutil import copytree, write_atomic
+from harness.images import ensure_image
+from harness.images.inject import inject_harness_source
 from harness.sandbox.base import SandboxSpec
+from harness.sandbox.docker import DockerSandbox
 from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
-from harness.verify.engine import VerifyRequest
+from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
 ROOT = "/verify"
@@ -54,14 +57,8 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
 
 def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
     """A failed, ungraded outcome: the code under test ran into a sandbox limit."""
-    return VerifyOutcome(
-        success=False,
-        partial_score=None,
-        rules=[],
-        targets=[],
-        changed_files=[],
-        hidden_files=[],
-        report_text=f"verification stopped by limit: {limit} ({detail})\n",
+    return VerifyOutcome.ungraded(
+        report_text=f"verification stopped by limit: {limit} ({detail})\n"
     )
 
 
@@ -96,10 +93,6 @@ def verify_in_docker(
     The container is hardened like the agent's (``policy``): no capabilities, non-root,
     read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
     """
-    from harness.images import ensure_image
-    from harness.images.inject import inject_harness_source
-    from harness.sandbox.docker import DockerSandbox
-
     ref = ensure_image("scorer")
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
     spec = SandboxSpec(

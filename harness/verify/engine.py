@@ -7,54 +7,23 @@ is always a *copy* of the agent's workspace; hidden files are copied into it her
 
 from __future__ import annotations
 
-import sys
+import os
+import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from harness.fsutil import copy_destinations, copy_pairs
-from harness.gitutil import changed_files
+from harness.gitutil import changed_files, git
+from harness.toolchain import expand
+from harness.verify.request import VerifyRequest
 from harness.verify.results import TargetResult, VerifyOutcome
 from harness.verify.rules import check_rules
-from harness.verify.runners import run_target
-
-
-class HiddenCopy(BaseModel):
-    from_: str = Field(alias="from")
-    to: str
-
-    model_config = {"populate_by_name": True}
-
-
-class VerifyRequest(BaseModel):
-    """Everything the verifier needs, serialisable so it can cross into a container."""
-
-    scenario: str
-    baseline: str
-    seed: str
-    runner: str
-    must_modify: list[str] = Field(default_factory=list)
-    no_modify: list[str] = Field(default_factory=list)
-    only_modify: list[str] = Field(default_factory=list)
-    tests: list[str] = Field(default_factory=list)
-    partial_tests: list[str] = Field(default_factory=list)
-    copy_: list[HiddenCopy] = Field(default_factory=list, alias="copy")
-    hidden_root: str
-    suite_dir: str | None = None
-    evidence_dir: str | None = None
-    python: str = Field(default_factory=lambda: sys.executable)
-    timeout_s: float = 600.0
-    copy_only: bool = False
-    compile_only: bool = False  # validate --deep: build the tests, run none
-    env: dict[str, str] = Field(default_factory=dict)  # toolchain + dependency variables
-    docker_env: dict[str, str] = Field(default_factory=dict)  # the same, paths inside
-    mounts: dict[str, str] = Field(default_factory=dict)  # host folder -> inside, read-only
-    provision_error: str | None = None  # preparing the toolchain or dependencies failed
-    toolchain: dict[str, Any] = Field(default_factory=dict)  # what the host chose, and why
-
-    model_config = {"populate_by_name": True}
+from harness.verify.runners import Kind, run_target
+from harness.verify.scoring_bridge import attach_score
+from harness.verify.verdict import decide
 
 
 def copy_hidden(request: VerifyRequest, tree: Path) -> list[str]:
@@ -105,13 +74,17 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         per_target = max(
             30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests))
         )
-        for kind, entries in (("required", request.tests), ("partial", request.partial_tests)):
+        kinds: tuple[tuple[Kind, list[str]], ...] = (
+            ("required", request.tests),
+            ("partial", request.partial_tests),
+        )
+        for kind, entries in kinds:
             for target in entries:
                 targets.append(
                     run_target(
                         request.runner,
                         compile_form(request.runner, target) if request.compile_only else target,
-                        kind,  # type: ignore[arg-type]
+                        kind,
                         tree,
                         seed=request.seed,
                         timeout=per_target,
@@ -120,17 +93,14 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                     ).model_copy(update={"target": target})
                 )
     rules_ok = all(r.ok for r in rules)
-    required_ok = all(t.all_passed for t in targets if t.kind == "required")
     partial = partial_fraction(targets)
     if partial is not None and not rules_ok:
         partial = 0.0  # goagentbench runs no tests at all then
-    success = rules_ok and required_ok and (partial is None or partial == 1.0)
-    success = success and (bool(targets) or request.suite_dir is not None)
     env_error = None
     if not request.compile_only:
         env_error = confirm_env_error(tree, request, targets)
     outcome = VerifyOutcome(
-        success=success and env_error is None,
+        success=False,  # decided below, once (verify/verdict.py)
         partial_score=partial,
         rules=rules,
         targets=targets,
@@ -141,9 +111,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         toolchain=toolchain_ran(request, tree),
     )
     if request.compile_only:
-        return outcome
-    from harness.verify.scoring_bridge import attach_score
-
+        return outcome.model_copy(update={"success": decide(outcome).success})
     return attach_score(outcome, request, tree)
 
 
@@ -162,10 +130,6 @@ def confirm_env_error(
     suspect = next((t for t in targets if not t.all_passed and t.env_error), None)
     if suspect is None:
         return None
-    import shutil
-    import tempfile
-
-    from harness.gitutil import git
 
     tmp = Path(tempfile.mkdtemp(prefix="harness-baseline-"))
     try:
@@ -193,10 +157,6 @@ def confirm_env_error(
 
 def toolchain_ran(request: VerifyRequest, tree: Path) -> dict[str, Any]:
     """The toolchain that actually ran (``go version`` / the Python's version)."""
-    import os
-    import subprocess
-
-    from harness.toolchain import expand
 
     env = {**os.environ}
     env.update(expand(request.env, env))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.pyreqs import requirement_names
+
 GO_FIX = (
     'declare environment.go: "1.24" (any pinned release 1.21-1.27) or let harness pick it '
     "from go.mod; check with `harness validate --deep SCENARIO`"
@@ -69,7 +71,6 @@ def classify_pytest(output: str, tree: Path) -> str | None:
             "toolchain: pytest is not installed for the Python that ran "
             "(fix: use an environment image with pytest)"
         )
-    from harness.pyreqs import requirement_names
 
     declared = requirement_names(tree)
     for m in re.finditer(r"No module named '([^'.]+)", output):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.fsutil import write_json
-from harness.verify.engine import VerifyRequest, verify_tree
+from harness.verify.engine import verify_tree
+from harness.verify.request import VerifyRequest
 
 
 def main(argv: list[str]) -> int:

@@ -7,7 +7,8 @@ import tempfile
 from pathlib import Path
 
 from harness.fsutil import copytree
-from harness.verify.engine import VerifyRequest, verify_tree
+from harness.verify.engine import verify_tree
+from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
 

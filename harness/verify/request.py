@@ -1,11 +1,55 @@
-"""Build a VerifyRequest from a scenario and a workspace state."""
+"""What the verifier is asked to do (``VerifyRequest``), and how a scenario makes one.
+
+The request is serialisable: it crosses into the scorer container as JSON.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from harness.scenario import LoadedScenario
-from harness.verify.engine import HiddenCopy, VerifyRequest
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from harness.scenario import LoadedScenario
+
+
+class HiddenCopy(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from")
+    to: str
+
+
+class VerifyRequest(BaseModel):
+    """Everything the verifier needs, serialisable so it can cross into a container."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    scenario: str
+    baseline: str
+    seed: str
+    runner: str
+    must_modify: list[str] = Field(default_factory=list)
+    no_modify: list[str] = Field(default_factory=list)
+    only_modify: list[str] = Field(default_factory=list)
+    tests: list[str] = Field(default_factory=list)
+    partial_tests: list[str] = Field(default_factory=list)
+    copy_: list[HiddenCopy] = Field(default_factory=list, alias="copy")
+    hidden_root: str
+    suite_dir: str | None = None
+    evidence_dir: str | None = None
+    python: str = Field(default_factory=lambda: sys.executable)
+    timeout_s: float = 600.0
+    copy_only: bool = False
+    compile_only: bool = False  # validate --deep: build the tests, run none
+    env: dict[str, str] = Field(default_factory=dict)  # toolchain + dependency variables
+    docker_env: dict[str, str] = Field(default_factory=dict)  # the same, paths inside
+    mounts: dict[str, str] = Field(default_factory=dict)  # host folder -> inside, read-only
+    provision_error: str | None = None  # preparing the toolchain or dependencies failed
+    toolchain: dict[str, Any] = Field(default_factory=dict)  # what the host chose, and why
+
 
 GOCACHE_INSIDE = "/opt/harness-gocache"
 
@@ -48,10 +92,12 @@ def _provisioned(
 ) -> dict[str, object]:
     """The toolchain and dependency fields of the request. A download or resolution
     failure becomes ``provision_error`` (the verdict is then ``error``), never a crash."""
+    from harness.backends import get_backend
     from harness.errors import InfraError
     from harness.provision import provision
     from harness.toolchain import local_python
 
+    on_host = get_backend(sandbox).on_host
     try:
         prov = provision(loaded, workspace, baseline, sandbox)
     except InfraError as exc:
@@ -66,10 +112,10 @@ def _provisioned(
         gocache = cache_dir() / "gocache-verify"
         gocache.mkdir(parents=True, exist_ok=True)
         local_env["GOCACHE"] = str(gocache)
-        if sandbox == "docker":
+        if not on_host:  # the sandboxes' run user owns the containers' cache
             mounts[str(_docker_gocache(cache_dir()))] = f"{GOCACHE_INSIDE}:rw"
             docker_env["GOCACHE"] = GOCACHE_INSIDE
-    python = local_python(prov.python) if sandbox == "local" else None
+    python = local_python(prov.python) if on_host else None
     return {
         **({"python": python} if python else {}),
         "env": local_env,

@@ -61,7 +61,23 @@ class VerifyOutcome(BaseModel):
     hidden_files: list[str]
     score: dict[str, Any] | None = None
     era: str | None = None
+    bar: float | None = None  # the suite's success threshold; None for test-based scoring
     report_text: str = ""
     duration_s: float = 0.0
     error: str | None = None
     toolchain: dict[str, Any] | None = None  # what actually ran (go version, python)
+
+    @classmethod
+    def ungraded(cls, *, error: str | None = None, report_text: str = "") -> VerifyOutcome:
+        """An outcome with nothing graded: the verifier failed (``error``) or the trial
+        was stopped before grading (``report_text`` says why)."""
+        return cls(
+            success=False,
+            partial_score=None,
+            rules=[],
+            targets=[],
+            changed_files=[],
+            hidden_files=[],
+            report_text=report_text,
+            error=error,
+        )

@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Literal
 
+from harness.toolchain import expand
 from harness.verify.envcheck import classify_go, classify_pytest
 from harness.verify.results import TargetResult, TestCase
 
@@ -249,7 +250,6 @@ def run_target(
 ) -> TargetResult:
     """Run one target; ``extra_env`` (the scenario's toolchain and dependency variables,
     ``$PATH``/``$PYTHONPATH`` standing for the current values) wins over the process's."""
-    from harness.toolchain import expand
 
     env = {**os.environ, "HARNESS_SEED": seed}
     env.update(expand(extra_env or {}, env))

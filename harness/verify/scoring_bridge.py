@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.errors import UserError
 from harness.scoring import (
@@ -21,10 +21,9 @@ from harness.scoring import (
     render_text,
     suite_from_tests,
 )
-
-if TYPE_CHECKING:
-    from harness.verify.engine import VerifyRequest
-    from harness.verify.results import VerifyOutcome
+from harness.verify.request import VerifyRequest
+from harness.verify.results import VerifyOutcome
+from harness.verify.verdict import decide
 
 TESTS_SUITE_VERSION = "1.0.0"
 CHECK_PREFIX = "tests:"
@@ -94,16 +93,14 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
 
 
 def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> VerifyOutcome:
+    """The outcome with its score, era, success bar and (decided once) success."""
     if request.copy_only:
-        return outcome
+        return outcome.model_copy(update={"success": decide(outcome).success})
+    bar: float | None = None
     if request.suite_dir:
         score, bar = suite_score(request, tree)
-        rules_ok = all(r.ok for r in outcome.rules)
-        tests_ok = all(t.all_passed for t in outcome.targets if t.kind == "required")
-        success = rules_ok and tests_ok and score.measurable and score.final >= bar
     else:
         score = tests_score(outcome)
-        success = outcome.success
     error = outcome.error
     if not score.measurable and error is None:
         error = "the scorer could not measure anything (every check unavailable)"
@@ -111,12 +108,13 @@ def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> 
         # unmeasurable is not success: a missing browser or tier is infrastructure
         why = next(r.detail for r in score.rows if r.check == score.unavailable[0])
         error = f"not measurable: {', '.join(score.unavailable)} unavailable ({why})"
-    return outcome.model_copy(
+    scored = outcome.model_copy(
         update={
             "score": render_json(score),
             "era": score.era,
             "report_text": render_text(score),
-            "success": success and error is None,
+            "bar": bar,
             "error": error,
         }
     )
+    return scored.model_copy(update={"success": decide(scored).success})

@@ -23,7 +23,7 @@ from harness.fleet.gateway.calls import Attempt, Call, Opened, snippet
 from harness.fleet.gateway.messages import from_usage
 
 
-def client_chunk(call: Call, chunk: dict) -> dict | None:
+def client_chunk(call: Call, chunk: dict[str, Any]) -> dict[str, Any] | None:
     """An upstream chunk as the client should see it (None: not for this client)."""
     if call.requested:
         chunk["model"] = call.requested
@@ -34,7 +34,7 @@ def client_chunk(call: Call, chunk: dict) -> dict | None:
     return chunk
 
 
-def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict | None:
+def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict[str, Any] | None:
     """Account for one upstream chat/text event; None for ``[DONE]``."""
     if data.strip() == "[DONE]":
         att.done = True
@@ -46,7 +46,7 @@ def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict | No
     acc.add(chunk)
     if chunk.get("usage"):
         att.usage = chunk["usage"]
-    return chunk
+    return dict(chunk)
 
 
 async def finish_body(opened: Opened) -> None:

@@ -29,7 +29,7 @@ def _nice_max(value: float) -> float:
     if value <= 0:
         return 1.0
     magnitude = 10 ** math.floor(math.log10(value))
-    return next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= value)
+    return float(next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= value))
 
 
 def scatter(points: list[PlotPoint], x_label: str, plot_id: str) -> str:
