@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness import __version__
+from harness import __version__, trialseed
 from harness.errors import UserError
 from harness.fsutil import (
     copy_destinations,
@@ -150,7 +150,6 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
     ``seed`` is the trial's secret seed (a fresh one when None); setup steps (trusted
     scenario code) see it as HARNESS_SEED, the workspace never records it.
     """
-    from harness import trialseed
 
     seed = seed or trialseed.new_seed()
     target = workspace_path(loaded, settings)

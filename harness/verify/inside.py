@@ -12,6 +12,7 @@ import sys
 import traceback
 from pathlib import Path
 
+import harness
 from harness.errors import HarnessError
 from harness.fsutil import write_json
 from harness.verify.engine import verify_tree
@@ -45,9 +46,6 @@ def _lock_down(root: Path) -> None:
     scorer container, that user must not reach the request, the suite, the hidden
     material, the trace or the fixture code.
     """
-    import os
-
-    import harness
 
     for path in (root, Path(harness.__file__).resolve().parent.parent):
         if path != Path("/") and path.is_dir() and path.stat().st_uid == os.geteuid():

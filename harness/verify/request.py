@@ -5,6 +5,7 @@ The request is serialisable: it crosses into the scorer container as JSON.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -128,7 +129,6 @@ def _provisioned(
 def _docker_gocache(cache: Path) -> Path:
     """The containers' verifier build cache: apart from the host's, and owned by the
     sandboxes' unprivileged run user, so the hardened (non-root) verifier can write it."""
-    import os
 
     from harness.sandbox.docker import SANDBOX_UID
 

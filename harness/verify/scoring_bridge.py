@@ -21,6 +21,7 @@ from harness.scoring import (
     render_text,
     suite_from_tests,
 )
+from harness.scoring.appkit.jail import protecting
 from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
@@ -82,7 +83,6 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
     thresholds = scorer.thresholds()
     evidence = Path(request.evidence_dir or tree.parent / "evidence")
     evidence.mkdir(parents=True, exist_ok=True)
-    from harness.scoring.appkit.jail import protecting
 
     # an app the suite executes must not reach the suite, the hidden material, the
     # evidence (trace) or the tree's original copy (see appkit.jail)
