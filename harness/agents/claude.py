@@ -23,6 +23,7 @@ from harness.agents.common import (
     Invocation,
     base_env,
     json_events,
+    last_event,
     verdict,
 )
 from harness.sandbox.base import ExecResult
@@ -90,10 +91,7 @@ def invocation(gateway_url: str, api_key: str, model_id: str, task: str) -> Invo
 
 def result_event(evts: list[dict[str, Any]]) -> dict[str, Any]:
     """The final ``result`` event (empty when the run died before it)."""
-    for ev in reversed(evts):
-        if ev.get("type") == "result":
-            return ev
-    return {}
+    return last_event(evts, "result") or {}
 
 
 def usage_from_result(result: dict[str, Any]) -> dict[str, Any]:

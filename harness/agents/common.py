@@ -293,6 +293,22 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
     return version
 
 
+def unshipped_version(agent: str, image: str, why: str, argv: list[str]) -> str:
+    """The version of an agent whose image this project cannot build yet (``why``): a
+    UserError naming the missing ``images/<image>/Dockerfile`` until someone adds one."""
+    from harness.images.graph import images_dir
+
+    if not (images_dir() / image / "Dockerfile").is_file():
+        raise UserError(
+            f"{agent} cannot be installed here: {why}",
+            file=images_dir() / image,
+            field=f"agents.{agent}",
+            fix=f"add images/{image}/Dockerfile that installs the {agent} binary, "
+            f"or remove {agent} from agents.yml",
+        )
+    return image_version(image, argv, r"(\d+\.\d+\.\d+)")
+
+
 class CliAgent:
     """An agent CLI in its own image ``agent-<x>`` (``agent-<x>-go`` for Go scenarios).
 

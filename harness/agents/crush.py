@@ -18,13 +18,11 @@ from harness.agents.common import (
     AGENT_DIR,
     Invocation,
     base_env,
-    image_version,
     require_gateway,
     run_invocation,
     task_text,
+    unshipped_version,
 )
-from harness.errors import UserError
-from harness.images import images_dir
 
 NAME = "crush"
 IMAGE = "agent-crush"
@@ -90,16 +88,8 @@ class CrushAgent:
     name = NAME
 
     def version(self) -> str:
-        if not (images_dir() / IMAGE / "Dockerfile").is_file():
-            raise UserError(
-                "crush cannot be installed here: its npm package downloads a release binary "
-                "from a host this machine cannot reach",
-                file=images_dir() / IMAGE,
-                field="agents.crush",
-                fix="add images/agent-crush/Dockerfile that installs the crush binary, "
-                "or remove crush from agents.yml",
-            )
-        return image_version(IMAGE, ["crush", "--version"], r"(\d+\.\d+\.\d+)")
+        why = "its npm package downloads a release binary from a host this machine cannot reach"
+        return unshipped_version("crush", IMAGE, why, ["crush", "--version"])
 
     def image(self, toolchain: str) -> str | None:
         return IMAGE

@@ -207,7 +207,7 @@ class Gateway:
             )
         return self.begin_call(key, body, request.url.path)
 
-    def begin_call(self, key: KeyInfo, body: dict, endpoint: str) -> Call | Response:
+    def begin_call(self, key: KeyInfo, body: dict[str, Any], endpoint: str) -> Call | Response:
         """A call from its key and body (the Messages front calls this with the body it
         translated to chat completions)."""
         requested = str(body.get("model") or "")

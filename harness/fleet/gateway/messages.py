@@ -56,7 +56,7 @@ def _text_of(content: Any) -> str:
     )
 
 
-def _image_part(block: dict) -> dict | None:
+def _image_part(block: dict[str, Any]) -> dict[str, Any] | None:
     src = block.get("source") or {}
     if src.get("type") == "base64":
         url = f"data:{src.get('media_type', 'image/png')};base64,{src.get('data', '')}"
@@ -67,7 +67,7 @@ def _image_part(block: dict) -> dict | None:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
-def _tool_result(block: dict) -> dict:
+def _tool_result(block: dict[str, Any]) -> dict[str, Any]:
     content = block.get("content")
     text = _text_of(content) if not isinstance(content, str) else content
     if block.get("is_error"):
@@ -75,13 +75,13 @@ def _tool_result(block: dict) -> dict:
     return {"role": "tool", "tool_call_id": str(block.get("tool_use_id", "")), "content": text}
 
 
-def _user_messages(content: Any) -> list[dict]:
+def _user_messages(content: Any) -> list[dict[str, Any]]:
     """One Anthropic user turn: its tool results first (as ``tool`` messages), then the
     rest as one user message."""
     if isinstance(content, str):
         return [{"role": "user", "content": content}]
-    tools: list[dict] = []
-    parts: list[dict] = []
+    tools: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
     for block in content or []:
         if not isinstance(block, dict):
             continue
@@ -105,11 +105,11 @@ def _user_messages(content: Any) -> list[dict]:
     return out
 
 
-def _assistant_message(content: Any) -> dict:
+def _assistant_message(content: Any) -> dict[str, Any]:
     if isinstance(content, str):
         return {"role": "assistant", "content": content}
     texts: list[str] = []
-    calls: list[dict] = []
+    calls: list[dict[str, Any]] = []
     for block in content or []:
         if not isinstance(block, dict):
             continue
@@ -132,7 +132,7 @@ def _assistant_message(content: Any) -> dict:
     return msg
 
 
-def _tools(tools: list[Any]) -> list[dict]:
+def _tools(tools: list[Any]) -> list[dict[str, Any]]:
     out = []
     for tool in tools:
         if not isinstance(tool, dict) or "input_schema" not in tool:
@@ -159,7 +159,7 @@ def _tool_choice(choice: Any) -> Any:
 
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A Messages request as a chat completions request (same model name)."""
-    messages: list[dict] = []
+    messages: list[dict[str, Any]] = []
     system = _text_of(body.get("system"))
     if system:
         messages.append({"role": "system", "content": system})
@@ -198,7 +198,7 @@ def message_id() -> str:
     return f"msg_{uuid.uuid4().hex[:24]}"
 
 
-def to_usage(usage: dict | None) -> dict[str, int]:
+def to_usage(usage: dict[str, Any] | None) -> dict[str, int]:
     """OpenAI usage as Messages usage."""
     usage = usage or {}
     prompt = int(usage.get("prompt_tokens") or 0)
@@ -212,7 +212,7 @@ def to_usage(usage: dict | None) -> dict[str, int]:
     }
 
 
-def from_usage(usage: dict | None) -> dict[str, int]:
+def from_usage(usage: dict[str, Any] | None) -> dict[str, Any]:
     """Messages usage as OpenAI usage (a Messages host passed through)."""
     usage = usage or {}
     cached = int(usage.get("cache_read_input_tokens") or 0)
@@ -242,7 +242,7 @@ def to_message(chat: dict[str, Any], model: str) -> dict[str, Any]:
     """A ``chat.completion`` as a Messages ``message``."""
     choice = (chat.get("choices") or [{}])[0]
     msg = choice.get("message") or {}
-    content: list[dict] = []
+    content: list[dict[str, Any]] = []
     text = msg.get("content")
     if isinstance(text, list):
         text = _text_of(text)
@@ -301,13 +301,13 @@ class StreamTranslator:
         self.tools: dict[int, int] = {}  # OpenAI tool call index -> block index
         self.finish_reason: str | None = None
         self.saw_tool = False
-        self.usage: dict | None = None
+        self.usage: dict[str, Any] | None = None
 
     def _start(self) -> list[Event]:
         if self.started:
             return []
         self.started = True
-        message = {
+        message: dict[str, Any] = {
             "id": message_id(),
             "type": "message",
             "role": "assistant",
@@ -325,7 +325,7 @@ class StreamTranslator:
         self.open = None
         return [("content_block_stop", {"type": "content_block_stop", "index": self.index})]
 
-    def _block(self, block: dict) -> list[Event]:
+    def _block(self, block: dict[str, Any]) -> list[Event]:
         out = self._close()
         self.index += 1
         self.open = block["type"]
@@ -337,7 +337,7 @@ class StreamTranslator:
         )
         return out
 
-    def _delta(self, delta: dict) -> Event:
+    def _delta(self, delta: dict[str, Any]) -> Event:
         return (
             "content_block_delta",
             {"type": "content_block_delta", "index": self.index, "delta": delta},

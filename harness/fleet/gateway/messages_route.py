@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -71,14 +71,14 @@ def _passes_through(gw: Gateway, call: Call) -> bool:
     return bool(names) and all(getattr(hosts.get(n), "messages", False) for n in names)
 
 
-async def _translated_stream(source: AsyncIterator[Any], model: str) -> AsyncIterator[bytes]:
+async def _translated_stream(source: AsyncIterable[Any], model: str) -> AsyncIterator[bytes]:
     """Chat completion SSE bytes in, Messages SSE bytes out."""
     tr = StreamTranslator(model)
     decoder = wire.SSEDecoder()
     finished = False
     buffer = ""
 
-    def events(data: str) -> list[tuple[str, dict]]:
+    def events(data: str) -> list[tuple[str, dict[str, Any]]]:
         nonlocal finished
         if data.strip() == "[DONE]":
             finished = True

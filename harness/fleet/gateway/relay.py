@@ -114,7 +114,7 @@ class ChatFraming:
         )
 
 
-def messages_usage(obj: dict, seen: dict[str, Any], att: Attempt) -> None:
+def messages_usage(obj: dict[str, Any], seen: dict[str, Any], att: Attempt) -> None:
     """Usage from a Messages stream: message_start's, updated by each message_delta."""
     typ = obj.get("type")
     if typ == "message_start" and isinstance(obj.get("message"), dict):
