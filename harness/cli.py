@@ -12,15 +12,23 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from harness import __version__
+from harness.authoring.lock import check_lock
 from harness.backends import check_backend
+from harness.budget import Budget
+from harness.clihelp import agents_help, quiet_flag_types
+from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.controls import run_controls
+from harness.deep import validate_deep
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.project import require_project, require_scenarios
+from harness.provision import provision
 from harness.registry import Registry
 from harness.repo import commit_exists
 from harness.scenario import SEED, LoadedScenario, json_schema, list_scenarios, load_scenario
 from harness.settings import Settings
 from harness.trial import RunOptions, TrialResult, execute, run_agent, verify
-from harness.workspace import setup
+from harness.workspace import read_state, setup
 
 app = typer.Typer(
     add_completion=False,
@@ -28,13 +36,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Benchmark coding agents paired with LLMs, reproducibly, in containers.",
 )
+quiet_flag_types()
 schema_app = typer.Typer(no_args_is_help=True, help="Print JSON Schemas for editors.")
 app.add_typer(schema_app, name="schema")
 
 
 def _register_subapps() -> None:
-    """Sub-commands that live beside the modules they drive (imported when the app runs:
-    they bring the Docker SDK, the gateway and the report board)."""
+    """Sub-commands that live beside the modules they drive."""
     from harness.images.cli import doctor_command, images_app, sandbox_app
 
     app.add_typer(images_app, name="images")
@@ -55,12 +63,40 @@ def _register_subapps() -> None:
     app.command("board")(board_command)
     app.command("view")(view_command)
 
+    from harness.authoring import cli as authoring
+
+    app.add_typer(authoring.solution_app, name="solution")
+    app.add_typer(authoring.defect_app, name="defect")
+    app.command("new")(authoring.new_command)
+    app.command("bump")(authoring.bump_command)
+    app.command("lock")(authoring.lock_command)
+    app.command("check")(authoring.check_command)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"harness {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="print the version and exit", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Benchmark coding agents paired with LLMs, reproducibly, in containers."""
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-SandboxOpt = Annotated[
-    str, typer.Option("--sandbox", help="where phases run: docker (default) or local")
-]
+AGENT_HELP = typer.Option("--agent", help="a name from agents.yml")
+AgentOpt = Annotated[str, AGENT_HELP]
+
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker (default) or local")]
 ReplayOpt = Annotated[
     Path | None, typer.Option("--replay", help="a cassette the gateway serves instead of the fleet")
 ]
@@ -107,7 +143,7 @@ def _settings() -> Settings:
 
 
 def _load(name: str) -> LoadedScenario:
-    return load_scenario(name, _settings().scenario_root)
+    return load_scenario(name, require_scenarios(_settings()))
 
 
 def _sandbox(value: str) -> str:
@@ -131,6 +167,7 @@ def _options(
     sandbox: str,
     replay: Path | None,
     record: bool,
+    budget: Budget | None = None,
 ) -> RunOptions:
     """The options of one trial, from the flags ``run-agent`` and ``exec`` share."""
     return RunOptions(
@@ -140,11 +177,12 @@ def _options(
         sandbox=_sandbox(sandbox),
         replay=replay.resolve() if replay else None,
         record=record,
+        budget=budget,
     )
 
 
 def _registry() -> Registry:
-    return Registry.load(_settings().project_root)
+    return Registry.load(require_project(_settings()))
 
 
 @app.command()
@@ -153,10 +191,19 @@ def validate(
     scenarios: Annotated[
         list[str] | None, typer.Argument(help="scenario names; default: all")
     ] = None,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="also build the baseline and the solution with the hidden tests in the "
+            "scenario's environment (no agent); exit 3 when the environment cannot",
+        ),
+    ] = False,
+    sandbox: SandboxOpt = "docker",
 ) -> None:
     """Check scenario files, the files they name, and that each commit exists."""
     settings = _settings()
-    names = scenarios or list_scenarios(settings.scenario_root)
+    names = scenarios or list_scenarios(require_scenarios(settings))
     if not names:
         raise UserError(
             "no scenarios found",
@@ -164,10 +211,11 @@ def validate(
             field="(scenarios)",
             fix="set HARNESS_SCENARIO_ROOT or create scenarios/<family>/<name>/scenario.yml",
         )
-    problems = 0
+    problems = worst = 0
     for name in names:
         try:
             loaded = load_scenario(name, settings.scenario_root)
+            check_lock(loaded, settings.scenario_root)  # a locked version must not change
             exists = commit_exists(loaded, settings.repo_cache, settings.skip_remote)
             if exists is False:
                 raise UserError(
@@ -178,18 +226,33 @@ def validate(
                 )
             note = " (remote commit check skipped)" if exists is None else ""
             typer.echo(f"valid   {name}{note}")
+            if deep:
+                report = validate_deep(loaded, settings, _sandbox(sandbox))
+                typer.echo(f"deep    {name}: toolchain {report.toolchain}")
+                typer.echo("\n".join(report.lines))
+                worst = max(worst, report.exit_code)
         except UserError as exc:
             problems += 1
             typer.echo(f"invalid {name}: {exc.one_line()}", err=True)
     if problems:
         raise typer.Exit(2)
+    if worst:
+        raise typer.Exit(worst)
 
 
 @app.command("setup")
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
-    path = setup(_load(scenario), _settings(), _seed(seed))
+    loaded = _load(scenario)
+    path = setup(loaded, _settings(), _seed(seed))
+    # the toolchain and dependencies, fetched now (with network) for the offline phases
+    chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
+    if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
+        typer.echo(
+            f"toolchain: {chosen['go'] or 'image'}; go modules: "
+            f"{chosen['go_modules'] or '-'}; python wheels: {chosen['python_wheels'] or '-'}"
+        )
     typer.echo(f"workspace ready: {path}")
 
 
@@ -197,7 +260,7 @@ def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
 @guarded
 def run_agent_cmd(
     scenario: str,
-    agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
+    agent: AgentOpt,
     model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
     sandbox: SandboxOpt = "docker",
     replay: ReplayOpt = None,
@@ -245,15 +308,19 @@ def verify_cmd(
 @guarded
 def exec_cmd(
     scenario: str,
-    agent: Annotated[str, typer.Option("--agent", help="a name from agents.yml")],
+    agent: AgentOpt,
     model: Annotated[str | None, typer.Option("--model", help="a name from llms.yml")] = None,
     seed: SeedOpt = None,
     sandbox: SandboxOpt = "docker",
     replay: ReplayOpt = None,
     record: RecordOpt = False,
+    budget_tokens: BudgetTokensOpt = None,
+    budget_cost_usd: BudgetCostOpt = None,
+    budget_calls: BudgetCallsOpt = None,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
-    opts = _options(agent, model, seed, sandbox, replay, record)
+    budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
+    opts = _options(agent, model, seed, sandbox, replay, record, budget)
     _finish(execute(_load(scenario), _settings(), _registry(), opts))
 
 
@@ -261,8 +328,16 @@ def exec_cmd(
 @guarded
 def scenarios_cmd() -> None:
     """List scenarios with their classification and version."""
-    root = _settings().scenario_root
-    for name in list_scenarios(root):
+    root = require_scenarios(_settings())
+    names = list_scenarios(root)
+    if not names:
+        raise UserError(
+            "no scenarios found",
+            file=root,
+            field="(scenarios)",
+            fix="create scenarios/<family>/<name>/scenario.yml or set HARNESS_SCENARIO_ROOT",
+        )
+    for name in names:
         try:
             s = load_scenario(name, root)
         except UserError as exc:
@@ -296,6 +371,21 @@ def controls_cmd(
     raise typer.Exit(EXIT_FAILED if untrusted else EXIT_SUCCESS)
 
 
+@app.command("calibrate")
+@guarded
+def calibrate_cmd(
+    scenario: Annotated[str, typer.Argument(help="scenario name")],
+    seeds: Annotated[int, typer.Option("--seeds", help="how many seeds to score over")] = 3,
+    sandbox: SandboxOpt = "docker",
+) -> None:
+    """Score reference, LOW and defects over seeds; write a calibrated thresholds file."""
+    from harness.calibrate import calibrate
+
+    text, proposal = calibrate(_load(scenario), _settings(), _sandbox(sandbox), seeds)
+    typer.echo(text, nl=False)
+    raise typer.Exit(EXIT_SUCCESS if proposal.bar is not None else EXIT_FAILED)
+
+
 @schema_app.command("scenario")
 def schema_scenario() -> None:
     """The JSON Schema of scenario.yml."""
@@ -311,6 +401,8 @@ def main() -> None:
     """Entry point of the ``harness`` console script."""
     signal.signal(signal.SIGTERM, _terminate)
     _register_subapps()
+    if "--help" in sys.argv[1:]:
+        AGENT_HELP.help = agents_help(_settings())
     try:
         app()
     except KeyboardInterrupt:

@@ -67,3 +67,19 @@ def copy_pairs(pairs: list[tuple[Path, Path]]) -> None:
 def copytree(src: Path, dest: Path) -> None:
     """Copy a whole tree (symlinks kept as links)."""
     shutil.copytree(src, dest, symlinks=True)
+
+
+def make_dirs(path: Path) -> list[Path]:
+    """``mkdir -p path``; returns the folders it created, outermost first."""
+    created = [p for p in (path, *path.parents) if not p.exists()][::-1]
+    path.mkdir(parents=True, exist_ok=True)
+    return created
+
+
+def remove_empty_dirs(folders: list[Path]) -> None:
+    """Remove those of ``folders`` that are (still) empty, innermost first."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (someone else's work), or already gone
+            continue

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import UserError
 from harness.scenario import _kebab, format_validation_error
+from harness.yamlload import load_yaml_file
 
 NO_MODEL = "none"
 
@@ -58,10 +58,7 @@ class LLMsFile(_Model):
 def _load(path: Path, model: type[_Model]) -> _Model:
     if not path.is_file():
         raise UserError("file not found", file=path, fix=f"create {path.name} in the project root")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise UserError(f"YAML syntax error: {exc}".splitlines()[0], file=path) from None
+    data = load_yaml_file(path)
     try:
         return model.model_validate(data)
     except ValidationError as err:

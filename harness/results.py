@@ -58,13 +58,14 @@ class RunMeta(BaseModel):
     scenario_version: str | None = None
     scenario_sha: str | None = None
     spec_sha256: str | None = None
-    seed: str
+    seed: str | None = None  # the secret seed: None until scoring is over
     commit: str
     baseline: str
     harness_version: str
     host: dict[str, str] = Field(default_factory=host_info)
     started_at: str = Field(default_factory=now_iso)
-    sandbox: str = "local"
+    sandbox: str | None = None  # the agent phase's; ``sandboxes`` holds each phase's
+    sandboxes: dict[str, str] = Field(default_factory=dict)
     images: dict[str, str | None] = Field(default_factory=dict)
     agent: str
     agent_version: str
@@ -73,12 +74,14 @@ class RunMeta(BaseModel):
     job: str | None = None
     trial_key: str | None = None
     repetition: int = 0
-    fleet: dict[str, Any] | None = None
+    fleet: dict[str, Any] | None = None  # each host's artefact, when the fleet was used
+    toolchain: dict[str, Any] | None = None  # pinned toolchain and dependencies (agent)
     turns: int = 1
 
     def as_json(self) -> dict[str, Any]:
-        """The JSON object of run.json (``fleet`` only when the trial used one)."""
-        return self.model_dump(mode="json", exclude={"fleet"} if self.fleet is None else None)
+        """The JSON object of run.json (``fleet`` and ``toolchain`` only when set)."""
+        unset = {k for k in ("fleet", "toolchain") if getattr(self, k) is None}
+        return self.model_dump(mode="json", exclude=unset or None)
 
 
 @dataclass

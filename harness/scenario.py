@@ -9,14 +9,28 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
+from harness.budget import Budget
 from harness.errors import UserError
+from harness.sandbox.policy import SandboxPolicy
+from harness.targets import TargetError, looks_like_go, parse_go_target
+from harness.yamlload import parse_yaml, read_text
 
 SCENARIO_FILE = "scenario.yml"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")
@@ -29,11 +43,22 @@ def _as_list(value: Any) -> Any:
     if value is None:
         return []
     if isinstance(value, str):
-        return [value]
+        return [value] if value.strip() else []  # `key: ""` is no entries, as in goagentbench
     return value
 
 
-StrList = Annotated[list[str], BeforeValidator(_as_list)]
+def _no_blank_entries(values: list[str]) -> list[str]:
+    for i, value in enumerate(values):
+        if not value.strip():
+            raise PydanticCustomError(
+                "blank_entry",
+                "entry [{index}] is empty",
+                {"index": i, "fix": "remove the empty entry or fill it in"},
+            )
+    return values
+
+
+StrList = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_no_blank_entries)]
 
 
 def _kebab(name: str) -> str:
@@ -49,8 +74,34 @@ class Strict(BaseModel):
 
 
 class CopyStep(Strict):
+    """``{from: hidden/x, to: dir}``: both required and non-empty, as in goagentbench."""
+
     from_: str
-    to: str = "."
+    to: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _both_given(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        source = data.get("from", data.get("from_"))
+        if source is None or not str(source).strip():
+            raise PydanticCustomError(
+                "copy_from",
+                "a copy entry without 'from'",
+                {"fix": "add from: <a file or folder in the scenario folder>"},
+            )
+        if data.get("to") is None or not str(data["to"]).strip():
+            raise PydanticCustomError(
+                "copy_to",
+                "the copy entry from '{source}' has no 'to'",
+                {
+                    "source": source,
+                    "fix": "add to: <folder in the workspace> (to: . for its root); "
+                    "goagentbench requires both from and to",
+                },
+            )
+        return data
 
 
 CopyList = Annotated[list[CopyStep], BeforeValidator(_as_list)]
@@ -73,6 +124,17 @@ class AgentSection(Strict):
     package: str | None = None
     instructions: str
     allow_multiple_turns_on_failed_verify: bool = False
+
+    @field_validator("instructions")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise PydanticCustomError(
+                "blank_instructions",
+                "the instructions are blank",
+                {"fix": "write the task the agent is given (what to build or fix, and where)"},
+            )
+        return v
 
 
 class VerifySection(Strict):
@@ -109,6 +171,15 @@ class Environment(Strict):
     pids: int = 1024
     agent_timeout: Duration = 1800.0
     verify_timeout: Duration = 600.0
+    go: str | None = None  # "1.24": a pinned Go release (else go.mod's); "system": the image's
+    python: str | None = None  # e.g. "3.11": refused where no such interpreter exists
+
+    @field_validator("go", "python", mode="before")
+    @classmethod
+    def _quoted_version(cls, v: Any) -> Any:
+        if isinstance(v, float | int) and not isinstance(v, bool):
+            raise ValueError(f'{v} must be quoted (YAML reads 1.20 as 1.2), e.g. "1.24"')
+        return v
 
 
 class Scenario(Strict):
@@ -124,6 +195,9 @@ class Scenario(Strict):
     seed: str | None = None
     environment: Environment = Field(default_factory=Environment)
     solution: str | None = None
+    # harden (#16): how tightly the sandbox holds the agent, and what a trial may spend
+    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    budget: Budget = Field(default_factory=Budget)
 
     @field_validator("version")
     @classmethod
@@ -161,7 +235,7 @@ class Scenario(Strict):
         if self.verify.runner:
             return self.verify.runner
         targets = [*self.verify.tests, *self.verify.partial_tests]
-        if any(t.endswith((".go", "...")) or " -run" in t for t in targets):
+        if self.environment.image == "go" or any(looks_like_go(t) for t in targets):
             return "go"
         if any(".py" in t or "::" in t for t in targets):
             return "pytest"
@@ -287,34 +361,52 @@ def format_validation_error(
             fix=f"add '{loc[-1]}:' ({schema_hint})",
         )
     msg = str(first["msg"]).removeprefix("Value error, ")
-    return UserError(f"{msg}{more}", file=file, field=field, fix=schema_hint)
+    fix = (first.get("ctx") or {}).get("fix") or schema_hint
+    return UserError(f"{msg}{more}", file=file, field=field, fix=fix)
 
 
 def parse_scenario(text: str, file: Path) -> Scenario:
     """Parse YAML text into a Scenario, or raise a one-line UserError."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise UserError(
-            f"YAML syntax error at {where}: {problem}",
-            file=file,
-            field="(yaml)",
-            fix="fix the indentation or quoting at that position",
-        ) from None
+    data = parse_yaml(text, file)
     if not isinstance(data, dict):
         raise UserError(
-            "the file must be a YAML mapping of keys",
+            "the file is empty" if data is None else "the file must be a YAML mapping of keys",
             file=file,
             field="(top level)",
             fix="start with 'name:', 'repo:', 'commit:'",
         )
     try:
-        return Scenario.model_validate(data)
+        scn = Scenario.model_validate(data)
     except ValidationError as err:
         raise format_validation_error(err, file) from None
+    check_targets(scn, file)
+    return scn
+
+
+def check_targets(scn: Scenario, file: Path) -> None:
+    """Go targets follow goagentbench's grammar; pytest targets must split like a shell."""
+    go = scn.runner() == "go"
+    for key, entries in (("tests", scn.verify.tests), ("partial-tests", scn.verify.partial_tests)):
+        for i, entry in enumerate(entries):
+            try:
+                if go:
+                    parse_go_target(entry)
+                else:
+                    shlex.split(entry)
+            except TargetError as exc:
+                raise UserError(
+                    f"{exc} in '{entry.strip()}'",
+                    file=file,
+                    field=f"verify.{key}[{i}]",
+                    fix=exc.fix,
+                ) from None
+            except ValueError as exc:
+                raise UserError(
+                    f"'{entry}' does not split into words: {exc}",
+                    file=file,
+                    field=f"verify.{key}[{i}]",
+                    fix="close the quote",
+                ) from None
 
 
 def scenario_dir(name: str, root: Path) -> Path:
@@ -371,7 +463,7 @@ def load_scenario(name: str, root: Path) -> LoadedScenario:
             field="(scenario)",
             fix=f"pick one of: {known} (see `harness scenarios`)",
         )
-    scn = _check_version(parse_scenario(file.read_text(encoding="utf-8"), file), directory, file)
+    scn = _check_version(parse_scenario(read_text(file), file), directory, file)
     try:
         display = directory.relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -392,8 +484,8 @@ def _check_files(loaded: LoadedScenario) -> None:
         loaded.file(step.from_, f"verify.copy[{i}].from")
     if scn.spec:
         loaded.file(scn.spec, "spec")
-    if scn.solution:
-        loaded.file(scn.solution, "solution")
+    # The solution is not required here: authors set up the workspace to write it
+    # (`harness solution save`); the oracle and the controls demand it when they run.
     if scn.verify.suite:
         loaded.file(scn.verify.suite, "verify.suite")
     if not (scn.verify.tests or scn.verify.partial_tests or scn.verify.suite):

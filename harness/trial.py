@@ -10,24 +10,26 @@ recorded as ``error``. ``run.json`` is written by ``Trial.save`` only.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
+from harness import __version__, containment, gab, trialseed
 from harness.agents import Agent, AgentContext, AgentResult, get_agent
 from harness.agents.builtin import reference_solution
 from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
+from harness.budget import Budget
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
 from harness.gitutil import full_diff
+from harness.proof_env import environment as proof_environment
 from harness.registry import NO_MODEL, LLMEntry, Registry
-from harness.results import RunDir, RunMeta, new_run_id
+from harness.results import Phase, RunDir, RunMeta, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
 from harness.scenario import LoadedScenario
+from harness.scoring.appkit.slot import scoring_slot
 from harness.settings import Settings
 from harness.verify.engine import copy_hidden
 from harness.verify.report import build_report, render_text
@@ -52,6 +54,7 @@ class RunOptions:
     record: bool = False  # keep the gateway's request/response recording in the run
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
+    budget: Budget | None = None  # --budget-* limits over the scenario's
 
 
 @dataclass(frozen=True)
@@ -150,12 +153,20 @@ class Trial:
             scenario_version=loaded.version,
             scenario_sha=loaded.sha256,
             spec_sha256=s.spec_sha256,
-            seed=s.seed,
+            seed=None,  # the secret seed is recorded only once scoring is over
             commit=s.commit,
             baseline=s.baseline,
             harness_version=__version__,
             **fields,
         )
+
+    def budget(self, opts: RunOptions) -> Budget:
+        """The scenario's budget with the job's ``--budget-*`` limits over it."""
+        return self.loaded.scenario.budget.merged(opts.budget)
+
+    def secret_seed(self) -> str:
+        """The trial's secret seed, held by the harness outside the workspace."""
+        return trialseed.load(self.settings.workspace, self.loaded.name, self.state.baseline)
 
     def _labels(self, phase: str) -> dict[str, str]:
         assert self.run is not None
@@ -185,12 +196,16 @@ class Trial:
             model=entrant.llm.name,
             model_id=entrant.llm.id_for(entrant.name),
             sandbox=self.backend.name,
+            sandboxes={"agent": self.backend.name},
             job=opts.job,
             trial_key=opts.trial_key,
             repetition=opts.repetition,
         )
         if entrant.fleet_file is not None:
             meta.fleet = _fleet_fingerprint(entrant.fleet_file)
+        record: dict[str, Any] = {}
+        containment.record(record, self.loaded.scenario.sandbox, self.budget(opts))
+        meta = meta.model_copy(update=record)
         run = self._begin_run(meta)
         self.agent_turn(entrant, opts, self.loaded.scenario.agent.instructions, turn=1)
         return run
@@ -214,13 +229,19 @@ class Trial:
             pids=env.pids,
             network="none" if llm.name == NO_MODEL else "internal",
             labels=self._labels("agent"),
+            policy=self.loaded.scenario.sandbox,
         )
         try:
             ref = self.backend.agent_image(entrant.agent, self.loaded)
             if ref is not None:
                 spec.image = ref.tag
                 meta.images["agent"] = ref.id
+            # the scenario's pinned toolchain and prepared dependencies, as the backend
+            # exposes them to the sandbox
+            meta.toolchain = self.backend.provision(spec, self.loaded, ws, self.state.baseline)
             self.save()
+            if turn == 1:
+                gab.write_run_start(ws, meta.as_json())  # goagentbench's .run-start.json
             result = self._agent_in_sandbox(entrant, opts, spec, instructions, turn)
         except UserError:
             if turn == 1:
@@ -230,6 +251,7 @@ class Trial:
         except HarnessError as exc:
             run.end(phase, "error", exc.one_line())
             write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+            self._gab_progress(write=True)
             raise
         except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
             run.end(phase, "error", f"{type(exc).__name__}: {exc}")
@@ -239,6 +261,20 @@ class Trial:
             raise
         run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
         write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+        self._gab_progress(write=True)
+
+    def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None:
+        """goagentbench's run progress (None when no agent ran); written to the
+        workspace's ``.run-progress.json`` when ``write``."""
+        run, meta = self.run, self.meta
+        assert run is not None and meta is not None
+        if not any(p.name == "agent" for p in run.phases):
+            return None
+        phases = [p.as_dict() for p in run.phases]
+        progress = gab.run_progress(meta.as_json(), phases, run.usage, now_iso())
+        if write:
+            gab.write_run_progress(self.workspace, progress)
+        return progress
 
     def _agent_in_sandbox(
         self, entrant: Entrant, opts: RunOptions, spec: SandboxSpec, instructions: str, turn: int
@@ -250,11 +286,19 @@ class Trial:
         gateway: Gateway | None = None
         try:
             sandbox.start()
+            budget = self.budget(opts)
+            guard = containment.Guard(sandbox, budget)  # limits and the budget stop the agent
             if llm.name != NO_MODEL:
                 gateway = self.backend.gateway(
                     sandbox,
                     GatewaySpec(
-                        run.run_id, entrant.name, llm, entrant.fleet_file, opts.replay, opts.record
+                        run.run_id,
+                        entrant.name,
+                        llm,
+                        entrant.fleet_file,
+                        opts.replay,
+                        opts.record,
+                        budget,
                     ),
                 )
                 meta.images["gateway"] = gateway.image_id
@@ -265,7 +309,7 @@ class Trial:
             ctx = AgentContext(
                 scenario=self.loaded,
                 workspace=self.workspace,
-                sandbox=sandbox,
+                sandbox=guard.sandbox,  # type: ignore[arg-type]  # a proxy that sees limits
                 model=llm,
                 seed=self.state.seed,
                 out_dir=out_dir,
@@ -274,7 +318,8 @@ class Trial:
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
             )
-            result = entrant.agent.run(ctx)
+            with guard.watching(gateway):
+                result = guard.verdict(entrant.agent.run(ctx))
             if gateway is not None:
                 usage = _usage(gateway, run.path / "gateway" / suffix, result.self_reported_usage)
                 run.usage = merge_usage(run.usage, usage)
@@ -289,7 +334,8 @@ class Trial:
     def copy_hidden(self) -> None:
         """Copy the hidden files into the workspace (for scenario authors); marks it."""
         s = self.state
-        copy_hidden(make_request(self.loaded, self.workspace, s.baseline, s.seed), self.workspace)
+        request = make_request(self.loaded, self.workspace, s.baseline, self.secret_seed())
+        copy_hidden(request, self.workspace)
         self.state = dataclasses.replace(s, contaminated=True)
         write_state(self.workspace, self.state)
 
@@ -303,31 +349,39 @@ class Trial:
         )
         self._begin_run(meta)
 
-    def _agent_outcome(self) -> str | None:
-        """How the last agent turn ended, or None when no agent ran (a manual run)."""
+    def _last_agent_phase(self) -> Phase | None:
+        """The last agent turn, or None when no agent ran (a manual run)."""
         assert self.run is not None
         agent_phases = [p for p in self.run.phases if p.name == "agent"]
-        return agent_phases[-1].outcome if agent_phases else None
+        return agent_phases[-1] if agent_phases else None
 
     def verify(self) -> TrialResult:
         """Verify the run's workspace; write verify/report.json and report.txt."""
         s = self.state
-        request = make_request(self.loaded, self.workspace, s.baseline, s.seed)
+        seed = self.secret_seed()
+        request = make_request(
+            self.loaded, self.workspace, s.baseline, seed, sandbox=self.backend.name
+        )
+        slot: dict[str, Any] = {}
         if self.run is None:
             self._manual_run()
         run, meta = self.run, self.meta
         assert run is not None and meta is not None
+        meta.sandboxes["verify"] = self.backend.name
+        self.save()
         phase = run.begin("verify")
         try:
-            outcome, image_id = self.backend.verify(
-                VerifySpec(
+            outcome, image_id = containment.stopped(run), None  # a limit or budget ended it
+            if outcome is None:
+                spec = VerifySpec(
                     self.loaded,
                     self.workspace,
                     request,
                     self._labels("verify"),
                     run.verify_dir / "evidence",
                 )
-            )
+                with scoring_slot(request.suite_dir is not None) as slot:  # one app at a time
+                    outcome, image_id = self.backend.verify(spec)
             if image_id is not None:
                 meta.images["verify"] = image_id
                 self.save()
@@ -338,23 +392,22 @@ class Trial:
             detail = (
                 exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
             )
-            outcome = VerifyOutcome(
-                success=False,
-                partial_score=None,
-                rules=[],
-                targets=[],
-                changed_files=[],
-                hidden_files=[],
-                error=detail,
-            )
+            outcome = VerifyOutcome.ungraded(error=detail)
         except BaseException:
             run.end(phase, "interrupted", "stopped by a signal")
             raise
-        verdict = decide(outcome, self._agent_outcome())
-        report = build_report(meta.as_json(), outcome, verdict.outcome)
-        report["grader"] = grader_verdict(
-            self.settings.results, self.loaded.name, self.loaded.sha256
+        meta.seed = seed  # recorded only now that scoring is over
+        self.save()
+        last = self._last_agent_phase()
+        verdict = decide(outcome, last.outcome if last else None)
+        report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
+        loaded = self.loaded
+        here = proof_environment(
+            loaded, self.backend.name, self.workspace, s.baseline, image=meta.images.get("verify")
         )
+        report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
+        report.update(containment.report_fields(meta.as_json(), last))
+        report["scoring_slot"] = slot
         text = render_text(report, outcome.report_text)
         write_json(run.verify_dir / "report.json", report)
         write_atomic(run.verify_dir / "report.txt", text)
@@ -465,7 +518,7 @@ def _model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path |
                 fix="give the path of a recorded cassette (JSONL)",
             )
         return None
-    fleet = Path(os.environ.get("HARNESS_FLEET", settings.project_root / "fleet.yml"))
+    fleet = settings.fleet_file
     if not fleet.is_file():
         raise UserError(
             f"model '{llm.name}' needs the fleet, and there is no fleet file",

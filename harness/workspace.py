@@ -14,11 +14,19 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness import __version__
+from harness import __version__, trialseed
 from harness.errors import UserError
-from harness.fsutil import copy_destinations, copy_pairs, read_json, sha256_file, write_json
+from harness.fsutil import (
+    copy_destinations,
+    copy_pairs,
+    make_dirs,
+    read_json,
+    remove_empty_dirs,
+    sha256_file,
+    write_json,
+)
 from harness.gitutil import apply_patch, commit_all
-from harness.repo import clone
+from harness.repo import clone, seal
 from harness.scenario import LoadedScenario
 from harness.settings import Settings
 
@@ -28,7 +36,11 @@ SETUP_EXEC_TIMEOUT = 900
 
 @dataclass(frozen=True)
 class WorkspaceState:
-    """What setup made: recorded inside ``.git`` so the agent's diff never shows it."""
+    """What setup made: recorded inside ``.git`` so the agent's diff never shows it.
+
+    The agent can read this file, so ``seed`` is only the scenario's *public* seed; the
+    trial's secret seed is held outside the workspace by ``harness.trialseed``.
+    """
 
     scenario: str
     scenario_sha: str
@@ -133,22 +145,29 @@ def _apply_steps(loaded: LoadedScenario, tree: Path, seed: str) -> str | None:
 
 
 def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -> Path:
-    """Create a fresh, ready workspace for ``loaded``; replace any previous one."""
-    seed = seed or loaded.seed
+    """Create a fresh, ready workspace for ``loaded``; replace any previous one.
+
+    ``seed`` is the trial's secret seed (a fresh one when None); setup steps (trusted
+    scenario code) see it as HARNESS_SEED, the workspace never records it.
+    """
+
+    seed = seed or trialseed.new_seed()
     target = workspace_path(loaded, settings)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    created = make_dirs(target.parent)  # removed again if setup fails: no empty folders
     staging = Path(tempfile.mkdtemp(prefix=f".setup-{target.name}-", dir=target.parent))
+    ready = False
     try:
         tree = staging / "tree"
         clone(loaded, tree, settings.repo_cache, allow_remote=not settings.skip_remote)
         spec_sha = _apply_steps(loaded, tree, seed)
         baseline = commit_all(tree, "harness: baseline after setup")
+        seal(tree)  # no history after the scenario's commit, no leftovers of setup
         write_state(
             tree,
             WorkspaceState(
                 scenario=loaded.name,
                 scenario_sha=loaded.sha256,
-                seed=seed,
+                seed=loaded.seed,  # public; the secret one is kept by trialseed
                 commit=loaded.scenario.commit,
                 baseline=baseline,
                 spec_sha256=spec_sha,
@@ -159,6 +178,10 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
         if target.exists():
             shutil.rmtree(target)
         tree.rename(target)
+        ready = True
+        trialseed.store(settings.workspace, loaded.name, seed, baseline)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if not ready:
+            remove_empty_dirs(created)
     return target

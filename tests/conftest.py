@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+ENV_PREFIXES = ("HARNESS_", "GOAGENTBENCH_")
+# The caller's environment as the test session found it, for the rare test that takes
+# deliberate configuration from CI (e.g. a repository cache); every test starts without it.
+CALLER_ENV = dict(os.environ)
 BOT = {
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@localhost",
@@ -51,6 +55,30 @@ def make_bundle(work: Path, out: Path, files: dict[str, str]) -> str:
     git(["bundle", "create", str(out), "--all"], repo)
     shutil.rmtree(repo)
     return sha
+
+
+def clear_harness_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith(ENV_PREFIXES):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_session_env() -> Iterator[None]:
+    """Module- and session-scoped fixtures see no caller HARNESS_* variables either."""
+    with pytest.MonkeyPatch.context() as mp:
+        clear_harness_env(mp)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without the caller's HARNESS_* / GOAGENTBENCH_* variables.
+
+    A test that needs one sets it itself (monkeypatch.setenv, or the ``env`` of ``cli``),
+    pointing into its own temporary folders.
+    """
+    clear_harness_env(monkeypatch)
 
 
 @pytest.fixture

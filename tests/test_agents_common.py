@@ -263,7 +263,10 @@ def test_no_gateway_is_refused(tmp_path: Path) -> None:
 def test_real_agents_registry() -> None:
     from harness.agents.registry_real import REAL_AGENTS
 
-    assert set(REAL_AGENTS) == {"mini-swe-agent", "aider", "codex", "opencode", "goose"}
+    assert set(REAL_AGENTS) == {
+        "mini-swe-agent", "aider", "codex", "opencode", "claude-code", "qwen-code", "goose",
+        "crush", "openhands",
+    }  # fmt: skip
     for name, cls in REAL_AGENTS.items():
         agent = cls()
         assert agent.name == name
@@ -271,4 +274,4 @@ def test_real_agents_registry() -> None:
     entries = yaml.safe_load((REPO_ROOT / "agents.yml").read_text())["agents"]
     shipped = {e["name"] for e in entries} - {"oracle", "nop"}
     # every shipped real agent has an adapter; goose has one but is not installable here
-    assert shipped == set(REAL_AGENTS) - {"goose"}
+    assert shipped == set(REAL_AGENTS) - {"goose", "crush"}

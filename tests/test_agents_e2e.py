@@ -23,9 +23,12 @@ import pytest
 
 from harness.agents.aider import AiderAgent
 from harness.agents.base import AgentContext
+from harness.agents.claude import ClaudeCodeAgent
 from harness.agents.codex import CodexAgent
 from harness.agents.mini import MiniAgent
 from harness.agents.opencode import OpencodeAgent
+from harness.agents.openhands import OpenHandsAgent
+from harness.agents.qwen import QwenCodeAgent
 from harness.fleet.gateway import GatewayServer
 from harness.registry import LLMEntry
 from harness.sandbox.base import SandboxSpec
@@ -47,6 +50,24 @@ CASES = [  # agent, cassette, scenario, hidden tests pass?, transcript kept in t
     (AiderAgent, "aider-py-fast-wrong.jsonl", "smoke/py-fast", False, "chat.md"),
     (CodexAgent, "codex-py-fast-noop.jsonl", "smoke/py-fast", False, "codex-sessions"),
     (OpencodeAgent, "opencode-py-fast-noop.jsonl", "smoke/py-fast", False, "opencode"),
+    (ClaudeCodeAgent, "claude-py-fast-solve.jsonl", "smoke/py-fast", True, "claude-projects"),
+    (ClaudeCodeAgent, "claude-py-fast-wrong.jsonl", "smoke/py-fast", False, "claude-projects"),
+    (QwenCodeAgent, "qwen-py-fast-solve.jsonl", "smoke/py-fast", True, "qwen-projects"),
+    (QwenCodeAgent, "qwen-py-fast-wrong.jsonl", "smoke/py-fast", False, "qwen-projects"),
+    (
+        OpenHandsAgent,
+        "openhands-py-fast-solve.jsonl",
+        "smoke/py-fast",
+        True,
+        "openhands-conversations",
+    ),
+    (
+        OpenHandsAgent,
+        "openhands-py-fast-wrong.jsonl",
+        "smoke/py-fast",
+        False,
+        "openhands-conversations",
+    ),
 ]
 
 
@@ -179,6 +200,12 @@ def cassette_usage(path: Path) -> tuple[int, int, int]:
         ("aider", "aider-py-fast-wrong.jsonl", "failed"),
         ("codex", "codex-py-fast-noop.jsonl", "failed"),
         ("opencode", "opencode-py-fast-noop.jsonl", "failed"),
+        ("claude-code", "claude-py-fast-solve.jsonl", "success"),
+        ("claude-code", "claude-py-fast-wrong.jsonl", "failed"),
+        ("qwen-code", "qwen-py-fast-solve.jsonl", "success"),
+        ("qwen-code", "qwen-py-fast-wrong.jsonl", "failed"),
+        ("openhands", "openhands-py-fast-solve.jsonl", "success"),
+        ("openhands", "openhands-py-fast-wrong.jsonl", "failed"),
     ],
 )
 def test_harness_exec_replay(

@@ -1,7 +1,10 @@
-"""apps/invoice-sync proves its grader: HIGH, LOW, ISOLATION and DETERMINISM.
+"""apps/invoice-sync 2.x: the reference passes, the LOW tree and a critical defect fail,
+and the shipped defects are realistic and declared.
 
-The suite executes each tree for real (mock upstream, SIGKILL + respawn, chromium), so
-the trees are scored once per module and the tests read the scores.
+The suite executes each tree for real (mock upstream, SIGKILL + respawn, chromium), about
+20 s a tree, so only four trees are scored here; `harness controls apps/invoice-sync`
+scores all of them (the full controls are run by the test in test_controls.py when
+HARNESS_TEST_APP_CONTROLS=1).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import yaml
 from harness.scenario import load_scenario
 from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
+from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
-from harness.scoring.controls import DefectOutcome, broken_checks, evaluate_controls
+from harness.scoring.controls import broken_checks
 
 pytestmark = [
     pytest.mark.integration,
@@ -55,28 +59,34 @@ def _skeleton(dest: Path) -> Path:
     return dest
 
 
-def _solution(dest: Path, defect: str | None = None) -> Path:
+def _solution(dest: Path, patch: Path | None = None) -> Path:
     shutil.copytree(SCENARIO / "solution", dest)
-    if defect:
-        _git("apply", str(SCENARIO / "defects" / f"{defect}.patch"), cwd=dest)
+    if patch:
+        _git("apply", str(patch), cwd=dest)
     return dest
 
 
 class Scored:
-    """Scores of every tree, computed once."""
+    """Scores of the trees these tests read, computed once."""
 
     def __init__(self, tmp: Path) -> None:
         self.module = _suite_module()
         self.scorer = Scorer(self.module.suite)
-        self.seed = LOADED.seed
+        self.seed = "0123456789abcdef"
         self.tmp = tmp
         self.solution = self.score(_solution(tmp / "solution"), "solution")
-        self.solution_again = self.score(tmp / "solution", "solution-again")
+        self.low = self.score(_solution(tmp / "low", SCENARIO / "low.patch"), "low")
         self.skeleton = self.score(_skeleton(tmp / "skeleton"), "skeleton")
-        self.defects = {d: self.score(_solution(tmp / f"tree-{d}", d), d) for d in DEFECTS}
+        self.float_money = self.score(
+            _solution(tmp / "float", SCENARIO / "defects" / "float-money.patch"), "float"
+        )
 
     def score(self, tree: Path, name: str) -> Score:
-        with self.module.context(tree, self.seed, self.tmp / f"evidence-{name}") as ctx:
+        evidence = self.tmp / f"evidence-{name}"
+        with (
+            protecting([SCENARIO, evidence]),
+            self.module.context(tree, self.seed, evidence) as ctx,
+        ):
             rows = run_checks(self.module.suite, ctx)
         return self.scorer.score_rows(rows)
 
@@ -90,61 +100,49 @@ def _declared(defect: str) -> dict[str, Any]:
     return dict(yaml.safe_load((SCENARIO / "defects" / f"{defect}.yml").read_text()))
 
 
-def test_reference_solution_scores_high(scored: Scored) -> None:
+def _bar(scored: Scored) -> float:
+    thresholds = scored.scorer.thresholds()
+    assert thresholds is not None
+    return thresholds.bar
+
+
+def test_reference_solution_passes_every_check(scored: Scored) -> None:
     score = scored.solution
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0}
-    assert score.final >= 0.9 and not score.unavailable, bad
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert score.final >= _bar(scored) and not score.unavailable, bad
     assert (scored.tmp / "evidence-solution" / "invoices.png").stat().st_size > 0
+    assert score.era.startswith("invoice-sync@2.")
+
+
+def test_low_tree_boots_but_scores_low_and_fails(scored: Scored) -> None:
+    score = scored.low
+    health = next(r for r in score.rows if r.check == "app.health")
+    assert health.score == 1.0  # it runs and serves ...
+    assert score.final <= 0.2 and score.final < _bar(scored)  # ... but does the job wrong
 
 
 def test_empty_skeleton_scores_low_with_one_root_block(scored: Scored) -> None:
     score = scored.skeleton
     assert score.final <= 0.2
     assert [b.root for b in score.blocks] == ["app.health"]
-    assert len(score.blocks[0].downstream) == len(score.rows) - 1
+    measured = [r for r in score.rows if r.tier != "diagnostic"]  # confinement, timing
+    assert len(score.blocks[0].downstream) == len(measured) - 1
 
 
-def test_scoring_the_same_tree_twice_gives_the_same_vector(scored: Scored) -> None:
-    assert scored.solution.vector() == scored.solution_again.vector()
+def test_float_money_breaks_only_money_and_fails(scored: Scored) -> None:
+    score = scored.float_money
+    broken = set(broken_checks(scored.solution, score, 0.01))
+    assert broken == set(_declared("float-money")["breaks"]) == {"money.exact"}
+    assert score.final < _bar(scored)
 
 
-def test_six_or_more_defects_with_a_critical_one() -> None:
+def test_ten_or_more_realistic_defects_and_critical_ones_are_declared() -> None:
     suite = _suite_module().suite
     critical = {c.name for c in suite.checks if c.critical}
-    assert len(DEFECTS) >= 6
-    assert any(set(_declared(d)["breaks"]) & critical for d in DEFECTS)
-
-
-@pytest.mark.parametrize("defect", DEFECTS)
-def test_each_defect_breaks_exactly_its_declared_checks(scored: Scored, defect: str) -> None:
-    declared = set(_declared(defect)["breaks"])
-    score = scored.defects[defect]
-    broken = set(broken_checks(scored.solution, score, 0.01))
-    downstream = {n for d in declared for n in scored.module.suite.downstream(d)}
-    assert declared <= broken, {r.check: r.detail for r in score.rows}
-    assert broken - declared <= downstream, {
-        r.check: r.detail for r in score.rows if r.check in broken - declared
-    }
-
-
-def test_a_critical_defect_costs_more_than_any_cosmetic_one(scored: Scored) -> None:
-    money = scored.defects["fixed-exponent"].final
-    cosmetic = [scored.defects[d].final for d in ("hidden-rows", "console-error")]
-    assert money < min(cosmetic)
-
-
-def test_the_controls_trust_the_grader(scored: Scored) -> None:
-    thresholds = scored.scorer.thresholds()
-    assert thresholds is not None and not thresholds.calibrated
-    isolation = [
-        DefectOutcome(name=d, declared=list(_declared(d)["breaks"]), score=s)
-        for d, s in scored.defects.items()
-    ]
-    report = evaluate_controls(
-        scored.solution,
-        scored.skeleton,
-        isolation,
-        (scored.solution.vector(), scored.solution_again.vector()),
-        thresholds,
-    )
-    assert report.trusted, report.text()
+    names = {c.name for c in suite.checks}
+    assert len(DEFECTS) >= 10
+    for d in DEFECTS:
+        meta = _declared(d)
+        assert set(meta["breaks"]) <= names and meta["harm"]
+        if set(meta["breaks"]) & critical:
+            assert meta.get("critical") is True, d

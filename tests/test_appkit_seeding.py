@@ -42,11 +42,13 @@ def test_fault_positions_move_across_seeds_but_keep_their_structure() -> None:
     for n in range(40):
         data = build_dataset(f"{n:016x}")
         f = data.faults
-        seen.add((f.slow_page, f.unavailable_page, f.duplicate_page))
-        assert 1 <= f.slow_page < f.unavailable_page < len(data.pages)
-        dup = data.pages[f.duplicate_page][-1]
-        assert data.pages[f.duplicate_page + 1][0] == dup
-        assert sum(len(p) for p in data.pages) == len(data.invoices) + 1
+        seen.add((f.kill_page, f.slow_page, f.backoff_page, f.retry_after_page))
+        assert 1 <= f.kill_page < min(f.backoff_page, f.retry_after_page) < f.slow_page
+        assert f.slow_page < len(data.pages) and f.backoff_page != f.retry_after_page
+        for page in f.duplicate_pages:
+            last = data.invoices[min((page + 1) * 10, len(data.invoices)) - 1]
+            assert data.pages[page + 1][0] == last
+        assert sum(len(p) for p in data.pages) == len(data.invoices) + 3
         assert {EXPONENTS[i.currency] for i in data.invoices} == {0, 2, 3}
         assert {i.currency for i in data.invoices} == {c for c, _ in CURRENCIES}
     assert len(seen) > 5
@@ -58,4 +60,6 @@ def test_format_minor_uses_the_exponent() -> None:
     assert format_minor(1234, 3) == "1.234"
     assert format_minor(5, 2) == "0.05"
     assert format_minor(7, 3) == "0.007"
+    assert format_minor(-1234, 2) == "-12.34"
+    assert format_minor(2**53 + 1, 2) == "90071992547409.93"
     assert format_minor(-1200, 2) == "-12.00"

@@ -22,10 +22,11 @@ from harness.job.plan import JobConfig
 from harness.report.board.site import build_board
 from harness.report.cli import serve
 from harness.report.collect import collect
-from harness.scenario import list_scenarios
+from harness.scenario import list_scenarios, load_scenario
 from harness.settings import Settings
 from tests.conftest import REPO_ROOT
 from tests.support.jobs_agents import write_result
+from tests.support.repo_cache import is_real_repo
 
 pytestmark = pytest.mark.browser
 ARGS = [
@@ -161,7 +162,12 @@ def test_oracle_tops_and_nop_trails_on_shipped_scenarios(
     project: Path, tmp_path: Path, page: Page
 ) -> None:
     root = REPO_ROOT / "scenarios"
-    scenarios = [s for s in list_scenarios(root) if not s.startswith("smoke/")]
+    # real-repository scenarios have their own oracle/nop test (test_real_repo_scenarios)
+    scenarios = [
+        s
+        for s in list_scenarios(root)
+        if not s.startswith("smoke/") and not is_real_repo(load_scenario(s, root).scenario.repo)
+    ]
     settings = Settings(
         workspace=tmp_path / "ws",
         results=tmp_path / "results",

@@ -58,7 +58,8 @@ def test_cleanup_removes_labelled_leftovers(
     other = cleanup(job="some-other-job", client=client)
     assert len(leftovers(client, trial)) == 4 and other["containers"] == 0
     removed = cleanup(job=f"{trial}-job", client=client)
-    assert removed == {"containers": 2, "networks": 2, "volumes": 1}
+    # each sandbox's size-capped tmpfs volumes (/tmp, $HOME, /workspace) go with it
+    assert removed == {"containers": 2, "networks": 2, "volumes": 1 + 2 * 3}
     assert leftovers(client, trial) == []
     assert client.volumes.list(filters={"name": volume.name}) == []
 

@@ -60,7 +60,9 @@ def test_copy_in_and_out(
     (src / "pkg" / "sub").mkdir(parents=True)
     (src / "pkg" / "sub" / "m.py").write_text("X = 1\n")
     (src / "one.txt").write_text("one")
-    with DockerSandbox(_spec(image, trial), client=client) as box:
+    with DockerSandbox(_spec(image, trial, scratch={"/opt/deep": "16m"}), client=client) as box:
+        with pytest.raises(InfraError, match="read-only"):  # the root filesystem
+            box.copy_in(src / "one.txt", "/opt/one.txt")
         box.copy_in(src / "pkg", "/opt/deep/pkg")
         box.copy_in(src / "one.txt", "rel/one.txt")
         listing = box.exec(["sh", "-c", "cat /opt/deep/pkg/sub/m.py /workspace/rel/one.txt"])
@@ -135,6 +137,7 @@ def test_copied_workspace_and_injected_source(
     ws.mkdir()
     (ws / "app.py").write_text("print('app')\n")
     spec = _spec(image, trial, workspace=ws, mount_workspace=False)
+    spec.phase = "verify"  # harness source goes into verifier (and gateway) sandboxes
     box = make_sandbox("docker", spec)
     try:
         box.start()
@@ -144,6 +147,8 @@ def test_copied_workspace_and_injected_source(
         code = "import harness.errors as e; print(e.EXIT_INFRA)"
         result = box.exec(["python3", "-c", code], env={"PYTHONPATH": pythonpath})
         assert result.stdout == "3\n", result.stderr
+        tamper = box.exec(["sh", "-c", f"echo x >> {pythonpath}/harness/errors.py"])
+        assert tamper.returncode != 0  # the injected source is read-only to commands
     finally:
         box.stop()
     assert leftovers(client, trial) == []

@@ -21,6 +21,7 @@ def harness(args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
         "HARNESS_WORKSPACE": str(tmp / "ws"),
         "HARNESS_RESULTS": str(tmp / "res"),
         "HARNESS_SCENARIO_ROOT": str(REPO_ROOT / "scenarios"),
+        "HARNESS_SKIP_REMOTE": "1",  # tests never reach github.com (real-repo scenarios)
     }
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", *args],

@@ -74,3 +74,56 @@ def test_container_gateway_refuses_calls_past_the_budget(tmp_path: Path) -> None
     finally:
         gw.stop()
         net.remove()
+
+
+def test_container_gateways_lease_hosts_from_the_job_router(tmp_path: Path) -> None:
+    """Two trial gateway containers, each on its own internal network, share one router
+    that runs in this process on the Docker bridge address (as ``job_router`` starts it)."""
+    docker = pytest.importorskip("docker")
+    from harness.fleet.config import parse_fleet
+    from harness.fleet.shared import RouterService, bridge_address
+    from harness.fleet.testserver import TestHost
+
+    addr = bridge_address()
+    if addr == "127.0.0.1":
+        pytest.skip("no Docker bridge")
+    client = docker.from_env()
+    label = {"harness.test": "fleet-router"}
+    with TestHost(host=addr, models=["org/m"], prefill=1e6, decode=1e5) as host:
+        fleet = {
+            "hosts": [{"name": "h", "base_url": host.url}],
+            "models": {"m": {"upstream": "org/m"}},
+        }
+        fleet_file = tmp_path / "fleet.yml"
+        fleet_file.write_text(json.dumps(fleet))
+        with RouterService(parse_fleet(fleet), host=addr) as service:
+            gws, nets = [], []
+            try:
+                for i in range(2):
+                    net = client.networks.create(
+                        f"harness-test-{uuid.uuid4().hex[:8]}", internal=True, labels=label
+                    )
+                    nets.append(net)
+                    gw = TrialGateway(
+                        trial=f"trial-{i}",
+                        agent="a",
+                        llm=LLMEntry(name="m", model="m"),
+                        network=net.name,
+                        labels=label,
+                        fleet_file=fleet_file,
+                        router_url=service.url,
+                    )
+                    gws.append(gw)
+                    gw.start()
+                    res = gw.sandbox.exec(["python3", "-c", CALL, gw.key], timeout=30)
+                    assert res.ok and json.loads(res.stdout)["status"] == 200, res.stdout
+                snap = service.routing.snapshot_now()
+                for i, gw in enumerate(gws):
+                    usage = gw.collect(tmp_path / f"out-{i}")
+                    assert usage["calls"] == 1
+            finally:
+                for gw in gws:
+                    gw.stop()
+                for net in nets:
+                    net.remove()
+    assert snap["h"]["calls"] == 2 and snap["h"]["inflight"] == 0

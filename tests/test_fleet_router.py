@@ -188,3 +188,27 @@ def test_slots_of_a_host_that_reports_none_are_learned_from_concurrency():
             expected_s=1.1,
         )
     assert r.hosts["v0"].slots == 2 and r.hosts["known"].slots == 1
+
+
+def test_affinity_slack_spares_a_warm_cache_only_among_hosts_of_like_speed():
+    clock = Clock()
+    hosts = [
+        HostState("slow", 350, 35),
+        HostState("fast", 2200, 220),
+        HostState("fast2", 1800, 180),
+    ]
+    r = Router(hosts, Routing(affinity_slack=2.0), clock)
+    # a trial warm on the slow host: its next turn is sooner on the (cold, busy) fast host,
+    # though within the slack; it leaves, and every later turn of the trial runs faster
+    r.succeeded("slow", "t1", prompt=2000, cached=0, completion=50, ttft_s=None, total_s=None)
+    r.begin("fast", "busy", Job("t9", 100, 1), 0.5)
+    job = Job("t1", 2600, 60)
+    assert r.expected_finish("slow", job) <= 2.0 * r.expected_finish("fast", job)
+    assert r.choose(["slow", "fast"], job).host == "fast"
+    r.end("fast", "busy")
+    # warm on a host of like speed whose finish is a little later: it stays there
+    r.succeeded("fast2", "t2", prompt=80, cached=0, completion=20, ttft_s=None, total_s=None)
+    job = Job("t2", 2600, 60)
+    assert r.expected_finish("fast", job) < r.expected_finish("fast2", job)
+    c = r.choose(["fast", "fast2"], job)
+    assert c.host == "fast2" and c.reason == "affinity"

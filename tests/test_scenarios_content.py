@@ -1,8 +1,10 @@
 """The shipped scenarios grade what they claim, checked without harness's engine.
 
-For every scenario under ``scenarios/`` (and the goagentbench fixture): clone its bundle,
-check out ``commit``, run the setup steps, copy the hidden tests in, and run each test
-target with plain ``python -m pytest`` / ``go test``:
+For every scenario under ``scenarios/`` (and the goagentbench fixture): get its repository
+at ``commit`` (a bundle in the scenario folder, or a URL-pinned repository from the
+repository cache, ``HARNESS_REPO_CACHE``, as harness itself finds it), run the setup steps,
+copy the hidden tests in, and run each test target with plain ``python -m pytest`` /
+``go test``:
 
 - the untouched workspace fails at least one required target (the nop agent must fail);
 - workspace + solution.patch passes every target (the oracle must succeed);
@@ -27,6 +29,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.errors import UserError
+from harness.repo import cached_mirror, resolve_source
+from harness.repo import clone as harness_clone
 from harness.scenario import LoadedScenario, list_scenarios, load_scenario
 
 pytestmark = pytest.mark.integration
@@ -34,8 +39,15 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
 FIXTURES = ROOT / "tests" / "fixtures" / "goagentbench"
-# Scenarios whose repo is a remote URL: the bundle that stands in for it in tests.
-REMOTE_BUNDLES = {"github.com/example/sorting": FIXTURES / "sorting.bundle"}
+# URL-pinned scenarios come from the repository cache the user points at (read once at
+# import, before any fixture isolates the environment); on a machine with network and no
+# cache they are cloned from their host, as `harness setup` would.
+USER_CACHE = os.environ.get("HARNESS_REPO_CACHE")
+SKIP_REMOTE = os.environ.get("HARNESS_SKIP_REMOTE", "").strip().lower() in {"1", "true", "yes"}
+IN_CI = bool(os.environ.get("CI"))
+# Offline copies of public repositories (<host>/<org>/<name>.bundle) on this project's
+# machines, beside the checkout; used when the repository cache lacks a repository.
+SHARED_REPOS = ROOT.parent / "shared" / "repos"
 
 SHIPPED = list_scenarios(SCENARIOS)
 
@@ -87,11 +99,45 @@ def _copy_into(src: Path, dest_dir: Path) -> None:
         shutil.copy2(src, dest_dir / src.name)
 
 
-def _bundle_of(loaded: LoadedScenario) -> Path:
-    repo = loaded.scenario.repo
-    if repo.endswith(".bundle"):
-        return loaded.file(repo, "repo")
-    return REMOTE_BUNDLES[repo]
+def _fixture_cache(dest: Path) -> Path:
+    """A repository cache holding the goagentbench fixture's stand-in for its URL."""
+    mirror = dest / "github.com" / "example" / "sorting.git"
+    if not mirror.exists():
+        subprocess.run(
+            ["git", "clone", "-q", "--mirror", str(FIXTURES / "sorting.bundle"), str(mirror)],
+            check=True,
+        )
+    return dest
+
+
+def _cache_for(loaded: LoadedScenario, tmp: Path) -> Path | None:
+    """HARNESS_REPO_CACHE, or a cache made from ../shared/repos when only it has the repo."""
+    user = Path(USER_CACHE).resolve() if USER_CACHE else None
+    source = resolve_source(loaded)
+    if source.kind != "remote" or cached_mirror(source, user) is not None:
+        return user
+    bundle = SHARED_REPOS / f"{source.cache_key}.bundle"
+    if not bundle.is_file():
+        return user
+    mirror = tmp / "shared-cache" / f"{source.cache_key}.git"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(bundle), str(mirror)], check=True)
+    return tmp / "shared-cache"
+
+
+def _clone(loaded: LoadedScenario, base: Path, cache: Path | None) -> None:
+    """The repository at ``commit``, found the way `harness setup` finds it."""
+    source = resolve_source(loaded)
+    if source.kind == "remote" and cached_mirror(source, cache) is None:
+        hint = "build one with ../shared/repos/make-cache.sh DEST and set HARNESS_REPO_CACHE=DEST"
+        reason = f"{loaded.name}: {source.cache_key} is not in the repository cache ({hint})"
+        if IN_CI:
+            pytest.fail(reason)
+        if SKIP_REMOTE:
+            pytest.skip(reason)
+    try:
+        harness_clone(loaded, base, cache, allow_remote=not SKIP_REMOTE)
+    except UserError as exc:
+        pytest.fail(f"{loaded.name}: {exc.one_line()}")
 
 
 def _checks(loaded: LoadedScenario) -> dict[str, str]:
@@ -100,10 +146,9 @@ def _checks(loaded: LoadedScenario) -> dict[str, str]:
     return {f"tests:{t}": t for t in [*verify.tests, *verify.partial_tests]}
 
 
-def _prepare(loaded: LoadedScenario, base: Path, env: dict[str, str]) -> Path:
+def _prepare(loaded: LoadedScenario, base: Path, env: dict[str, str], cache: Path | None) -> Path:
     """The workspace after setup, with a commit so that patches apply to a clean tree."""
-    _git(["clone", "-q", str(_bundle_of(loaded)), str(base)], base.parent, env)
-    _git(["checkout", "-q", loaded.scenario.commit], base, env)
+    _clone(loaded, base, cache)
     setup = loaded.scenario.setup_steps
     for step in setup.copy_:
         _copy_into(loaded.file(step.from_, "setup.copy"), base / step.to)
@@ -214,7 +259,11 @@ def test_scenario_grades_as_declared(root: Path, name: str, tmp_path: Path) -> N
         assert any(_matches(path, p) for p in scn.verify.only_modify), f"{path} not allowed"
 
     env = _env(tmp_path)
-    base = _prepare(loaded, tmp_path / "base", env)
+    if root == FIXTURES:
+        cache: Path | None = _fixture_cache(tmp_path / "fixture-cache")
+    else:
+        cache = _cache_for(loaded, tmp_path)
+    base = _prepare(loaded, tmp_path / "base", env, cache)
     variants = [Variant("plain", ()), Variant("solution", (solution,))]
     variants += [Variant(f"defect-{d}", (solution, p)) for d, (p, _) in defects.items()]
     failing = _failing_checks(loaded, base, variants, tmp_path, env)
@@ -241,7 +290,10 @@ def test_repo_task_scenarios_ship_bundle_version_and_defects() -> None:
     for name in REPO_TASKS:
         loaded = load_scenario(name, SCENARIOS)
         assert loaded.scenario.version, f"{name}: shipped scenarios declare a version"
-        assert loaded.scenario.repo.endswith(".bundle"), f"{name}: ship the repo as a bundle"
+        kind = resolve_source(loaded).kind
+        assert kind in {"bundle", "remote"}, (
+            f"{name}: ship the repo as a bundle or pin it by URL (github.com/org/name)"
+        )
         assert _defects(loaded), f"{name}: add at least one defect"
         assert not (loaded.directory / "src").exists(), f"{name}: source lives in the bundle"
 
@@ -311,3 +363,42 @@ def test_make_repo_bundle_is_deterministic(tmp_path: Path) -> None:
     ) == ["a.txt", "pkg/b.py"]
     (src / "a.txt").write_text("changed\n")
     assert tool.make_bundle(src, tmp_path / "three.bundle") != first  # type: ignore[attr-defined]
+
+
+def test_url_pinned_scenario_is_checked_through_the_repo_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario pinned by URL (as goagentbench's are) is graded from HARNESS_REPO_CACHE;
+    without a cache, and with remote access off, the skip says how to build one."""
+    root = tmp_path / "scenarios"
+    folder = root / "x" / "pinned"
+    shutil.copytree(SCENARIOS / "smoke" / "py-fast", folder)
+    cache = tmp_path / "cache"
+    mirror = cache / "github.com" / "acme" / "pinned.git"
+    subprocess.run(
+        ["git", "clone", "-q", "--mirror", str(folder / "repo.bundle"), str(mirror)], check=True
+    )
+    (folder / "repo.bundle").unlink()
+    yml = folder / "scenario.yml"
+    yml.write_text(yml.read_text().replace("repo: repo.bundle", "repo: github.com/acme/pinned"))
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "USER_CACHE", str(cache))
+    (tmp_path / "run").mkdir()
+    test_scenario_grades_as_declared(root, "x/pinned", tmp_path / "run")
+    monkeypatch.setattr(module, "USER_CACHE", None)
+    monkeypatch.setattr(module, "SKIP_REMOTE", True)
+    monkeypatch.setattr(module, "IN_CI", False)
+    (tmp_path / "again").mkdir()
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        test_scenario_grades_as_declared(root, "x/pinned", tmp_path / "again")
+    assert "HARNESS_REPO_CACHE" in str(skipped.value)
+    # Beside the checkout, ../shared/repos/<host>/<org>/<name>.bundle stands in for a cache.
+    shared = tmp_path / "shared"
+    (shared / "github.com" / "acme").mkdir(parents=True)
+    bundle = shared / "github.com" / "acme" / "pinned.bundle"
+    subprocess.run(
+        ["git", "-C", str(mirror), "bundle", "create", "-q", str(bundle), "--all"], check=True
+    )
+    monkeypatch.setattr(module, "SHARED_REPOS", shared)
+    made = _cache_for(load_scenario("x/pinned", root), tmp_path / "made")
+    assert made is not None and (made / "github.com" / "acme" / "pinned.git").is_dir()

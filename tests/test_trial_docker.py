@@ -143,7 +143,8 @@ def test_hidden_material_never_in_agent_container(client, calc: Path, project: P
     report = json.loads((run / "verify" / "report.json").read_text())
     # ... while the verifier had it: the hidden test ran there
     assert report["hidden_files"] == ["test_hidden_calc.py"]
-    assert report["tests"] and report["tests"][0]["name"].endswith("test_add")
+    cases = report["tests"][-1]["cases"]  # one row per target, its tests nested
+    assert cases and cases[0]["name"].endswith("test_add")
     assert not (project / "workspace" / "t" / "calc" / "test_hidden_calc.py").exists()
 
 

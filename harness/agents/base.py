@@ -10,7 +10,15 @@ from harness.registry import LLMEntry
 from harness.sandbox.base import Sandbox
 from harness.scenario import LoadedScenario
 
-AgentExit = Literal["completed", "timeout", "context_window_exceeded", "rate_limited", "crashed"]
+AgentExit = Literal[
+    "completed",
+    "timeout",
+    "context_window_exceeded",
+    "rate_limited",
+    "crashed",
+    "limit",  # a sandbox limit stopped it (harness.containment)
+    "budget",  # the trial's budget was exhausted
+]
 
 
 @dataclass

@@ -34,6 +34,7 @@ CONTEXT_PATTERNS = re.compile(
     r"|prompt is too long|too many tokens",
     re.IGNORECASE,
 )
+BUDGET_PATTERNS = re.compile(r"budget_exceeded|budget is spent", re.IGNORECASE)
 RATE_PATTERNS = re.compile(
     r"rate[_ ]?limit|RateLimitError|too many requests|\b429\b|quota exceeded",
     re.IGNORECASE,
@@ -99,6 +100,8 @@ def classify_exit(
     scanned = f"{status}\n{output[-SCAN_CHARS:]}"
     if CONTEXT_PATTERNS.search(scanned):
         return "context_window_exceeded", tail(output, 8, 800)
+    if returncode != 0 and BUDGET_PATTERNS.search(scanned):  # the gateway's refusal (a 429)
+        return "budget", tail(output, 8, 800)
     if returncode != 0 and RATE_PATTERNS.search(scanned):
         return "rate_limited", tail(output, 8, 800)
     if returncode == 0:
@@ -210,8 +213,8 @@ def run_invocation(
         copy_transcripts(ctx, inv.transcripts)
         if inv.cleanup:
             ctx.sandbox.exec(["rm", "-rf", "--", *inv.cleanup], timeout=60)
-    except InfraError:  # a host-side kill at the deadline already removed the sandbox
-        if not res.timed_out:
+    except InfraError:  # a host-side kill (deadline, or a limit) already ended the sandbox
+        if not (res.timed_out or res.limit):
             raise
     return classify(res, ctx)
 
@@ -288,6 +291,22 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
     cached.write_text(version + "\n")
     _VERSIONS[ref.id] = version
     return version
+
+
+def unshipped_version(agent: str, image: str, why: str, argv: list[str]) -> str:
+    """The version of an agent whose image this project cannot build yet (``why``): a
+    UserError naming the missing ``images/<image>/Dockerfile`` until someone adds one."""
+    from harness.images.graph import images_dir
+
+    if not (images_dir() / image / "Dockerfile").is_file():
+        raise UserError(
+            f"{agent} cannot be installed here: {why}",
+            file=images_dir() / image,
+            field=f"agents.{agent}",
+            fix=f"add images/{image}/Dockerfile that installs the {agent} binary, "
+            f"or remove {agent} from agents.yml",
+        )
+    return image_version(image, argv, r"(\d+\.\d+\.\d+)")
 
 
 class CliAgent:

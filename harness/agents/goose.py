@@ -19,13 +19,11 @@ from harness.agents.common import (
     AGENT_HOME,
     Invocation,
     base_env,
-    image_version,
     require_gateway,
     run_invocation,
     task_text,
+    unshipped_version,
 )
-from harness.errors import UserError
-from harness.images import images_dir
 
 NAME = "goose"
 IMAGE = "agent-goose"
@@ -94,15 +92,8 @@ class GooseAgent:
     name = NAME
 
     def version(self) -> str:
-        if not (images_dir() / IMAGE / "Dockerfile").is_file():
-            raise UserError(
-                "goose cannot be installed here: it is not published on a package registry",
-                file=images_dir() / IMAGE,
-                field="agents.goose",
-                fix="add images/agent-goose/Dockerfile that installs the goose binary, "
-                "or remove goose from agents.yml",
-            )
-        return image_version(IMAGE, ["goose", "--version"], r"(\d+\.\d+\.\d+)")
+        why = "it is not published on a package registry"
+        return unshipped_version("goose", IMAGE, why, ["goose", "--version"])
 
     def image(self, toolchain: str) -> str | None:
         return IMAGE

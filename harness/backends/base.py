@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from harness.agents.base import Agent
+    from harness.budget import Budget
     from harness.images.graph import ImageRef
     from harness.registry import LLMEntry
     from harness.sandbox.base import Sandbox, SandboxSpec
@@ -35,6 +36,7 @@ class GatewaySpec:
     fleet_file: Path | None = None
     replay: Path | None = None
     record: bool = False
+    budget: Budget | None = None  # the trial's limits; calls past them are refused
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class Backend(Protocol):
     """Where the phases of a trial run; chosen by name (``--sandbox NAME``)."""
 
     name: str
+    on_host: bool  # phases see this machine's paths and toolchain (no image between)
 
     def sandbox(self, spec: SandboxSpec) -> Sandbox:
         """A not-yet-started sandbox for ``spec``; the caller starts and stops it."""
@@ -78,6 +81,13 @@ class Backend(Protocol):
 
     def agent_image(self, agent: Agent, loaded: LoadedScenario) -> ImageRef | None:
         """The image the agent phase starts from (built when missing); None: no image."""
+        ...
+
+    def provision(
+        self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
+    ) -> dict[str, Any]:
+        """Expose the scenario's pinned toolchain and prepared dependencies to the agent's
+        sandbox (``spec``, image already chosen); returns what was chosen, for run.json."""
         ...
 
     def agent_version(self, agent: Agent) -> str:

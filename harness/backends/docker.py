@@ -3,20 +3,27 @@ the agent's on its internal network, verification in the network-less scorer ima
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from harness.agents.base import Agent
 from harness.backends.base import GatewaySpec, VerifySpec, started
 from harness.fleet.container import TrialGateway
 from harness.images import ensure_image
 from harness.images.graph import ImageRef
+from harness.provision import provision
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
+from harness.sandbox.engine import docker_client
 from harness.scenario import LoadedScenario
+from harness.toolchain import expand
 from harness.verify.container import verify_in_docker
 from harness.verify.results import VerifyOutcome
 
 
 class DockerBackend:
     name = "docker"
+    on_host = False
 
     def sandbox(self, spec: SandboxSpec) -> Sandbox:
         return DockerSandbox(spec)
@@ -25,6 +32,16 @@ class DockerBackend:
         """The agent's own image, or the scenario's environment image for built-ins."""
         toolchain = loaded.scenario.toolchain()
         return ensure_image(agent.image(toolchain) or f"env-{toolchain}")
+
+    def provision(
+        self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
+    ) -> dict[str, Any]:
+        """Host folders mounted read-only, variables pointing at their inside paths."""
+        prov = provision(loaded, workspace, baseline, self.name)
+        spec.mounts.update(prov.mounts())
+        base = image_env(spec.image) if spec.image else {}
+        spec.env.update(expand(prov.env("docker", phase="agent"), base))
+        return prov.record()
 
     def agent_version(self, agent: Agent) -> str:
         return agent.version()  # a CLI agent reports it from a throwaway container
@@ -42,6 +59,7 @@ class DockerBackend:
                 fleet_file=spec.fleet_file,
                 replay=spec.replay,
                 record=spec.record,
+                budget=spec.budget,
             )
         )
 
@@ -54,4 +72,11 @@ class DockerBackend:
             cpus=env.cpus,
             memory=env.memory,
             evidence_dest=spec.evidence_dest,
+            policy=spec.loaded.scenario.sandbox,
         )
+
+
+def image_env(tag: str) -> dict[str, str]:
+    """The environment an image's containers start with (for ``$PATH``)."""
+    pairs = docker_client().images.get(tag).attrs.get("Config", {}).get("Env") or []
+    return dict(p.split("=", 1) for p in pairs if "=" in p)

@@ -6,25 +6,39 @@ temporary copy of the workspace, so the workspace itself is never touched.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 from harness.agents.base import Agent
 from harness.backends.base import GatewaySpec, VerifySpec, started
 from harness.fleet.local import LocalGateway
 from harness.images.graph import ImageRef
+from harness.provision import provision
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.local import LocalSandbox
 from harness.scenario import LoadedScenario
+from harness.toolchain import expand
 from harness.verify.local import verify_local
 from harness.verify.results import VerifyOutcome
 
 
 class LocalBackend:
     name = "local"
+    on_host = True
 
     def sandbox(self, spec: SandboxSpec) -> Sandbox:
         return LocalSandbox(spec)
 
     def agent_image(self, agent: Agent, loaded: LoadedScenario) -> ImageRef | None:
         return None  # the host is the environment
+
+    def provision(
+        self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
+    ) -> dict[str, Any]:
+        prov = provision(loaded, workspace, baseline, self.name)
+        spec.env.update(expand(prov.env("local", phase="agent"), dict(os.environ)))
+        return prov.record()
 
     def agent_version(self, agent: Agent) -> str:
         return agent.version()  # a CLI agent's pin is its image's: checked the same way
@@ -38,6 +52,7 @@ class LocalBackend:
                 fleet_file=spec.fleet_file,
                 replay=spec.replay,
                 record=spec.record,
+                budget=spec.budget,
             )
         )
 

@@ -28,7 +28,7 @@ PARAGRAPH = (
 # 24 repeats: about 1,100 prompt tokens; raise it for hosts so fast that it takes no time
 
 
-def bench_request(model: str, max_tokens: int, repeats: int = 24) -> dict:
+def bench_request(model: str, max_tokens: int, repeats: int = 24) -> dict[str, Any]:
     return {
         "model": model,
         "messages": [

@@ -4,6 +4,7 @@ mounts as sub-commands; also runnable as ``python -m harness.fleet.gateway``).""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -31,7 +32,9 @@ def _gateway() -> None:
     """The OpenAI-compatible gateway every agent talks to."""
 
 
-FLEET_OPT = typer.Option(None, "--fleet", help="fleet file (default $HARNESS_FLEET or ./fleet.yml)")
+FLEET_OPT = typer.Option(
+    None, "--fleet", help="fleet file (default $HARNESS_FLEET or <project>/fleet.yml)"
+)
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -79,7 +82,7 @@ def status(
             table.add_column(col)
         wanted = served(cfg)
         for name, st in statuses.items():
-            idents = [i for i, hosts in wanted.items() if name in hosts] or [None]
+            idents: list[str | None] = [i for i, hosts in wanted.items() if name in hosts] or [None]
             for ident in idents:
                 info = st.models.get(ident) if ident else None
                 row = [
@@ -231,7 +234,6 @@ def router_cmd(
     fleet: Path | None = FLEET_OPT,
 ) -> None:
     """Serve one routing state that several gateways share (their --router URL)."""
-    import time
 
     from harness.fleet.shared import RouterService
 

@@ -5,7 +5,6 @@ every mistake into a one-line ``UserError`` naming the file and the field.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,8 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.errors import UserError
-
-DEFAULT_FLEET_FILE = "fleet.yml"
+from harness.settings import Settings, read_env
 
 
 class _Strict(BaseModel):
@@ -41,6 +39,7 @@ class Host(_Strict):
     api_key_env: str | None = None
     watts: float | None = Field(default=None, ge=0)
     max_parallel: int | None = Field(default=None, ge=1)
+    messages: bool = False  # serves Anthropic /v1/messages itself: Messages calls pass through
 
     @field_validator("base_url")
     @classmethod
@@ -51,7 +50,7 @@ class Host(_Strict):
         return value[: -len("/v1")] if value.endswith("/v1") else value
 
     def api_key(self) -> str | None:
-        return os.environ.get(self.api_key_env) if self.api_key_env else None
+        return read_env(self.api_key_env) if self.api_key_env else None
 
     def headers(self) -> dict[str, str]:
         key = self.api_key()
@@ -168,7 +167,7 @@ class FleetConfig(_Strict):
 
 
 def default_fleet_path() -> Path:
-    return Path(os.environ.get("HARNESS_FLEET") or DEFAULT_FLEET_FILE)
+    return Settings.from_env().fleet_file
 
 
 def _first_error(exc: ValidationError) -> tuple[str, str]:
@@ -204,7 +203,7 @@ def parse_fleet(data: Any, source: str | Path | None = None) -> FleetConfig:
 
 
 def load_fleet(path: str | Path | None = None) -> FleetConfig:
-    """Load ``fleet.yml`` (``$HARNESS_FLEET`` or ./fleet.yml by default)."""
+    """Load ``fleet.yml`` (``$HARNESS_FLEET`` or ``<project>/fleet.yml`` by default)."""
     p = Path(path) if path else default_fleet_path()
     if not p.is_file():
         raise UserError(

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import shlex
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +26,9 @@ import yaml
 
 from harness.budget import Budget
 from harness.errors import InfraError, UserError
+from harness.fleet.telemetry import trial_usage_from_file
 from harness.registry import LLMEntry
+from harness.settings import read_env
 
 PORT = 8080
 ROOT = "/gw"
@@ -36,7 +38,7 @@ ROUTER_ENV = "HARNESS_FLEET_ROUTER"
 def shared_router_url() -> str | None:
     """The job's shared router (``harness.fleet.shared``), named by ``HARNESS_FLEET_ROUTER``
     (set by ``job_router`` for the trials it runs); None: each gateway routes alone."""
-    return os.environ.get(ROUTER_ENV) or None
+    return read_env(ROUTER_ENV)
 
 
 def gateway_files(
@@ -211,7 +213,6 @@ class TrialGateway:
 
     def collect(self, dest: Path) -> dict[str, Any]:
         """Copy telemetry, recording and log to ``dest``; return the trial's usage."""
-        from harness.fleet.telemetry import trial_usage_from_file
 
         dest.mkdir(parents=True, exist_ok=True)
         try:
@@ -262,8 +263,6 @@ def _serve(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    import sys
-
     if sys.argv[1:2] == ["serve"]:
         _serve(sys.argv[2:])
     else:

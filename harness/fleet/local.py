@@ -7,8 +7,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from harness.budget import Budget
+from harness.fleet.config import FleetConfig, load_fleet
 from harness.fleet.container import cassette_name, gateway_files, shared_router_url
+from harness.fleet.telemetry import trial_usage_from_file
 from harness.registry import LLMEntry
 
 
@@ -52,9 +56,7 @@ class LocalGateway:
         return self.url + "/harness/budget"
 
     def start(self) -> None:
-        import yaml
 
-        from harness.fleet.config import FleetConfig, load_fleet
         from harness.fleet.gateway import GatewayServer
 
         self.key = gateway_files(
@@ -87,7 +89,6 @@ class LocalGateway:
         return dict(self.server.budget_state(self.trial))
 
     def collect(self, dest: Path) -> dict[str, Any]:
-        from harness.fleet.telemetry import trial_usage_from_file
 
         dest.mkdir(parents=True, exist_ok=True)
         for item in (self.tmp / "out").iterdir():

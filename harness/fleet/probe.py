@@ -69,7 +69,7 @@ def _int(v: Any) -> int | None:
         return None
 
 
-def parse_v1(data: dict) -> dict[str, ModelInfo]:
+def parse_v1(data: dict[str, Any]) -> dict[str, ModelInfo]:
     out: dict[str, ModelInfo] = {}
     for m in data.get("models") or []:
         q = m.get("quantization")
@@ -104,7 +104,7 @@ def parse_v1(data: dict) -> dict[str, ModelInfo]:
     return out
 
 
-def parse_v0(data: dict) -> dict[str, ModelInfo]:
+def parse_v0(data: dict[str, Any]) -> dict[str, ModelInfo]:
     out: dict[str, ModelInfo] = {}
     for m in data.get("data") or []:
         loaded = m.get("state") == "loaded" if "state" in m else None
@@ -120,7 +120,7 @@ def parse_v0(data: dict) -> dict[str, ModelInfo]:
     return out
 
 
-def parse_openai(data: dict) -> dict[str, ModelInfo]:
+def parse_openai(data: dict[str, Any]) -> dict[str, ModelInfo]:
     return {m["id"]: ModelInfo(m["id"], loaded=True) for m in data.get("data") or []}
 
 

@@ -4,7 +4,8 @@ Each host is modelled as ``slots`` parallel servers with measured prefill and de
 A call's work on a host is ``uncached prompt / prefill + completion / decode``; the calls
 already in flight occupy the slots (first come, first served), so the new call's finish
 is when a slot frees plus its own work. A trial stays on the host that holds its prompt
-prefix in cache while that host has a free slot and is not much slower than the best.
+prefix in cache while that host has a free slot and its finish is within a slack of the
+best (a slack only among hosts of like speed: leaving a slower home pays off every turn).
 Failing hosts cool down (exponentially, or for the host's Retry-After).
 
 No I/O and an injectable clock: everything here is testable with synthetic state.
@@ -26,6 +27,7 @@ MIN_PREFILL_SAMPLE = 64  # uncached prompt tokens needed to learn a prefill rate
 MIN_DECODE_SAMPLE = 8
 SOLO_FACTOR = 1.5  # a call this close to its solo time did not wait for a slot
 MAX_LEARNED_SLOTS = 32
+HOME_SPEED = 0.8  # a home host below this fraction of the best host's prefill rate is slower
 
 
 @dataclass(frozen=True)
@@ -159,10 +161,12 @@ class Router:
         aff = self._affinity.get(job.trial) if job.trial else None
         if self.routing.affinity and aff and aff[0] in finish and aff[0] != best:
             home = self.hosts[aff[0]]
-            if (
-                len(home.inflight) < home.slots
-                and finish[aff[0]] <= finish[best] * self.routing.affinity_slack
-            ):
+            # the best host's finish already pays for re-reading the whole prompt; slack on
+            # top only spares a warm cache among hosts of like speed: leaving a slower home
+            # for a faster host also speeds up every later turn of the trial
+            slower = home.prefill_tps < HOME_SPEED * self.hosts[best].prefill_tps
+            slack = 1.0 if slower else self.routing.affinity_slack
+            if len(home.inflight) < home.slots and finish[aff[0]] <= finish[best] * slack:
                 return self._choice(aff[0], job, now, "affinity", finish[aff[0]])
         return self._choice(best, job, now, "earliest_finish", finish[best])
 

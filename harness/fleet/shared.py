@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
+import socket
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ from harness.fleet.routing import (
     outcome_to_json,
 )
 from harness.fleet.serving import ThreadedServer
+from harness.settings import read_env
 
 
 def router_app(routing: LocalRouting) -> Starlette:
@@ -192,8 +196,8 @@ class RouterService:
 
 
 def bridge_address() -> str:
-    """Where gateway containers (on Docker's default bridge) reach this machine; loopback
-    when there is no Docker bridge."""
+    """Where gateway containers (on Docker's default bridge) reach this machine: the
+    bridge's gateway address; loopback when there is no Docker bridge."""
     with contextlib.suppress(Exception):
         import docker
 
@@ -201,13 +205,17 @@ def bridge_address() -> str:
         for cfg in net.attrs.get("IPAM", {}).get("Config") or []:
             if cfg.get("Gateway"):
                 return str(cfg["Gateway"])
+        name = (net.attrs.get("Options") or {}).get("com.docker.network.bridge.name", "docker0")
+        return _interface_ipv4(name)
     return "127.0.0.1"
 
 
-def job_fleet_file(project_root: Path) -> Path | None:
-    """The fleet file trials route through (``HARNESS_FLEET``, else ./fleet.yml), if any."""
-    path = Path(os.environ.get("HARNESS_FLEET") or project_root / "fleet.yml")
-    return path if path.is_file() else None
+def _interface_ipv4(name: str) -> str:
+    """The IPv4 address of a network interface (Linux ``SIOCGIFADDR``)."""
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))
+    return socket.inet_ntoa(packed[20:24])
 
 
 @contextlib.contextmanager
@@ -226,13 +234,13 @@ def job_router(fleet_file: str | Path | None, host: str | None = None) -> Iterat
         yield None
         return
     service = RouterService(fleet, host or bridge_address())
-    old = os.environ.get(ROUTER_ENV)
+    old = read_env(ROUTER_ENV)
     with service:
-        os.environ[ROUTER_ENV] = service.url
+        os.environ.update({ROUTER_ENV: service.url})  # for the trials (a write)
         try:
             yield service.url
         finally:
             if old is None:
                 os.environ.pop(ROUTER_ENV, None)
             else:
-                os.environ[ROUTER_ENV] = old
+                os.environ.update({ROUTER_ENV: old})

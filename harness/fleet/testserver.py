@@ -80,11 +80,11 @@ class _QuietDrops(logging.Filter):
         return not isinstance(exc, SimulatedDrop) and not (
             exc is not None
             and isinstance(getattr(exc, "exceptions", None), tuple)
-            and any(isinstance(e, SimulatedDrop) for e in exc.exceptions)
+            and any(isinstance(e, SimulatedDrop) for e in getattr(exc, "exceptions", ()))
         )
 
 
-def render(messages: list[dict]) -> str:
+def render(messages: list[dict[str, Any]]) -> str:
     """Prefix-stable text of a chat: each turn appends to the previous rendering."""
     out = []
     for m in messages:
@@ -102,7 +102,7 @@ def count_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def chosen_tool(body: dict) -> str | None:
+def chosen_tool(body: dict[str, Any]) -> str | None:
     """The function to call: the one ``tool_choice`` names, or the first tool when it is
     ``"required"``. Otherwise the test host answers with text."""
     tools = body.get("tools") or []
@@ -210,7 +210,9 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
     def model_ok(name: str | None) -> bool:
         return not name or name in state.spec.models
 
-    async def generation(request: Request, kind: str, prompt_text: str, body: dict) -> Response:
+    async def generation(
+        request: Request, kind: str, prompt_text: str, body: dict[str, Any]
+    ) -> Response:
         s = state.spec
         state.stats["requests"] += 1
         if not model_ok(body.get("model")):
@@ -282,7 +284,7 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
             release()
             raise
 
-        def chunk(delta_or_text: Any, finish: str | None = None) -> dict:
+        def chunk(delta_or_text: Any, finish: str | None = None) -> dict[str, Any]:
             if kind == "chat":
                 choice = {
                     "index": 0,
@@ -352,12 +354,12 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
                         await asyncio.sleep(max(0.0, due - time.monotonic()))
                     text = "".join(part)
                     if tool:
-                        fn = {"arguments": text}
-                        head = {"index": 0}
+                        fn: dict[str, Any] = {"arguments": text}
+                        head: dict[str, Any] = {"index": 0}
                         if sent == 0:
                             fn["name"] = tool
                             head.update(id=call_id, type="function")
-                        delta = {"tool_calls": [{**head, "function": fn}]}
+                        delta: dict[str, Any] = {"tool_calls": [{**head, "function": fn}]}
                         if sent == 0:
                             delta = {"role": "assistant", "content": None, **delta}
                         yield _sse(chunk(delta))
@@ -493,7 +495,7 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
             }
         )
 
-    def v0_entry(m: str) -> dict:
+    def v0_entry(m: str) -> dict[str, Any]:
         s = state.spec
         return {
             "id": m,

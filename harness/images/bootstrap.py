@@ -22,6 +22,7 @@ import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 
 from harness.errors import InfraError
+from harness.settings import Settings
 
 PULL_IMAGE = "debian:bookworm"
 BOOTSTRAP_REPO = "harness/bootstrap"
@@ -34,8 +35,7 @@ Progress = Callable[[str], None]
 
 def cache_dir() -> Path:
     """``$HARNESS_CACHE_DIR`` or ``~/.cache/harness``; holds locks and remembered answers."""
-    env = os.environ.get("HARNESS_CACHE_DIR")
-    path = Path(env) if env else Path.home() / ".cache" / "harness"
+    path = Settings.from_env().cache_root
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -63,7 +63,7 @@ def ensure_root(client: docker.DockerClient, progress: Progress | None = None) -
     if found:
         return found
     marker = cache_dir() / "registry-unreachable"
-    route = os.environ.get("HARNESS_BASE_ROUTE", "")
+    route = Settings.from_env().base_route
     if route != "bootstrap" and not marker.exists():
         say(f"trying to pull {PULL_IMAGE}")
         try:

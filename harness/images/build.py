@@ -10,7 +10,6 @@ build an image once and the others reuse it.
 from __future__ import annotations
 
 import fcntl
-import os
 import shutil
 import tempfile
 import threading
@@ -25,19 +24,15 @@ from harness.errors import InfraError
 from harness.images import bootstrap, graph
 from harness.images.graph import ImageDef, ImageRef
 from harness.sandbox.engine import docker_client
+from harness.settings import ca_bundle
 
 Progress = Callable[[str], None]
 CA_NAME = "harness-ca.crt"
-CA_CANDIDATES_ENV = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE")
-DEFAULT_CA = "/etc/ssl/certs/ca-certificates.crt"
 
 
 def host_ca_bundle() -> Path | None:
     """First existing CA bundle of $SSL_CERT_FILE, $PIP_CERT, $REQUESTS_CA_BUNDLE, system."""
-    for value in [*(os.environ.get(k) for k in CA_CANDIDATES_ENV), DEFAULT_CA]:
-        if value and Path(value).is_file():
-            return Path(value)
-    return None
+    return ca_bundle()
 
 
 @contextmanager

@@ -17,8 +17,10 @@ from docker.errors import APIError, DockerException, ImageNotFound
 from harness.errors import HarnessError, InfraError
 from harness.images import bootstrap, graph
 from harness.images.build import ImageBuilder
+from harness.project import project_checks
 from harness.sandbox.cleanup import cleanup
 from harness.sandbox.engine import START_HINT, docker_client
+from harness.settings import Settings
 
 images_app = typer.Typer(
     help="Build, list and prune the harness Docker images.", no_args_is_help=True
@@ -127,7 +129,8 @@ class Check:
 def doctor_checks(ray_address: str | None = None) -> list[Check]:
     """Everything the docker sandbox and the scorer need, checked without changing anything;
     with a Ray cluster address (or ``RAY_ADDRESS``), the cluster too."""
-    checks: list[Check] = []
+
+    checks = [Check(c.name, c.ok, c.detail, c.fix) for c in project_checks(Settings.from_env())]
     client = None
     try:
         client = docker_client(timeout=10)

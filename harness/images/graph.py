@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from harness.errors import UserError
+from harness.settings import Settings
 
 REPOSITORY_PREFIX = "harness/"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -49,10 +50,7 @@ def images_dir(override: Path | None = None) -> Path:
     """Folder holding the image definitions: argument, ``$HARNESS_IMAGES_DIR`` or repo's."""
     if override is not None:
         return Path(override)
-    env = os.environ.get("HARNESS_IMAGES_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "images"
+    return Settings.from_env().images_root
 
 
 def list_names(root: Path) -> list[str]:

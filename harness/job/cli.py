@@ -14,12 +14,15 @@ from rich.console import Console
 
 from harness import __version__
 from harness.backends import check_backend
+from harness.budget import Budget
+from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.job.executor import Executor, make_executor
 from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
+from harness.project import require_project, require_scenarios
 from harness.registry import Registry
 from harness.scenario import list_scenarios, load_scenario
 from harness.settings import Settings
@@ -38,10 +41,11 @@ def _split(values: list[str] | None) -> list[str]:
 
 
 def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
+    root = require_scenarios(settings)
     if names and all_:
         raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
     if all_:
-        names = [n for n in list_scenarios(settings.scenario_root) if not n.startswith("smoke/")]
+        names = [n for n in list_scenarios(root) if not n.startswith("smoke/")]
     if not names:
         raise UserError(
             "no scenarios to run",
@@ -50,7 +54,7 @@ def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
             fix="pass --scenarios a,b or --all (every non-smoke scenario)",
         )
     for name in names:
-        load_scenario(name, settings.scenario_root)  # a bad name fails before anything runs
+        load_scenario(name, root)  # a bad name fails before anything runs
     return names
 
 
@@ -75,6 +79,7 @@ def _config(
     seeds: list[str],
     sandbox: str,
     settings: Settings,
+    budget: Budget | None = None,
 ) -> JobConfig:
     if not agents:
         stored = job.read_config() if job else None
@@ -89,6 +94,7 @@ def _config(
         reps=reps,
         seeds=_seeds(seeds),
         sandbox=sandbox,
+        budget=budget,
     )
 
 
@@ -120,7 +126,7 @@ def run_job(
 ) -> JobOutcome:
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
     console = console or Console()
-    registry = Registry.load(settings.project_root)
+    registry = Registry.load(require_project(settings))
     plan = expand(config, registry)
     for note in plan.skipped:
         console.print(f"skipped {note}", markup=False, highlight=False, soft_wrap=True)
@@ -217,6 +223,9 @@ def run_command(
             "(default: the Docker bridge locally, this machine's cluster address with ray)",
         ),
     ] = None,
+    budget_tokens: BudgetTokensOpt = None,
+    budget_cost_usd: BudgetCostOpt = None,
+    budget_calls: BudgetCallsOpt = None,
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
@@ -226,7 +235,7 @@ def run_command(
     console = Console()
     try:
         settings = Settings.from_env()
-        root = jobs_root(settings.project_root)
+        root = jobs_root(settings)
         if job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", job):
             raise UserError(
                 f"'{job}' is not a usable job name",
@@ -244,6 +253,7 @@ def run_command(
             _split(seeds),
             sandbox,
             settings,
+            budget_flags(budget_tokens, budget_cost_usd, budget_calls),
         )
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
         where = make_executor(executor, settings, address=address, router_host=router_host)

@@ -24,6 +24,7 @@ from harness.errors import UserError
 from harness.fsutil import read_json, write_json
 from harness.job.plan import JobConfig, Trial
 from harness.results import now_iso
+from harness.settings import Settings
 
 Status = Literal["pending", "running", "done", "interrupted", "error", "refused"]
 
@@ -58,9 +59,9 @@ class TrialEntry(BaseModel):
         )
 
 
-def jobs_root(project_root: Path) -> Path:
-    """``$HARNESS_JOBS`` or ``<project>/jobs``."""
-    return Path(os.environ.get("HARNESS_JOBS", project_root / "jobs")).resolve()
+def jobs_root(settings: Settings) -> Path:
+    """``$HARNESS_JOBS`` or ``<results>/jobs``: beside the results the jobs describe."""
+    return settings.jobs_dir.resolve()
 
 
 @dataclass(frozen=True)

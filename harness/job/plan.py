@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.budget import Budget
 from harness.errors import UserError
 from harness.registry import Registry
 
@@ -31,10 +32,12 @@ class JobConfig(BaseModel):
     reps: int = 1
     seeds: list[str] | None = None  # None: each scenario's own seed
     sandbox: str = "docker"
+    budget: Budget | None = None  # --budget-* limits over each scenario's own (harden, #16)
 
     def fingerprint(self) -> str:
         """A short stable hash of the configuration (the default job name uses it)."""
-        text = json.dumps(self.model_dump(), sort_keys=True)
+        data = self.model_dump(mode="json", exclude={"budget"} if self.budget is None else None)
+        text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 

@@ -37,7 +37,7 @@ from typing import Any
 from harness.errors import InfraError, UserError
 from harness.job.executor import GRACE_S, LocalExecutor, TrialFiles
 from harness.job.worker import settings_to_json
-from harness.settings import Settings
+from harness.settings import Settings, read_env
 
 EXTRA_HINT = "pip install -e '.[ray]'  (or: pip install 'ray==2.60.0')"
 RESOURCE = "docker"  # what a node declares to receive trials
@@ -58,11 +58,6 @@ SHIP_EXCLUDES = [
     "/jobs",
 ]
 ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # harness.fleet.container.ROUTER_ENV (kept import-free)
-
-
-def read_env(name: str) -> str | None:
-    """One environment variable, empty as unset (``harness.settings.read_env`` on main)."""
-    return os.environ.get(name) or None
 
 
 def ray_address() -> str | None:
@@ -293,14 +288,12 @@ def _excludes(settings: dict[str, Any]) -> list[str]:
 
 
 def _trial_env(settings: dict[str, Any]) -> dict[str, str]:
-    """Environment the trial needs on its node: the job's shared router, the fleet file."""
+    """Environment the trial needs on its node: the job's shared router (the fleet file
+    travels in the settings)."""
     env: dict[str, str] = {}
     router = read_env(ROUTER_ENV)
     if router:
         env[ROUTER_ENV] = router
-    fleet = read_env("HARNESS_FLEET")
-    if fleet:
-        env["HARNESS_FLEET"] = str(Path(fleet).resolve())
     return env
 
 

@@ -107,10 +107,11 @@ class JobRunner:
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
-        from harness.fleet.shared import job_fleet_file, job_router
+        from harness.fleet.shared import job_router
 
         # one routing state for the whole job: every trial's gateway leases hosts from it
-        fleet = job_fleet_file(self.settings.project_root) if len(todo) > 1 else None
+        fleet_file = self.settings.fleet_file
+        fleet = fleet_file if len(todo) > 1 and fleet_file.is_file() else None
         with self.executor, job_router(fleet, self.executor.router_host()):
             return self._run(todo, outcome)
 
@@ -201,6 +202,9 @@ class JobRunner:
             "key": trial.key,
             "job": self.job.name,
             "sandbox": self.config.sandbox,
+            "budget": (
+                self.config.budget.model_dump(exclude_none=True) if self.config.budget else None
+            ),
             "trial": {
                 "scenario": trial.scenario,
                 "agent": trial.agent,

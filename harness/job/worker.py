@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.budget import Budget
 from harness.errors import HarnessError, UserError
 from harness.fsutil import read_json, write_json
 from harness.registry import Registry
@@ -26,26 +27,11 @@ from harness.trial import RunOptions, execute
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:
-    return {
-        "workspace": str(settings.workspace),
-        "results": str(settings.results),
-        "scenario_root": str(settings.scenario_root),
-        "repo_cache": None if settings.repo_cache is None else str(settings.repo_cache),
-        "skip_remote": settings.skip_remote,
-        "project_root": str(settings.project_root),
-    }
+    return settings.as_json()
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:
-    cache = data.get("repo_cache")
-    return Settings(
-        workspace=Path(data["workspace"]),
-        results=Path(data["results"]),
-        scenario_root=Path(data["scenario_root"]),
-        repo_cache=Path(cache) if cache else None,
-        skip_remote=bool(data["skip_remote"]),
-        project_root=Path(data["project_root"]),
-    )
+    return Settings.from_json(data)
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -74,6 +60,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             job=spec["job"],
             trial_key=spec["key"],
             repetition=trial["repetition"],
+            budget=Budget(**spec["budget"]) if spec.get("budget") else None,
         )
         result = execute(loaded, settings, registry, opts)
     except UserError as exc:

@@ -18,7 +18,11 @@ from rich.console import Console
 from harness.errors import HarnessError, UserError
 from harness.report.board.site import build_board
 from harness.report.collect import Filters, RunResult, collect
-from harness.report.publish import update_markdown, write_summary_folder
+from harness.report.publish import (
+    refuse_uncalibrated,
+    update_markdown,
+    write_summary_folder,
+)
 from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
 from harness.report.summary import summarise
 from harness.settings import Settings
@@ -80,6 +84,7 @@ def report_command(
     ] = None,
 ) -> None:
     """Summarise results: one table per scorer era, entrants ranked with honest errors."""
+
     try:
         if format_ not in FORMATS:
             raise UserError(
@@ -101,6 +106,7 @@ def report_command(
         else:
             typer.echo(to_markdown(tables), nl=False)
         if publish or publish_to:
+            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
             folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             target = publish_to or settings.project_root / "README.md"
             update_markdown(tables, target, folder)
@@ -118,6 +124,7 @@ def board_command(
     limit: LimitOpt = None,
 ) -> None:
     """Write the static results board (open index.html, or `harness view`)."""
+
     try:
         settings = Settings.from_env()
         runs = _runs(scenarios, agents, models, after, limit, settings)

@@ -19,6 +19,17 @@ BEGIN = "<!-- BEGIN_RESULTS -->"
 END = "<!-- END_RESULTS -->"
 
 
+def refuse_uncalibrated(tables: list[EraTable]) -> None:
+    """Published numbers come only from calibrated scorers (no ``-rc`` era)."""
+    rc = [t.era for t in tables if t.era.endswith("-rc")]
+    if rc:
+        raise UserError(
+            f"uncalibrated scorer era(s) {', '.join(rc)} cannot be published",
+            field="--publish",
+            fix="run `harness calibrate SCENARIO` (a new era), or filter with --scenario",
+        )
+
+
 def write_summary_folder(tables: list[EraTable], root: Path, now: datetime | None = None) -> Path:
     """``root/summary_<UTC timestamp>/`` with summary.json, summary.csv and summary.md."""
     now = now or datetime.now(UTC)

@@ -38,6 +38,8 @@ CSV_FIELDS = (
     "prompt_tokens",
     "cached_tokens",
     "completion_tokens",
+    "budget_hits",
+    "limit_hits",
     "vs_above",
 )
 
@@ -82,6 +84,8 @@ COLUMNS: list[tuple[str, Callable[[EntrantSummary], str]]] = [
     ("tok in", lambda e: _int(e.prompt_tokens)),
     ("tok cached", lambda e: _int(e.cached_tokens)),
     ("tok out", lambda e: _int(e.completion_tokens)),
+    ("budget hits", lambda e: str(e.budget_hits)),
+    ("limit hits", lambda e: str(e.limit_hits)),
     ("vs above", lambda e: e.vs_above if e.vs_above == NOT_MEASURABLE else ""),
 ]
 

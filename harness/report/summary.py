@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.authoring.versions import table_keys
 from harness.report.collect import RunResult
 from harness.report.stats import Estimate, Placing, estimate, mean, rank
 
@@ -33,6 +34,8 @@ class EntrantSummary:
     prompt_tokens: float | None
     cached_tokens: float | None
     completion_tokens: float | None
+    budget_hits: int = 0  # runs stopped by the trial's budget (harden, #16)
+    limit_hits: int = 0  # runs stopped by a sandbox limit (disk, memory, pids, output)
     rank: int = 0
     vs_above: str = ""
     run_ids: list[str] = field(default_factory=list)
@@ -60,6 +63,8 @@ class EntrantSummary:
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
             "completion_tokens": self.completion_tokens,
+            "budget_hits": self.budget_hits,
+            "limit_hits": self.limit_hits,
             "vs_above": self.vs_above,
         }
 
@@ -94,6 +99,8 @@ def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
         prompt_tokens=_known([r.usage_value("prompt_tokens") for r in graded]),
         cached_tokens=_known([r.usage_value("cached_tokens") for r in graded]),
         completion_tokens=_known([r.usage_value("completion_tokens") for r in graded]),
+        budget_hits=sum(1 for r in graded if r.report.get("reason") == "budget"),
+        limit_hits=sum(1 for r in graded if str(r.report.get("reason", "")).startswith("limit")),
         run_ids=[r.run_id for r in runs],
     )
 
@@ -103,8 +110,8 @@ def summarise(runs: list[RunResult]) -> list[EraTable]:
     by_era: dict[str, dict[tuple[str, str, str], list[RunResult]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for r in runs:
-        by_era[r.era][r.entrant].append(r)
+    for r, table in zip(runs, table_keys(runs), strict=True):  # one version per scenario
+        by_era[table][r.entrant].append(r)
     tables = []
     for era in sorted(by_era):
         entrants = [summarise_entrant(group) for group in by_era[era].values()]

@@ -11,18 +11,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
+from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
+
 Phase = Literal["agent", "verify", "setup", "control", "gateway"]
 
 
 @dataclass(frozen=True)
 class ExecResult:
-    """Outcome of one command: exit code (None when killed), output, and timing."""
+    """Outcome of one command: exit code (None when killed), output, and timing.
+
+    ``limit`` names the limit that stopped the command (``"disk"``, ``"memory"``,
+    ``"pids"``, ``"output"``, or an interrupt reason such as ``"budget"``); ``dropped``
+    counts the output bytes past the cap that were not kept.
+    """
 
     returncode: int | None
     stdout: str
     stderr: str
     duration_s: float
     timed_out: bool = False
+    limit: str | None = None
+    limit_detail: str = ""
+    dropped: int = 0
 
     @property
     def ok(self) -> bool:
@@ -49,6 +59,11 @@ class SandboxSpec:
     pids: int | None = 512
     network: str = "none"
     labels: dict[str, str] = field(default_factory=dict)
+    # host path -> path inside, read-only (a ``:rw`` suffix makes it writable)
+    mounts: dict[str, str] = field(default_factory=dict)
+    policy: SandboxPolicy = DEFAULT_POLICY
+    # extra writable, size-capped folders (absolute path -> size such as "2g"); Docker only
+    scratch: dict[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -83,4 +98,8 @@ class Sandbox(Protocol):
 
     def stop(self) -> None:
         """Stop and remove everything this sandbox created; idempotent."""
+        ...
+
+    def interrupt(self, reason: str) -> None:
+        """Stop the running command from another thread; its result says ``limit=reason``."""
         ...

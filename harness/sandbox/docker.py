@@ -1,16 +1,24 @@
-"""A disposable Docker container as a sandbox.
+"""A disposable, hardened Docker container as a sandbox.
 
-The container idles (``sleep infinity`` under docker-init) and every command is a
-``docker exec``. Timeouts are enforced inside with ``timeout -s KILL`` (which kills the
-command's whole process group) and backed by a host-side deadline. Files the container
-writes into a bind-mounted workspace are chowned back to the workspace's owner after
-each command, so the host user can always change or delete them.
+The container idles (``sleep infinity`` under docker-init, as an unprivileged uid of its
+own) and every command is a ``docker exec`` as the run user: the host workspace owner's
+uid:gid, or ``SANDBOX_UID`` when the workspace belongs to root (the workspace is then
+handed to that uid for the sandbox's life and back at ``stop``). By default (see
+``harness.sandbox.policy``) every capability is dropped, ``no-new-privileges`` is set,
+the root filesystem is read-only, and only the workspace, ``$HOME``, ``/tmp`` and any
+``scratch`` folders are writable; the last three are size-capped tmpfs volumes.
+
+Timeouts are enforced inside with ``timeout -s KILL`` and backed by a host-side deadline.
+While a command runs, ``harness.sandbox.limits`` watches for bombs; output is kept up to
+the policy's cap per stream and the rest counted and dropped. A limit (or ``interrupt``)
+kills the command's processes and is reported in ``ExecResult.limit``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import posixpath
 import secrets
 import shutil
@@ -25,14 +33,28 @@ import docker
 from docker.errors import APIError, ImageNotFound, NotFound
 from docker.models.containers import Container
 from docker.models.networks import Network
+from docker.models.volumes import Volume
 
 from harness.errors import InfraError, UserError
+from harness.fsutil import write_atomic
+from harness.images.bootstrap import cache_dir
 from harness.sandbox.base import ExecResult, SandboxSpec
 from harness.sandbox.engine import docker_client
+from harness.sandbox.limits import LimitWatch, host_pids, keepalive_pids, kill_host_pids
+from harness.sandbox.policy import parse_size
 
 KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout
+KILL_GRACE_S = 10.0  # after a limit kill, how long the command may take to go away
+POLL_S = 0.25  # how often a running command's limits are checked
 KILLED_RC = 137  # 128 + SIGKILL, what `timeout -s KILL` reports
+SANDBOX_UID = 10001  # the run user when the workspace belongs to root
+KEEPER_UID = 65534  # the keep-alive's uid: the run user cannot signal it
+HOME_DIR = "/home/harness"
+HARNESS_SRC = "/opt/harness"  # where inject_harness_source puts the package (root-owned)
+# Root's usual powers over files, given back when commands run as root (non-root: false,
+# or capabilities added), so it can work on and hand back a workspace it does not own.
+ROOT_CAPS = ["CHOWN", "DAC_OVERRIDE", "FOWNER"]
 # An internal network still gives the host an address on its bridge, through which the
 # container reaches every host service listening on 0.0.0.0. Without that address the
 # network holds only its containers (e.g. the gateway), which is what "internal" means.
@@ -40,7 +62,7 @@ INTERNAL_NET_OPTIONS = {"com.docker.network.bridge.inhibit_ipv4": "true"}
 
 
 class DockerSandbox:
-    """Runs commands in a fresh container; ``stop`` removes it and its network."""
+    """Runs commands in a fresh container; ``stop`` removes it, its volumes and network."""
 
     def __init__(self, spec: SandboxSpec, *, client: docker.DockerClient | None = None) -> None:
         if not spec.image:
@@ -54,7 +76,14 @@ class DockerSandbox:
         self._client = client
         self._container: Container | None = None
         self._network: Network | None = None
-        self._owner: tuple[int, int] | None = None
+        self._volumes: list[Volume] = []
+        self._tmpfs: dict[str, Path] = {}  # writable place -> host mountpoint of its tmpfs
+        self._owner: tuple[int, int] | None = None  # chown back to this after (root mode)
+        self._handback: tuple[Path, tuple[int, int]] | None = None  # workspace, owner
+        self._interrupt: str | None = None
+        self._keep: set[int] = set()  # host pids of the keep-alive (never killed on a limit)
+        self._full: set[str] = set()  # writable places a command already filled
+        self.user: tuple[int, int] = (SANDBOX_UID, SANDBOX_UID)
 
     # -- identity -----------------------------------------------------------------------
 
@@ -87,30 +116,67 @@ class DockerSandbox:
     # -- lifecycle ----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Create the network (if internal) and the container; copy the workspace if asked."""
-        spec = self.spec
+        """Create the network, volumes and container; copy the workspace in if asked."""
+        spec, policy = self.spec, self.spec.policy
+        mount = spec.workspace is not None and spec.mount_workspace
+        host: Path | None = None
+        owner = (0, 0)
+        if mount and spec.workspace is not None:
+            host = Path(spec.workspace).resolve()
+            host.mkdir(parents=True, exist_ok=True)
+            info = host.stat()
+            owner = (info.st_uid, info.st_gid)
+        caps = list(policy.capabilities)
+        if not policy.runs_as_root:
+            self.user = owner if owner[0] != 0 else (SANDBOX_UID, SANDBOX_UID)
+            keeper = KEEPER_UID if self.user[0] != KEEPER_UID else KEEPER_UID - 1
+        else:  # capabilities only take effect for root (the engine gives others none)
+            self.user, keeper = (0, 0), 0
+            caps = sorted(set(caps) | set(ROOT_CAPS))
+            if owner[0] != 0:
+                self._owner = owner
         kwargs: dict[str, Any] = {
             "command": KEEPALIVE,
             "name": self.name,
             "detach": True,
             "init": True,
+            "user": f"{keeper}:{keeper}",
             "labels": self.labels(),
-            "working_dir": spec.project_dir,
-            "environment": dict(spec.env),
+            "working_dir": spec.project_dir if mount else None,
+            "environment": {"HOME": HOME_DIR, **spec.env},
             "pids_limit": spec.pids,
             "mem_limit": spec.memory,
             "nano_cpus": int(spec.cpus * 1e9) if spec.cpus else None,
+            "read_only": policy.read_only_root,
+            "cap_drop": ["ALL"],
+            "cap_add": caps or None,
+            "security_opt": ["no-new-privileges"] if policy.no_new_privileges else None,
         }
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
-        mount = spec.workspace is not None and spec.mount_workspace
-        if mount and spec.workspace is not None:
-            host = Path(spec.workspace).resolve()
-            host.mkdir(parents=True, exist_ok=True)
-            kwargs["volumes"] = {str(host): {"bind": spec.project_dir, "mode": "rw"}}
-            info = host.stat()
-            if info.st_uid != 0:
-                self._owner = (info.st_uid, info.st_gid)
         try:
+            volumes: dict[str, dict[str, str]] = {}
+            if host is not None:
+                if not policy.runs_as_root and owner[0] == 0:
+                    self._hand_over(host, owner)
+                volumes[str(host)] = {"bind": spec.project_dir, "mode": "rw"}
+            places = {"/tmp": (policy.tmp_size, "1777"), HOME_DIR: (policy.home_size, "0700")}
+            places.update({path: (size, "0755") for path, size in spec.scratch.items()})
+            if spec.phase != "agent":  # harness source for the verifier and gateway
+                places[HARNESS_SRC] = ("256m", "0755")
+            project = posixpath.normpath(spec.project_dir)
+            inside = any(project.startswith(p.rstrip("/") + "/") for p in places)
+            if host is None and not inside:  # a copied-in project gets its own capped place
+                places[project] = (policy.workspace_size, "0755")
+                kwargs["working_dir"] = project
+            for path, (size, mode) in places.items():
+                volume = self._tmpfs_volume(path, size, mode)
+                volumes[str(volume.name)] = {"bind": path, "mode": "rw"}
+            if self.user[0] != 0:
+                volumes.update(self._identity_files())
+            for host_path, bind in spec.mounts.items():  # toolchains, prepared dependencies
+                target, _, mode = bind.partition(":")
+                volumes[host_path] = {"bind": target, "mode": mode or "ro"}
+            kwargs["volumes"] = volumes
             if spec.network == "none":
                 kwargs["network_mode"] = "none"
             elif spec.network == "internal":
@@ -124,23 +190,83 @@ class DockerSandbox:
                 kwargs["network"] = self._network.name
             else:
                 kwargs["network"] = spec.network
-            self._container = cast(
-                Container, self.client.containers.run(cast(str, spec.image), **kwargs)
-            )
+            container = cast(Container, self.client.containers.run(cast(str, spec.image), **kwargs))
+            self._container = container
+            container.reload()
+            state = container.attrs.get("State") or {}
+            self._keep = keepalive_pids(int(state.get("Pid") or 0))
         except ImageNotFound as exc:
             self.stop()
             raise InfraError(
                 f"image {spec.image} is not built",
                 fix="run `harness images build` (or `harness doctor`)",
             ) from exc
-        except APIError as exc:
+        except (APIError, OSError) as exc:
             self.stop()
             raise InfraError(f"could not start container from {spec.image}: {exc}") from exc
+        except BaseException:
+            self.stop()
+            raise
+        if host is None and inside:  # make the project folder inside its scratch place
+            with tempfile.TemporaryDirectory(prefix="harness-empty-") as empty:
+                self.copy_in(Path(empty), spec.project_dir)
         if spec.workspace is not None and not spec.mount_workspace:
             self.copy_in(Path(spec.workspace), spec.project_dir)
 
+    def _tmpfs_volume(self, path: str, size: str, mode: str) -> Volume:
+        uid, gid = (0, 0) if path == HARNESS_SRC else self.user
+        tag = path.strip("/").replace("/", "-") or "root"
+        volume = self.client.volumes.create(
+            name=f"{self.name}-{tag}",
+            driver="local",
+            driver_opts={
+                "type": "tmpfs",
+                "device": "tmpfs",
+                "o": f"size={parse_size(size)},uid={uid},gid={gid},mode={mode}",
+            },
+            labels=self.labels(),
+        )
+        self._volumes.append(volume)
+        self._tmpfs[path] = Path(volume.attrs.get("Mountpoint", ""))
+        return volume
+
+    def _identity_files(self) -> dict[str, dict[str, str]]:
+        """/etc/passwd and /etc/group naming the run user (tools look themselves up).
+
+        Kept once per uid:gid in harness's cache folder (never removed, so a killed run
+        leaves nothing new behind; the content depends only on the ids).
+        """
+
+        uid, gid = self.user
+        folder = cache_dir() / "sandbox-identity" / f"{uid}-{gid}"
+        files = {
+            "passwd": "root:x:0:0:root:/root:/bin/bash\n"
+            f"harness:x:{uid}:{gid}:harness:{HOME_DIR}:/bin/bash\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            "group": f"root:x:0:\nharness:x:{gid}:\nnogroup:x:65534:\n",
+        }
+        mounts = {}
+        for name, text in files.items():
+            path = folder / name
+            if not path.is_file() or path.read_text() != text:
+                write_atomic(path, text)
+                path.chmod(0o644)
+            mounts[str(path)] = {"bind": f"/etc/{name}", "mode": "ro"}
+        folder.chmod(0o755)
+        return mounts
+
+    def _hand_over(self, host: Path, owner: tuple[int, int]) -> None:
+        """Give a root-owned workspace to the run user for the sandbox's life."""
+        if os.geteuid() != 0:
+            raise InfraError(
+                f"the workspace {host} belongs to root but harness does not run as root",
+                fix="run harness as the workspace's owner, or set sandbox: {non-root: false}",
+            )
+        self._handback = (host, owner)
+        _chown_tree(host, self.user)
+
     def stop(self) -> None:
-        """Kill and remove the container and the network it created; safe to repeat."""
+        """Kill and remove the container, its volumes and network; safe to repeat."""
         errors: list[str] = []
         container, self._container = self._container, None
         if container is not None:
@@ -148,17 +274,27 @@ class DockerSandbox:
                 with contextlib.suppress(APIError, NotFound):
                     self._chown(container)
             try:
-                container.remove(force=True)
+                container.remove(force=True, v=True)
             except NotFound:
                 pass
             except APIError as exc:
                 if exc.status_code != 409:  # 409: removal already in progress
+                    errors.append(str(exc))
+        volumes, self._volumes = self._volumes, []
+        for volume in volumes:
+            with contextlib.suppress(NotFound):
+                try:
+                    volume.remove(force=True)
+                except APIError as exc:
                     errors.append(str(exc))
         network, self._network = self._network, None
         if network is not None:
             err = remove_network(network)
             if err:
                 errors.append(err)
+        handback, self._handback = self._handback, None
+        if handback is not None:
+            _chown_tree(*handback)
         if errors:
             raise InfraError(f"could not remove sandbox {self.name}: {'; '.join(errors)}")
 
@@ -171,6 +307,11 @@ class DockerSandbox:
 
     # -- commands -----------------------------------------------------------------------
 
+    def interrupt(self, reason: str) -> None:
+        """Stop the running command (and refuse later ones) from another thread; their
+        results say ``limit=reason``."""
+        self._interrupt = reason
+
     def exec(
         self,
         cmd: list[str],
@@ -179,8 +320,13 @@ class DockerSandbox:
         env: dict[str, str] | None = None,
         timeout: float | None = None,
     ) -> ExecResult:
-        """Run ``cmd`` in the container; a timeout kills it and sets ``timed_out``."""
+        """Run ``cmd`` as the run user; a timeout, a limit or an interrupt stops it.
+
+        After ``interrupt`` every command is refused at once (the agent has been stopped).
+        """
         container = self._running()
+        if self._interrupt:
+            return ExecResult(None, "", "", 0.0, limit=self._interrupt, limit_detail="stopped")
         wrapped = ["timeout", "-s", "KILL", f"{timeout:g}", *cmd] if timeout else list(cmd)
         api = self.client.api
         began = time.monotonic()
@@ -190,56 +336,170 @@ class DockerSandbox:
                 wrapped,
                 environment=env or None,
                 workdir=cwd or self.spec.project_dir,
+                user=f"{self.user[0]}:{self.user[1]}",
             )["Id"]
         except APIError as exc:
             raise InfraError(f"docker exec failed in {self.name}: {exc}") from exc
+        cap = self.spec.policy.bytes("output_limit")
+        sink = _Capture(cap)
         box: dict[str, Any] = {}
 
         def pump() -> None:
             try:
-                box["out"] = api.exec_start(exec_id, demux=True)
+                for out, err in api.exec_start(exec_id, stream=True, demux=True):
+                    sink.add(0, out)
+                    sink.add(1, err)
             except Exception as exc:  # reported on the calling thread
                 box["error"] = exc
 
+        watch = self._watch(container)
         worker = threading.Thread(target=pump, name=f"{self.name}-exec", daemon=True)
         worker.start()
-        worker.join(None if timeout is None else timeout + BACKSTOP_GRACE_S)
-        if worker.is_alive():  # the in-container timeout did not fire: kill the container
-            self.stop()
-            return ExecResult(
-                None, "", "killed by the host-side deadline", time.monotonic() - began, True
-            )
+        deadline = None if timeout is None else began + timeout + BACKSTOP_GRACE_S
+        limit: tuple[str, str] | None = None
+        killed_at = 0.0
+        while worker.is_alive():
+            worker.join(POLL_S)
+            if not worker.is_alive():
+                break
+            now = time.monotonic()
+            if limit is None:
+                limit = self._limit_hit(watch, sink)
+                if limit is not None:
+                    killed_at = now
+                    self._kill_processes(container)
+            elif now - killed_at > KILL_GRACE_S:  # the kill did not land: end the container
+                with contextlib.suppress(APIError, NotFound):
+                    container.kill()
+                worker.join(KILL_GRACE_S)
+                break
+            if deadline is not None and now > deadline:  # the in-container timeout failed
+                self.stop()
+                return ExecResult(None, "", "killed by the host-side deadline", now - began, True)
         duration = time.monotonic() - began
-        if "error" in box:
+        if limit is None:  # a bomb that ended the command by itself still counts
+            limit = self._limit_hit(watch, sink, final=True)
+        if "error" in box and limit is None:
             raise InfraError(f"docker exec failed in {self.name}: {box['error']}")
-        out, err = box.get("out") or (None, None)
         code = api.exec_inspect(exec_id).get("ExitCode")
-        if self._owner is not None:
-            self._chown(container)
-        stdout, stderr = _text(out), _text(err)
+        if self._owner is not None and self._container is not None:
+            with contextlib.suppress(APIError):
+                self._chown(container)
+        stdout, stderr = sink.text(0), sink.text(1)
+        if limit is not None:
+            return ExecResult(
+                code,
+                stdout,
+                stderr,
+                duration,
+                limit=limit[0],
+                limit_detail=limit[1],
+                dropped=sink.dropped,
+            )
         if timeout and code == KILLED_RC and duration >= timeout:
-            return ExecResult(None, stdout, stderr, duration, True)
-        return ExecResult(code, stdout, stderr, duration)
+            return ExecResult(None, stdout, stderr, duration, True, dropped=sink.dropped)
+        return ExecResult(code, stdout, stderr, duration, dropped=sink.dropped)
+
+    def _watch(self, container: Container) -> LimitWatch:
+        workspace = None
+        if self.spec.workspace is not None and self.spec.mount_workspace:
+            workspace = Path(self.spec.workspace).resolve()
+        parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or ""
+        return LimitWatch(
+            container_id=str(container.id),
+            cgroup_parent=parent,
+            tmpfs={path: mp for path, mp in self._tmpfs.items() if str(mp)},
+            workspace=workspace,
+            workspace_cap=self.spec.policy.bytes("workspace_size") if workspace else None,
+            skip=self._full,  # reported once; later commands (copying out, cleanup) may run
+        )
+
+    def _limit_hit(
+        self, watch: LimitWatch, sink: _Capture, final: bool = False
+    ) -> tuple[str, str] | None:
+        if self._interrupt:
+            return self._interrupt, f"stopped: {self._interrupt}"
+        if sink.dropped:
+            return "output", (
+                f"output over {sink.cap // 1024**2 or 1} MiB per stream; "
+                f"{sink.dropped} bytes dropped"
+            )
+        if final:
+            watch._next_du = 0.0  # one last measurement of the workspace
+        found = watch.check()
+        if found is not None and watch.hit:
+            self._full.add(watch.hit)
+        return found
+
+    def _kill_processes(self, container: Container) -> None:
+        """Kill every process of the run user (the keep-alive runs as another uid).
+
+        From the host when it can see the container's processes (freeze, kill, thaw:
+        a fork bomb cannot outrun it); else by a ``kill -9 -1`` exec as the run user.
+        """
+        parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or ""
+        if host_pids(str(container.id), self._keep, parent) is not None:
+            try:
+                container.pause()
+                try:
+                    pids = host_pids(str(container.id), self._keep, parent) or []
+                    kill_host_pids(pids)
+                finally:
+                    container.unpause()
+                return
+            except (APIError, NotFound):
+                pass
+        with contextlib.suppress(APIError, NotFound):
+            container.exec_run(
+                ["kill", "-9", "-1"], user=f"{self.user[0]}:{self.user[1]}", detach=True
+            )
 
     # -- files --------------------------------------------------------------------------
 
     def copy_in(self, src: Path, dest: str) -> None:
-        """Copy a host file or folder to ``dest`` (absolute, or relative to the project)."""
+        """Copy a host file or folder to ``dest`` (absolute, or relative to the project).
+
+        Files are owned by the run user. The archive is unpacked into the writable place
+        that holds ``dest`` (the root filesystem is read-only), creating folders on the way.
+        """
         container = self._running()
         src = Path(src)
         if not src.exists():
             raise FileNotFoundError(f"nothing to copy at {src}")
-        target = self._absolute(dest).lstrip("/")
-        owner = self._owner if self._in_workspace(dest) else None
+        target = self._absolute(dest)
+        if target == HARNESS_SRC or target.startswith(HARNESS_SRC + "/"):
+            owner: tuple[int, int] | None = (0, 0)  # read-only to the commands that run
+        elif self.user[0] != 0:
+            owner = self.user
+        else:
+            owner = self._owner if self._in_workspace(dest) else None
+        base = self._writable_base(target)
+        rel = posixpath.relpath(target, base)
         data = io.BytesIO()
         with tarfile.open(fileobj=data, mode="w") as tar:
-            tar.add(str(src), arcname=target, filter=lambda info: _own(info, owner))
+            parts = rel.split("/")[:-1] if rel != "." else []
+            for i in range(len(parts)):  # folders on the way, owned like the rest
+                info = tarfile.TarInfo("/".join(parts[: i + 1]))
+                info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+                tar.addfile(_own(info, owner))
+            tar.add(str(src), arcname=rel, filter=lambda info: _own(info, owner))
         try:
-            container.put_archive("/", data.getvalue())
+            container.put_archive(base, data.getvalue())
         except APIError as exc:
             raise InfraError(f"copy into {self.name}:{dest} failed: {exc}") from exc
-        if owner is not None:  # folders the engine created on the way belong to root
+        if self._owner is not None and owner is not None:  # root mode: hand files back
             self._chown(container)
+
+    def _writable_base(self, target: str) -> str:
+        """The mount point that holds ``target`` (a tmpfs, scratch or the workspace)."""
+        places = list(self._tmpfs)
+        if self.spec.workspace is not None and self.spec.mount_workspace:
+            places.append(posixpath.normpath(self.spec.project_dir))
+        best = "/"
+        for place in places:
+            if (target == place or target.startswith(place + "/")) and len(place) > len(best):
+                best = place
+        return best
 
     def copy_out(self, src: str, dest: Path) -> None:
         """Copy ``src`` from the container to the host path ``dest`` (file or folder)."""
@@ -311,3 +571,38 @@ def _own(info: tarfile.TarInfo, owner: tuple[int, int] | None) -> tarfile.TarInf
 
 def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
+
+
+def _chown_tree(root: Path, owner: tuple[int, int]) -> None:
+    """``chown -R`` on the host, without following symlinks."""
+    uid, gid = owner
+    with contextlib.suppress(OSError):
+        os.lchown(root, uid, gid)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            with contextlib.suppress(OSError):
+                os.lchown(os.path.join(folder, name), uid, gid)
+
+
+class _Capture:
+    """Two output streams kept up to ``cap`` bytes each; the rest counted and dropped."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept: list[bytearray] = [bytearray(), bytearray()]
+        self.dropped = 0
+
+    def add(self, stream: int, chunk: bytes | None) -> None:
+        if not chunk:
+            return
+        buf = self.kept[stream]
+        room = self.cap - len(buf)
+        if room > 0:
+            buf += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def text(self, stream: int) -> str:
+        text = _text(bytes(self.kept[stream]))
+        if self.dropped and len(self.kept[stream]) >= self.cap:
+            text += f"\n[harness: output over {self.cap} bytes; the rest was dropped]\n"
+        return text

@@ -31,6 +31,8 @@ class LocalSandbox:
             )
         self.spec = spec
         self._root = Path(spec.workspace).resolve()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._interrupted: str | None = None
 
     @property
     def project_dir(self) -> str:
@@ -49,6 +51,8 @@ class LocalSandbox:
         timeout: float | None = None,
     ) -> ExecResult:
         """Run ``cmd``; on timeout kill its process group and report ``timed_out``."""
+        if self._interrupted:  # the agent has been stopped: refuse at once
+            return ExecResult(None, "", "", 0.0, limit=self._interrupted)
         full_env = {**os.environ, **self.spec.env, **(env or {})}
         workdir = self._resolve(cwd) if cwd else self._root
         began = time.monotonic()
@@ -64,6 +68,7 @@ class LocalSandbox:
             )
         except (FileNotFoundError, PermissionError) as exc:
             return ExecResult(127, "", str(exc), time.monotonic() - began)
+        self._proc = proc
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -71,10 +76,23 @@ class LocalSandbox:
             out, err = proc.communicate()
             return ExecResult(None, _text(out), _text(err), time.monotonic() - began, True)
         finally:
+            self._proc = None
             if proc.poll() is None:  # interrupted (KeyboardInterrupt): leave nothing behind
                 _kill_group(proc.pid)
                 proc.wait()
-        return ExecResult(proc.returncode, _text(out), _text(err), time.monotonic() - began)
+        duration = time.monotonic() - began
+        if self._interrupted:
+            return ExecResult(
+                proc.returncode, _text(out), _text(err), duration, limit=self._interrupted
+            )
+        return ExecResult(proc.returncode, _text(out), _text(err), duration)
+
+    def interrupt(self, reason: str) -> None:
+        """Kill the running command's process group; its result carries ``limit=reason``."""
+        self._interrupted = reason
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            _kill_group(proc.pid)
 
     def copy_in(self, src: Path, dest: str) -> None:
         """Copy a host file or folder to ``dest`` (relative paths land in the workspace)."""

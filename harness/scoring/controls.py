@@ -1,13 +1,16 @@
 """Controls that prove the grader, as pure verdict arithmetic over scores.
 
 HIGH: the reference tree scores at least ``thresholds.high`` with nothing unavailable.
-LOW: the do-nothing tree scores at most ``thresholds.low``. ISOLATION: each defect,
-applied to a copy of the reference, breaks every check it declares and nothing else
-(checks downstream of a declared check are excused; diagnostic rows are ignored); a
-check is broken when its score falls more than ``thresholds.epsilon`` below the
-reference, or it becomes unavailable. DETERMINISM: scoring one tree twice gives the same
-vector. All scores must come from one era. The caller does the I/O (patching trees,
-running them) and passes scores in.
+LOW: the LOW tree (a running-but-broken build for app scenarios, the do-nothing tree
+otherwise) scores at most ``thresholds.low`` and below the success bar. ISOLATION: each
+defect, applied to a copy of the reference, breaks every check it declares and nothing
+else (checks downstream of a declared check are excused; diagnostic rows are ignored);
+a check is broken when its score falls more than ``thresholds.epsilon`` below the
+reference, or it becomes unavailable. CRITICAL: a defect marked critical scores below
+the success bar. DETERMINISM: scoring one tree twice gives the same vector, for the
+reference and for a failing tree. Every defect's final score is kept; a check that
+neither LOW nor any defect moves is reported as untested (saturation warning, not a
+failure). All scores must come from one era. The caller does the I/O and passes scores.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class DefectOutcome(BaseModel):
     name: str
     declared: list[str]
     score: Score
+    critical: bool = False
 
 
 class DefectResult(BaseModel):
@@ -42,10 +46,13 @@ class DefectResult(BaseModel):
     cascades: list[str] = Field(description="broken but not declared")
     unknown: list[str] = Field(description="declared names the suite does not have")
     passed: bool
+    final: float | None = None
+    critical: bool = False
+    success: bool | None = Field(default=None, description="final at or above the success bar")
 
 
 class ControlResult(BaseModel):
-    control: Literal["HIGH", "LOW", "ISOLATION", "DETERMINISM", "ERA"]
+    control: Literal["HIGH", "LOW", "ISOLATION", "CRITICAL", "DETERMINISM", "ERA"]
     passed: bool
     detail: str
 
@@ -55,6 +62,7 @@ class ControlsReport(BaseModel):
     controls: list[ControlResult]
     defects: list[DefectResult]
     verdict: str
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def trusted(self) -> bool:
@@ -66,11 +74,18 @@ class ControlsReport(BaseModel):
         for c in self.controls:
             lines.append(f"  {c.control:<11} {'pass' if c.passed else 'FAIL'}  {c.detail}")
         for d in self.defects:
-            if not d.passed:
-                lines.append(
-                    f"  defect {d.name}: missed {d.missed}, cascades {d.cascades}, "
-                    f"unknown {d.unknown}"
-                )
+            final = "" if d.final is None else f"{d.final:.4f}"
+            tag = " critical" if d.critical else ""
+            ok = (
+                "ok"
+                if d.passed
+                else f"missed {d.missed}, cascades {d.cascades}, unknown {d.unknown}"
+            )
+            lines.append(
+                f"  defect {d.name:<24} {final}{tag}{' SUCCESS' if d.success else ''}  {ok}"
+            )
+        for w in self.warnings:
+            lines.append(f"  warning: {w}")
         lines.append(self.verdict)
         return "\n".join(lines) + "\n"
 
@@ -81,15 +96,24 @@ def evaluate_controls(
     isolation: list[DefectOutcome],
     determinism: tuple[Vector, Vector],
     thresholds: Thresholds,
+    *,
+    failing_determinism: tuple[Vector, Vector] | None = None,
 ) -> ControlsReport:
-    """Judge the four controls and return per-control results and the verdict."""
-    defects = [judge_defect(high, d, thresholds.epsilon) for d in isolation]
+    """Judge the controls and return per-control results, warnings and the verdict."""
+    bar = thresholds.bar
+    defects = [judge_defect(high, d, thresholds.epsilon, bar) for d in isolation]
     controls = [
         _high(high, thresholds),
         _low(low, thresholds),
         _isolation(defects),
-        _determinism(*determinism),
     ]
+    if any(d.critical for d in defects):
+        controls.append(_critical(defects, bar))
+    controls.append(_determinism(*determinism))
+    if failing_determinism is not None:
+        failing = _determinism(*failing_determinism)
+        failing.detail = f"failing tree: {failing.detail}"
+        controls.append(failing)
     eras = {high.era, low.era, *(d.score.era for d in isolation)}
     if len(eras) > 1:
         controls.append(
@@ -98,7 +122,26 @@ def evaluate_controls(
             )
         )
     verdict = TRUSTED if all(c.passed for c in controls) else NOT_TRUSTED
-    return ControlsReport(era=high.era, controls=controls, defects=defects, verdict=verdict)
+    return ControlsReport(
+        era=high.era,
+        controls=controls,
+        defects=defects,
+        verdict=verdict,
+        warnings=saturation(high, [low, *(d.score for d in isolation)], thresholds.epsilon),
+    )
+
+
+def saturation(reference: Score, others: list[Score], epsilon: float) -> list[str]:
+    """Checks that no LOW or defect tree moves: nothing proves they can fail."""
+    moved: set[str] = set()
+    for other in others:
+        moved.update(broken_checks(reference, other, epsilon))
+    idle = [
+        r.check
+        for r in reference.rows
+        if r.tier != DIAGNOSTIC and r.counts and r.check not in moved
+    ]
+    return [f"untested check {c}: neither LOW nor any defect moves it" for c in idle]
 
 
 def broken_checks(reference: Score, other: Score, epsilon: float) -> list[str]:
@@ -114,8 +157,10 @@ def broken_checks(reference: Score, other: Score, epsilon: float) -> list[str]:
     return out
 
 
-def judge_defect(reference: Score, defect: DefectOutcome, epsilon: float) -> DefectResult:
-    """Compare one defect tree with the reference tree."""
+def judge_defect(
+    reference: Score, defect: DefectOutcome, epsilon: float, bar: float | None = None
+) -> DefectResult:
+    """Compare one defect tree with the reference tree (and with the success bar)."""
     names = {r.check for r in reference.rows}
     broken = broken_checks(reference, defect.score, epsilon)
     excused = _closure(set(defect.declared), reference.rows)
@@ -130,6 +175,9 @@ def judge_defect(reference: Score, defect: DefectOutcome, epsilon: float) -> Def
         cascades=cascades,
         unknown=unknown,
         passed=bool(defect.declared) and not (missed or cascades or unknown),
+        final=defect.score.final,
+        critical=defect.critical,
+        success=None if bar is None else defect.score.measurable and defect.score.final >= bar,
     )
 
 
@@ -153,11 +201,22 @@ def _high(score: Score, t: Thresholds) -> ControlResult:
 
 
 def _low(score: Score, t: Thresholds) -> ControlResult:
-    ok = score.measurable and score.final <= t.low
+    ok = score.measurable and score.final <= t.low and score.final < t.bar
     why = "" if score.measurable else "; not measurable"
     return ControlResult(
-        control="LOW", passed=ok, detail=f"do-nothing final {score.final:.4f} vs low {t.low:g}{why}"
+        control="LOW",
+        passed=ok,
+        detail=f"LOW tree final {score.final:.4f} vs low {t.low:g} (bar {t.bar:g}){why}",
     )
+
+
+def _critical(defects: list[DefectResult], bar: float) -> ControlResult:
+    critical = [d for d in defects if d.critical]
+    above = [f"{d.name} {d.final:.4f}" for d in critical if d.success]
+    detail = f"{len(critical) - len(above)}/{len(critical)} critical defects below bar {bar:g}"
+    if above:
+        detail += f"; at or above it: {', '.join(above)}"
+    return ControlResult(control="CRITICAL", passed=not above, detail=detail)
 
 
 def _isolation(defects: list[DefectResult]) -> ControlResult:

@@ -31,6 +31,20 @@ class Thresholds(BaseModel):
     high: float = Field(ge=0.0, le=1.0)
     low: float = Field(ge=0.0, le=1.0)
     epsilon: float = Field(default=0.01, ge=0.0, lt=1.0)
+    success_bar: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="a trial succeeds at or above it (default high)"
+    )
+    budgets: dict[str, float] = Field(
+        default_factory=dict, description="time budgets (seconds) a suite reads by name"
+    )
+
+    @property
+    def bar(self) -> float:
+        """The success bar: ``success_bar`` when set, else ``high``."""
+        return self.high if self.success_bar is None else self.success_bar
+
+    def budget(self, name: str, default: float) -> float:
+        return float(self.budgets.get(name, default))
 
 
 class Stamp(BaseModel):

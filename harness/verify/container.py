@@ -7,6 +7,7 @@ container is gone by now and cannot influence anything but the workspace files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -18,6 +19,7 @@ from harness.images import ensure_image
 from harness.images.inject import inject_harness_source
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import DockerSandbox
+from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 
@@ -43,12 +45,37 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
             "python": "python3",
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
+            "env": request.docker_env,  # toolchain/dependency paths as mounted inside
+            "mounts": {},
         }
     )
     if request.suite_dir:
         copytree(Path(request.suite_dir), staging / "suite")
     write_atomic(staging / "request.json", inner.model_dump_json(by_alias=True))
     return inner
+
+
+def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
+    """A failed, ungraded outcome: the code under test ran into a sandbox limit."""
+    return VerifyOutcome.ungraded(
+        report_text=f"verification stopped by limit: {limit} ({detail})\n"
+    )
+
+
+# What the scorer itself needs to confine an executed app (harness.scoring.appkit.jail):
+# switching to the app's own user (SETUID, SETGID), making the evidence its own and
+# closed (CHOWN, FOWNER, DAC_OVERRIDE), and killing the app's process group (KILL).
+APP_SCORER_CAPS = ("SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL")
+
+
+def scorer_policy(policy: SandboxPolicy, *, executes_app: bool) -> SandboxPolicy:
+    """The verifier's policy: the scenario's, plus the few capabilities (and so root) the
+    scorer needs when it runs the built app as an unprivileged user of its own. The app
+    never holds them; no-new-privileges, the read-only root and the limits stay."""
+    if not executes_app:
+        return policy
+    caps = sorted(set(policy.capabilities) | set(APP_SCORER_CAPS))
+    return policy.model_copy(update={"capabilities": caps})
 
 
 def verify_in_docker(
@@ -59,9 +86,15 @@ def verify_in_docker(
     cpus: float | None = None,
     memory: str | None = None,
     evidence_dest: Path | None = None,
+    policy: SandboxPolicy = DEFAULT_POLICY,
 ) -> tuple[VerifyOutcome, str]:
-    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id)."""
+    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id).
+
+    The container is hardened like the agent's (``policy``): no capabilities, non-root,
+    read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
+    """
     ref = ensure_image("scorer")
+    policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
     spec = SandboxSpec(
         phase="verify",
         image=ref.tag,
@@ -72,6 +105,9 @@ def verify_in_docker(
         cpus=cpus,
         memory=memory,
         labels=labels,
+        mounts=dict(request.mounts),  # the scenario's toolchain and dependencies, read-only
+        policy=policy,
+        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
     )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     sandbox = DockerSandbox(spec)
@@ -95,8 +131,11 @@ def verify_in_docker(
         )
         if result.timed_out:
             raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
-        sandbox.copy_out(f"{ROOT}/out", tmp / "out")
+        with contextlib.suppress(FileNotFoundError, InfraError):
+            sandbox.copy_out(f"{ROOT}/out", tmp / "out")
         outcome_file = tmp / "out" / "outcome.json"
+        if not outcome_file.is_file() and result.limit:  # the agent's code blew a limit
+            return _stopped_by(result.limit, result.limit_detail), ref.id
         if not outcome_file.is_file():
             tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
             raise InfraError(f"verifier wrote no outcome (exit {result.returncode}): {tail}")

@@ -7,16 +7,23 @@ is always a *copy* of the agent's workspace; hidden files are copied into it her
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from harness.fsutil import copy_destinations, copy_pairs
-from harness.gitutil import changed_files
+from harness.gitutil import changed_files, git
+from harness.toolchain import expand
 from harness.verify.request import VerifyRequest
 from harness.verify.results import TargetResult, VerifyOutcome
 from harness.verify.rules import check_rules
 from harness.verify.runners import Kind, run_target
 from harness.verify.scoring_bridge import attach_score
+from harness.verify.verdict import decide
 
 
 def copy_hidden(request: VerifyRequest, tree: Path) -> list[str]:
@@ -34,8 +41,8 @@ def partial_fraction(targets: list[TargetResult]) -> float | None:
     partial = [t for t in targets if t.kind == "partial"]
     if not partial:
         return None
-    total = sum(t.total for t in partial)
-    return (sum(t.passed for t in partial) / total) if total else 0.0
+    total = sum(t.ran[1] for t in partial)  # goagentbench: test events only, not builds
+    return (sum(t.ran[0] for t in partial) / total) if total else 0.0
 
 
 def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
@@ -51,6 +58,18 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
     )
     hidden = copy_hidden(request, tree)
     targets: list[TargetResult] = []
+    if request.provision_error and not request.copy_only:
+        return VerifyOutcome(
+            success=False,
+            partial_score=None,
+            rules=rules,
+            targets=[],
+            changed_files=changed,
+            hidden_files=hidden,
+            duration_s=time.monotonic() - start,
+            error=f"environment error: {request.provision_error}",
+            toolchain=request.toolchain,
+        )
     if not request.copy_only:
         per_target = max(
             30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests))
@@ -64,26 +83,89 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                 targets.append(
                     run_target(
                         request.runner,
-                        target,
+                        compile_form(request.runner, target) if request.compile_only else target,
                         kind,
                         tree,
                         seed=request.seed,
                         timeout=per_target,
                         python=request.python,
-                    )
+                        extra_env=request.env,
+                    ).model_copy(update={"target": target})
                 )
     rules_ok = all(r.ok for r in rules)
-    required_ok = all(t.all_passed for t in targets if t.kind == "required")
     partial = partial_fraction(targets)
-    if partial is not None and not (rules_ok and required_ok):
-        partial = 0.0
+    if partial is not None and not rules_ok:
+        partial = 0.0  # goagentbench runs no tests at all then
+    env_error = None
+    if not request.compile_only:
+        env_error = confirm_env_error(tree, request, targets)
     outcome = VerifyOutcome(
-        success=False,  # decided once the score is attached
+        success=False,  # decided below, once (verify/verdict.py)
         partial_score=partial,
         rules=rules,
         targets=targets,
         changed_files=changed,
         hidden_files=hidden,
         duration_s=time.monotonic() - start,
+        error=env_error,
+        toolchain=toolchain_ran(request, tree),
     )
+    if request.compile_only:
+        return outcome.model_copy(update={"success": decide(outcome).success})
     return attach_score(outcome, request, tree)
+
+
+def compile_form(runner: str, target: str) -> str:
+    """The target as a build-only command: ``go test -run '^$'``, ``pytest --collect-only``."""
+    if runner == "go":
+        return f"{target.split(' -run')[0]} -run ^$"
+    return f"{target} --collect-only"
+
+
+def confirm_env_error(
+    tree: Path, request: VerifyRequest, targets: list[TargetResult]
+) -> str | None:
+    """An environment failure (toolchain, dependency) that the baseline tree, with the
+    same hidden files, also has; None when every failure is the change's own."""
+    suspect = next((t for t in targets if not t.all_passed and t.env_error), None)
+    if suspect is None:
+        return None
+
+    tmp = Path(tempfile.mkdtemp(prefix="harness-baseline-"))
+    try:
+        base = tmp / "tree"
+        git(["clone", "-q", "--shared", "--no-checkout", str(tree), str(base)], tmp)
+        git(["checkout", "-q", request.baseline], base)
+        copy_hidden(request, base)
+        again = run_target(
+            request.runner,
+            suspect.target,
+            suspect.kind,
+            base,
+            seed=request.seed,
+            timeout=max(60.0, request.timeout_s / 2),
+            python=request.python,
+            extra_env=request.env,
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if again.env_error is None:
+        suspect.error = (suspect.error or "failed") + " (the baseline builds: the change caused it)"
+        return None
+    return f"environment error, the baseline fails the same way: {suspect.env_error}"
+
+
+def toolchain_ran(request: VerifyRequest, tree: Path) -> dict[str, Any]:
+    """The toolchain that actually ran (``go version`` / the Python's version)."""
+
+    env = {**os.environ}
+    env.update(expand(request.env, env))
+    cmd = ["go", "env", "GOVERSION"] if request.runner == "go" else [request.python, "--version"]
+    try:
+        out = subprocess.run(
+            cmd, cwd="/", env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+        ran = (out.stdout or out.stderr).strip().splitlines()[0] if out.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        ran = None
+    return {**request.toolchain, "ran": ran}

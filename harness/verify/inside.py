@@ -7,10 +7,12 @@ hidden material and the suite.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
 
+import harness
 from harness.errors import HarnessError
 from harness.fsutil import write_json
 from harness.verify.engine import verify_tree
@@ -19,8 +21,12 @@ from harness.verify.request import VerifyRequest
 
 def main(argv: list[str]) -> int:
     request_path, tree, out = Path(argv[0]), Path(argv[1]), Path(argv[2])
+    # the Go build cache is a host folder shared with local runs: leave it writable for
+    # the host's (possibly non-root) user rather than root-only
+    os.umask(0)
     out.mkdir(parents=True, exist_ok=True)
     request = VerifyRequest.model_validate_json(request_path.read_text())
+    _lock_down(request_path.parent)
     try:
         outcome = verify_tree(tree, request)
     except HarnessError as exc:
@@ -31,6 +37,19 @@ def main(argv: list[str]) -> int:
         return 3
     write_json(out / "outcome.json", outcome.model_dump(mode="json"))
     return 0
+
+
+def _lock_down(root: Path) -> None:
+    """Make the verification folder and the harness source unreachable for other users.
+
+    An app under test runs as its own unprivileged user (``appkit.jail``); here, in the
+    scorer container, that user must not reach the request, the suite, the hidden
+    material, the trace or the fixture code.
+    """
+
+    for path in (root, Path(harness.__file__).resolve().parent.parent):
+        if path != Path("/") and path.is_dir() and path.stat().st_uid == os.geteuid():
+            path.chmod(0o700)
 
 
 if __name__ == "__main__":

@@ -4,24 +4,51 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.results import REPORT_SCHEMA_VERSION
-from harness.verify.results import VerifyOutcome
+from harness.results import REPORT_SCHEMA_VERSION, now_iso
+from harness.verify.results import TargetResult, VerifyOutcome
+
+RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
 
 
-def build_report(run: dict[str, Any], outcome: VerifyOutcome, result: str) -> dict[str, Any]:
-    """``run`` is run.json's content; ``result`` the trial outcome word."""
-    tests = [
-        {
-            "name": f"{t.target} :: {c.name}" if c.name != t.target else c.name,
-            "passed": c.passed,
-            "output": c.output,
-            "error": c.error,
-            "target": t.target,
-            "kind": t.kind,
-        }
-        for t in outcome.targets
-        for c in t.tests
-    ]
+def target_row(t: TargetResult) -> dict[str, Any]:
+    """One row per target, as goagentbench writes it (``name`` is the entry, ``passed``
+    its verdict), with harness's per-test detail nested under ``cases``."""
+    failing = [c for c in t.tests if not c.passed]
+    return {
+        "name": t.target,
+        "passed": t.all_passed,
+        "output": failing[0].output if failing else "",
+        "error": t.error or (f"exit status {t.exit_code}" if not t.all_passed else None),
+        "kind": t.kind,
+        "passed_tests": t.passed,
+        "total_tests": t.total,
+        "cases": [c.model_dump() for c in t.tests],
+    }
+
+
+def build_report(
+    run: dict[str, Any],
+    outcome: VerifyOutcome,
+    result: str,
+    progress: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``run`` is run.json's content; ``result`` the trial outcome word; ``progress``
+    goagentbench's run-progress record (token usage, times), when an agent ran."""
+    tests = [target_row(t) for t in outcome.targets if t.kind == "required"]
+    partial_tests = [target_row(t) for t in outcome.targets if t.kind == "partial"]
+    bad_rules = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
+    if bad_rules:
+        tests.insert(
+            0,
+            {
+                "name": RULES_ROW,
+                "passed": False,
+                "output": "",
+                "kind": "rules",
+                "error": "\n".join(bad_rules),
+                "cases": [],
+            },
+        )
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run_id": run.get("run_id"),
@@ -40,14 +67,22 @@ def build_report(run: dict[str, Any], outcome: VerifyOutcome, result: str) -> di
         "partial_score": outcome.partial_score,
         "score": (outcome.score or {}).get("final"),
         "era": outcome.era,
+        "started_at": run.get("started_at"),
+        "verified_at": now_iso(),
+        "progress": progress,
+        "toolchain": outcome.toolchain,
         "tests": tests,
+        "partial_tests": partial_tests,
         "targets": [
             {
                 "target": t.target,
                 "kind": t.kind,
+                "ok": t.all_passed,
+                "exit_code": t.exit_code,
                 "passed": t.passed,
                 "total": t.total,
                 "error": t.error,
+                "env_error": t.env_error,
                 "command": t.command,
                 "duration_s": round(t.duration_s, 3),
             }
@@ -84,16 +119,24 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
     lines += ["", "tests:"]
     for t in report["targets"]:
         lines.append(
-            f"  [{mark[t['passed'] == t['total'] and not t['error']]}] {t['kind']:8} "
+            f"  [{mark[t.get('ok', t['passed'] == t['total'] and not t['error'])]}] {t['kind']:8} "
             f"{t['target']}: {t['passed']}/{t['total']} passed"
             + (f" ({t['error']})" if t["error"] else "")
         )
-    failing = [t for t in report["tests"] if not t["passed"]]
+    failing = [
+        {"name": f"{row['name']} :: {c['name']}", **{k: c[k] for k in ("passed", "output")}}
+        for row in report["tests"] + report.get("partial_tests", [])
+        for c in row.get("cases", [])
+        if not c["passed"]
+    ]
     for t in failing[:20]:
         first = (t.get("output") or "").strip().splitlines()[-1:] or [""]
         lines.append(f"      x {t['name']}  {first[0][:120]}")
     if len(failing) > 20:
         lines.append(f"      ... {len(failing) - 20} more failing")
+    chain = report.get("toolchain") or {}
+    if chain.get("ran") or chain.get("go"):
+        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({chain.get('go_reason') or 'image'})"]
     if scoring_text:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):

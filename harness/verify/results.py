@@ -14,6 +14,7 @@ class TestCase(BaseModel):
     passed: bool
     output: str = ""
     error: str | None = None
+    synthetic: bool = False  # stands for a build failure, not a test that ran
 
 
 class TargetResult(BaseModel):
@@ -23,6 +24,9 @@ class TargetResult(BaseModel):
     tests: list[TestCase] = Field(default_factory=list)
     error: str | None = None
     duration_s: float = 0.0
+    exit_code: int | None = None
+    ok: bool | None = None  # the target's verdict: its test command succeeded
+    env_error: str | None = None  # a toolchain or dependency failure, not the code's
 
     @property
     def passed(self) -> int:
@@ -33,7 +37,16 @@ class TargetResult(BaseModel):
         return len(self.tests)
 
     @property
+    def ran(self) -> tuple[int, int]:
+        """(passed, total) over tests that actually ran, as goagentbench counts them."""
+        real = [t for t in self.tests if not t.synthetic]
+        return sum(t.passed for t in real), len(real)
+
+    @property
     def all_passed(self) -> bool:
+        """goagentbench's rule when the runner set ``ok``; else every test passed."""
+        if self.ok is not None:
+            return self.ok
         return self.error is None and self.total > 0 and self.passed == self.total
 
 
@@ -52,3 +65,19 @@ class VerifyOutcome(BaseModel):
     report_text: str = ""
     duration_s: float = 0.0
     error: str | None = None
+    toolchain: dict[str, Any] | None = None  # what actually ran (go version, python)
+
+    @classmethod
+    def ungraded(cls, *, error: str | None = None, report_text: str = "") -> VerifyOutcome:
+        """An outcome with nothing graded: the verifier failed (``error``) or the trial
+        was stopped before grading (``report_text`` says why)."""
+        return cls(
+            success=False,
+            partial_score=None,
+            rules=[],
+            targets=[],
+            changed_files=[],
+            hidden_files=[],
+            report_text=report_text,
+            error=error,
+        )

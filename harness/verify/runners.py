@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import tempfile
 import time
@@ -14,6 +15,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Literal
 
+from harness.toolchain import expand
+from harness.verify.envcheck import classify_go, classify_pytest
 from harness.verify.results import TargetResult, TestCase
 
 Kind = Literal["required", "partial"]
@@ -26,6 +29,8 @@ def _tail(text: str, limit: int = OUTPUT_CAP) -> str:
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str]:
+    if shutil.which(cmd[0], path=env.get("PATH")) is None and not Path(cmd[0]).is_file():
+        return 127, f"{cmd[0]}: command not found"
     try:
         proc = subprocess.run(
             cmd,
@@ -89,6 +94,7 @@ def parse_go_json(stdout: str) -> list[TestCase]:
                     name=f"{pkg} [build]",
                     passed=False,
                     error="package failed",
+                    synthetic=True,
                     output=_tail("\n".join(build_lines)),
                 )
             continue
@@ -119,15 +125,24 @@ def run_go(
         "GOTOOLCHAIN": "local",
         **env,
     }
+    if "-buildvcs" not in go_env["GOFLAGS"]:
+        go_env["GOFLAGS"] = f"-buildvcs=false {go_env['GOFLAGS']}".strip()
     start = time.monotonic()
     code, output = _run(cmd, tree, go_env, timeout)
     tests = parse_go_json(output)
-    error = None
+    error = env_error = None
     if code is None:
         error = "timeout"
-    elif not tests:
-        error = f"go test ran no tests (exit {code})"
-        tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
+    elif code != 0:
+        env_error = classify_go(output, tree)
+        if not tests:  # a build or toolchain failure before any test ran
+            error = env_error or f"go test failed before running tests (exit {code})"
+            tests = [
+                TestCase(
+                    name=target, passed=False, output=_tail(output), error=error, synthetic=True
+                )
+            ]
+    # goagentbench: a target passes iff `go test` exits 0 ("no test files" included)
     return TargetResult(
         target=target,
         kind=kind,
@@ -135,6 +150,9 @@ def run_go(
         tests=tests,
         error=error,
         duration_s=time.monotonic() - start,
+        exit_code=code,
+        ok=code == 0,
+        env_error=env_error,
     )
 
 
@@ -186,12 +204,26 @@ def run_pytest(
             timeout,
         )
         tests = parse_junit(junit.read_text()) if junit.exists() else []
-    error = None
+    error = env_error = None
+    if "--collect-only" in tokens:  # validate --deep: collecting (importing) is the build
+        tests = [] if code == 0 else tests
+        if code == 0:
+            return TargetResult(
+                target=target,
+                kind=kind,
+                command=[Path(cmd[0]).name, *cmd[1:]],
+                exit_code=0,
+                ok=True,
+            )
     if code is None:
         error = "timeout"
-    elif not tests:
-        error = f"pytest ran no tests (exit {code})"
-        tests = [TestCase(name=target, passed=False, output=_tail(output), error=error)]
+    elif code != 0:
+        env_error = classify_pytest(output, tree)
+    if code is not None and not tests:
+        error = env_error or f"pytest ran no tests (exit {code})"
+        tests = [
+            TestCase(name=target, passed=False, output=_tail(output), error=error, synthetic=True)
+        ]
     return TargetResult(
         target=target,
         kind=kind,
@@ -199,13 +231,28 @@ def run_pytest(
         tests=tests,
         error=error,
         duration_s=time.monotonic() - start,
+        exit_code=code,
+        ok=code == 0 and bool(tests) and error is None,
+        env_error=env_error,
     )
 
 
 def run_target(
-    runner: str, target: str, kind: Kind, tree: Path, *, seed: str, timeout: float, python: str
+    runner: str,
+    target: str,
+    kind: Kind,
+    tree: Path,
+    *,
+    seed: str,
+    timeout: float,
+    python: str,
+    extra_env: dict[str, str] | None = None,
 ) -> TargetResult:
+    """Run one target; ``extra_env`` (the scenario's toolchain and dependency variables,
+    ``$PATH``/``$PYTHONPATH`` standing for the current values) wins over the process's."""
+
     env = {**os.environ, "HARNESS_SEED": seed}
+    env.update(expand(extra_env or {}, env))
     if runner == "go":
         return run_go(target, kind, tree, env, timeout)
     return run_pytest(target, kind, tree, env, timeout, python)

@@ -21,6 +21,7 @@ from harness.scoring import (
     render_text,
     suite_from_tests,
 )
+from harness.scoring.appkit.jail import protecting
 from harness.verify.request import VerifyRequest
 from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
@@ -48,11 +49,21 @@ def load_suite_module(suite_dir: Path) -> Any:
     return module
 
 
+def _graded_counts(t: Any) -> TestTargetResult:
+    """A target as the implicit suite grades it. A required target whose command
+    succeeded with no tests (goagentbench: "no test files" passes) counts as 1/1; one whose
+    command failed although every parsed test passed counts as failed."""
+    passed, total, error = t.passed, t.total, t.error
+    if t.kind == "required" and t.ok is not None:
+        if t.ok and total == 0:
+            passed, total = 1, 1
+        elif not t.ok and error is None and passed == total:
+            error = f"test command failed (exit {t.exit_code})"
+    return TestTargetResult(f"{CHECK_PREFIX}{t.target}", t.kind, passed, total, error)
+
+
 def tests_score(outcome: VerifyOutcome) -> Score:
-    targets = [
-        TestTargetResult(f"{CHECK_PREFIX}{t.target}", t.kind, t.passed, t.total, t.error)
-        for t in outcome.targets
-    ]
+    targets = [_graded_counts(t) for t in outcome.targets]
     bad = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
     suite, rows = suite_from_tests(
         targets,
@@ -72,9 +83,13 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
     thresholds = scorer.thresholds()
     evidence = Path(request.evidence_dir or tree.parent / "evidence")
     evidence.mkdir(parents=True, exist_ok=True)
-    with module.context(tree, request.seed, evidence) as ctx:
+
+    # an app the suite executes must not reach the suite, the hidden material, the
+    # evidence (trace) or the tree's original copy (see appkit.jail)
+    hidden: list[Path | str | None] = [request.suite_dir, request.hidden_root, evidence, tree]
+    with protecting(hidden), module.context(tree, request.seed, evidence) as ctx:
         score = scorer.score(ctx)
-    return score, (thresholds.high if thresholds else 1.0)
+    return score, (thresholds.bar if thresholds else 1.0)
 
 
 def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> VerifyOutcome:
@@ -89,6 +104,10 @@ def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> 
     error = outcome.error
     if not score.measurable and error is None:
         error = "the scorer could not measure anything (every check unavailable)"
+    if request.suite_dir and score.unavailable and error is None:
+        # unmeasurable is not success: a missing browser or tier is infrastructure
+        why = next(r.detail for r in score.rows if r.check == score.unavailable[0])
+        error = f"not measurable: {', '.join(score.unavailable)} unavailable ({why})"
     scored = outcome.model_copy(
         update={
             "score": render_json(score),

@@ -12,6 +12,7 @@ from typing import Literal
 from harness.verify.results import VerifyOutcome
 
 TrialOutcome = Literal["success", "failed", "error", "timeout"]
+STOP_OUTCOMES = ("limit", "budget")  # agent phases a sandbox limit or the budget ended
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ def decide(outcome: VerifyOutcome, agent_outcome: str | None = None) -> Verdict:
     either the scenario's suite reaches its bar (``outcome.bar``) or, for a test-based
     scenario, there were targets and every partial test passed. An error anywhere (the
     verifier's, or an agent phase that ended in ``error``) is ``error``, never ``failed``;
-    an agent that hit its time limit is ``timeout``."""
+    an agent that hit its time limit is ``timeout``; one a sandbox limit or the budget
+    stopped is ``failed``."""
     rules_ok = all(r.ok for r in outcome.rules)
     required_ok = all(t.all_passed for t in outcome.targets if t.kind == "required")
     score = outcome.score or {}
@@ -45,6 +47,8 @@ def decide(outcome: VerifyOutcome, agent_outcome: str | None = None) -> Verdict:
         word = "error"
     elif agent_outcome == "timeout":
         word = "timeout"
+    elif agent_outcome in STOP_OUTCOMES:
+        word = "failed"  # stopped for what it did: ungraded, and not the harness's fault
     else:
         word = "success" if success else "failed"
     return Verdict(success, word)

@@ -134,3 +134,22 @@ class SecondTryAgent:
         if told:
             ctx.sandbox.exec(["sed", "-i", "s/a - b/a + b/", "calc.py"], timeout=60)
         return AgentResult(exit="completed", detail="fixed" if told else "waited")
+
+
+class ShellAgent:
+    """Runs the scenario's instructions as one shell command (bombs, in tests)."""
+
+    name = "shell"
+
+    def version(self) -> str:
+        return BUILTIN
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        res = ctx.sandbox.exec(["sh", "-c", ctx.instructions], timeout=ctx.timeout_s)
+        (ctx.out_dir / "stdout.txt").write_text(res.stdout + res.stderr)
+        if res.timed_out:
+            return AgentResult(exit="timeout", returncode=None)
+        return AgentResult(exit="completed" if res.ok else "crashed", returncode=res.returncode)

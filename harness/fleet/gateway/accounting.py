@@ -161,7 +161,7 @@ class Accounting:
         t0: float,
         ts: float,
         status: int,
-        usage: dict | None = None,
+        usage: dict[str, Any] | None = None,
         index: int | None = None,
         error: str | None = None,
     ) -> None:
@@ -224,7 +224,9 @@ class Accounting:
         if self.recorder is not None:
             self.recorder.add(call.endpoint, call.body, response, meta or {"stream": call.stream})
 
-    def record_reply(self, call: Call, acc: wire.ChunkAccumulator, body: dict | None) -> None:
+    def record_reply(
+        self, call: Call, acc: wire.ChunkAccumulator, body: dict[str, Any] | None
+    ) -> None:
         """A chat/text reply as a cassette response: message (or text), finish, usage."""
         if self.recorder is None:
             return

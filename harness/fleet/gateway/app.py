@@ -31,6 +31,7 @@ from harness.fleet.gateway.calls import (
     prompt_estimate,
 )
 from harness.fleet.gateway.keys import KeyStore
+from harness.fleet.gateway.messages_route import messages_routes
 from harness.fleet.gateway.replay import CassetteUpstream
 from harness.fleet.gateway.upstream import FleetUpstream, Upstream
 from harness.fleet.probe import HostStatus, fingerprint
@@ -106,6 +107,7 @@ class Gateway:
                 Route(COMPLETIONS, self.generate, methods=["POST"]),
                 Route(EMBEDDINGS, self.generate, methods=["POST"]),
                 Route(RESPONSES, self.generate, methods=["POST"]),
+                *messages_routes(self),
                 Route(BUDGET, self.budget),
                 Route("/health", self.health),
             ],
@@ -203,6 +205,11 @@ class Gateway:
             return error_response(
                 400, "request body must be a JSON object", "invalid_request_error"
             )
+        return self.begin_call(key, body, request.url.path)
+
+    def begin_call(self, key: KeyInfo, body: dict[str, Any], endpoint: str) -> Call | Response:
+        """A call from its key and body (the Messages front calls this with the body it
+        translated to chat completions)."""
         requested = str(body.get("model") or "")
         model = self.upstream.resolve(requested, key.model, key.agent)
         if model is None:
@@ -212,7 +219,6 @@ class Gateway:
                 f"model {requested!r} is not served by this gateway (models: {known})",
                 "model_not_found",
             )
-        endpoint = request.url.path
         stream = bool(body.get("stream"))
         include_usage = stream and bool((body.get("stream_options") or {}).get("include_usage"))
         max_tokens = (
@@ -247,6 +253,10 @@ class Gateway:
         call = await self._begin(request)
         if isinstance(call, Response):
             return call
+        return await self.answer_call(call)
+
+    async def answer_call(self, call: Call) -> Response:
+        """Check the trial's budget, then let the upstream answer."""
         hit = self.accounting.admit(call)
         if hit is not None:
             state = self.accounting.budget_state(call.key.trial)

@@ -67,7 +67,7 @@ class Call:
     model: str
     requested: str
     endpoint: str
-    body: dict
+    body: dict[str, Any]
     stream: bool
     include_usage: bool
     candidates: list[str]
@@ -93,7 +93,7 @@ class Attempt:
     t0: float = field(default_factory=time.monotonic)
     ttft_s: float | None = None
     first_chunk_s: float | None = None
-    usage: dict | None = None
+    usage: dict[str, Any] | None = None
     status: int | str | None = None
     error: str | None = None
     incomplete: bool = False
@@ -122,7 +122,7 @@ class Opened:
     events: list[tuple[str | None, str]]
     acc: wire.ChunkAccumulator
     decoder: wire.SSEDecoder = field(default_factory=wire.SSEDecoder)
-    json_body: dict | None = None
+    json_body: dict[str, Any] | None = None
 
 
 def error_response(
@@ -150,7 +150,7 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def prompt_estimate(body: dict) -> int:
+def prompt_estimate(body: dict[str, Any]) -> int:
     """Tokens of the prompt, estimated from its characters (for routing only)."""
     if isinstance(body.get("messages"), list):
         chars = 0

@@ -20,9 +20,10 @@ from starlette.responses import StreamingResponse
 from harness.fleet import wire
 from harness.fleet.gateway.accounting import STREAM_BROKEN, Accounting
 from harness.fleet.gateway.calls import Attempt, Call, Opened, snippet
+from harness.fleet.gateway.messages import from_usage
 
 
-def client_chunk(call: Call, chunk: dict) -> dict | None:
+def client_chunk(call: Call, chunk: dict[str, Any]) -> dict[str, Any] | None:
     """An upstream chunk as the client should see it (None: not for this client)."""
     if call.requested:
         chunk["model"] = call.requested
@@ -33,7 +34,7 @@ def client_chunk(call: Call, chunk: dict) -> dict | None:
     return chunk
 
 
-def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict | None:
+def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict[str, Any] | None:
     """Account for one upstream chat/text event; None for ``[DONE]``."""
     if data.strip() == "[DONE]":
         att.done = True
@@ -45,7 +46,7 @@ def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict | No
     acc.add(chunk)
     if chunk.get("usage"):
         att.usage = chunk["usage"]
-    return chunk
+    return dict(chunk)
 
 
 async def finish_body(opened: Opened) -> None:
@@ -113,8 +114,21 @@ class ChatFraming:
         )
 
 
+def messages_usage(obj: dict[str, Any], seen: dict[str, Any], att: Attempt) -> None:
+    """Usage from a Messages stream: message_start's, updated by each message_delta."""
+    typ = obj.get("type")
+    if typ == "message_start" and isinstance(obj.get("message"), dict):
+        seen.update(obj["message"].get("usage") or {})
+    elif typ == "message_delta" and isinstance(obj.get("usage"), dict):
+        seen.update({k: v for k, v in obj["usage"].items() if v is not None})
+    else:
+        return
+    att.usage = from_usage(seen)
+
+
 class EventFraming:
-    """/v1/responses streams: events forwarded as they are; usage from the last one."""
+    """/v1/responses (and passed-through /v1/messages) streams: events forwarded as they
+    are; usage from the last one (Messages: message_start and message_delta)."""
 
     hold_last = True
     done = False
@@ -122,6 +136,7 @@ class EventFraming:
     def __init__(self, call: Call, opened: Opened, accounting: Accounting) -> None:
         self.call, self.opened, self.accounting = call, opened, accounting
         self.events: list[list[Any]] = []
+        self.anthropic_usage: dict[str, Any] = {}  # a passed-through Messages stream's
 
     def event(self, ev: tuple[str | None, str]) -> bytes:
         name, data = ev
@@ -134,6 +149,7 @@ class EventFraming:
                 resp = obj.get("response")
                 if isinstance(resp, dict) and resp.get("usage"):
                     att.usage = resp["usage"]
+                messages_usage(obj, self.anthropic_usage, att)
                 self.events.append([name, obj])
         return wire.sse_bytes(data, name)
 
@@ -185,8 +201,8 @@ async def relay(opened: Opened, framing: Framing, accounting: Accounting) -> Asy
         return prev
 
     try:
-        for ev in opened.events:  # already read (and, for chat, taken in) while opening
-            data = out(framing.early(ev))
+        for first in opened.events:  # already read (and, for chat, taken in) while opening
+            data = out(framing.early(first))
             if data is not None:
                 yield data
                 sent += 1

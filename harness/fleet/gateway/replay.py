@@ -90,7 +90,7 @@ class CassetteUpstream:
         return StreamingResponse(gen(), media_type="text/event-stream")
 
 
-def replay_payload(resp: dict, call: Call) -> tuple[int, Any]:
+def replay_payload(resp: dict[str, Any], call: Call) -> tuple[int, Any]:
     """The reply for a cassette ``response``: (status, body dict or list of chunks)."""
     if resp.get("status", 200) != 200 or "error" in resp:
         err = resp.get("error") or "replayed error"
@@ -162,7 +162,7 @@ def replay_payload(resp: dict, call: Call) -> tuple[int, Any]:
     )
 
 
-def _usage_estimate(prompt: Any, output: Any) -> dict:
+def _usage_estimate(prompt: Any, output: Any) -> dict[str, Any]:
     p, c = wire.estimate_tokens(prompt), wire.estimate_tokens(output)
     return {
         "prompt_tokens": p,

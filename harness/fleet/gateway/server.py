@@ -17,7 +17,7 @@ from harness.fleet.serving import ThreadedServer
 def build_config(
     fleet: FleetConfig | str | Path | None = None,
     *,
-    prices: dict[str, Price | dict] | None = None,
+    prices: dict[str, Price | dict[str, Any]] | None = None,
     price_per_kwh: float | None = None,
     telemetry: str | Path | None = None,
     record: str | Path | None = None,
@@ -116,7 +116,7 @@ class GatewayServer:
     def trial_usage(self, trial_id: str) -> dict[str, Any]:
         return self.gateway.telemetry.trial_usage(trial_id)
 
-    def telemetry(self, trial_id: str | None = None) -> list[dict]:
+    def telemetry(self, trial_id: str | None = None) -> list[dict[str, Any]]:
         return self.gateway.telemetry.records(trial_id)
 
     def budget_state(self, trial_id: str) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from harness.fleet.gateway.calls import (
     retry_after_seconds,
     snippet,
 )
+from harness.fleet.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
 from harness.fleet.gateway.relay import (
     ChatFraming,
     EventFraming,
@@ -224,8 +225,13 @@ class FleetUpstream:
                 "include_usage": True,
             }
         assert self.client is not None
+        headers = host.headers()
+        if call.endpoint == MESSAGES:  # a Messages host: its own auth header and version
+            headers = {**headers, "anthropic-version": ANTHROPIC_VERSION}
+            if host.api_key():
+                headers["x-api-key"] = host.api_key() or ""
         req = self.client.build_request(
-            "POST", host.base_url + call.endpoint, json=body, headers=host.headers()
+            "POST", host.base_url + call.endpoint, json=body, headers=headers
         )
         try:
             resp = await self.client.send(req, stream=True)
@@ -253,6 +259,8 @@ class FleetUpstream:
             if mode == "json":
                 opened.json_body = json.loads(await resp.aread())
                 att.usage = (opened.json_body or {}).get("usage")
+                if call.endpoint == MESSAGES and att.usage:
+                    att.usage = from_usage(att.usage)
                 att.status = 200
                 await resp.aclose()
                 self.accounting.finish(att)

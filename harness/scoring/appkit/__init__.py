@@ -1,17 +1,27 @@
 """App-execution kit: run a built app, drive it against a seeded mock, look at it.
 
 The swarm-bench lineage scores build-from-spec apps by *executing* them. This package
-holds the pieces a scenario's suite composes: seed derivation (``seeding``), process
-control with SIGKILL/respawn (``procs``), a seeded mock dependency that writes a JSONL
-trace (``mockdep``) and a headless-browser probe (``browser``).
+holds the pieces a scenario's suite composes: seed derivation (``seeding``), the app's
+confinement away from the evidence (``jail``), process control with SIGKILL/respawn
+(``procs``), a seeded mock dependency that writes a timed JSONL trace (``mockdep``), a
+headless-browser probe of the rendered page with a small journey helper (``browser``)
+and the machine-wide app-scoring slot (``slot``).
 """
 
-from harness.scoring.appkit.browser import BrowserUnavailable, PageProbe, probe_page
+from harness.scoring.appkit.browser import (
+    BrowserUnavailable,
+    Journey,
+    PageProbe,
+    browser_session,
+    probe_page,
+)
 from harness.scoring.appkit.fetch import Fetched, get, poll, tbody_rows
 from harness.scoring.appkit.fixtures import Dataset, Invoice, build_dataset, format_minor
+from harness.scoring.appkit.jail import Jail, protecting
 from harness.scoring.appkit.mockdep import MockUpstream
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.appkit.seeding import between, derive, derive_bytes, pick, rng
+from harness.scoring.appkit.slot import scoring_slot
 
 __all__ = [
     "AppNotHealthy",
@@ -20,9 +30,12 @@ __all__ = [
     "Dataset",
     "Fetched",
     "Invoice",
+    "Jail",
+    "Journey",
     "MockUpstream",
     "PageProbe",
     "between",
+    "browser_session",
     "build_dataset",
     "derive",
     "derive_bytes",
@@ -31,6 +44,8 @@ __all__ = [
     "pick",
     "poll",
     "probe_page",
+    "protecting",
     "rng",
+    "scoring_slot",
     "tbody_rows",
 ]

@@ -1,10 +1,12 @@
 """Seeded invoice fixtures and fault positions for the paginated mock dependency.
 
 Frozen structure: ``count`` invoices in pages of ``page_size``; every currency of
-``CURRENCIES`` appears (exponents 0, 2 and 3); one page answers 503 once, one earlier
-page is slow once, and the last invoice of one page is repeated at the start of the
-next. Moving positions: ids, names, amounts, currency order, the count and which pages
-carry the faults all derive from the seed.
+``CURRENCIES`` appears (exponents 0, 2 and 3); adversarial values (markup in names,
+amounts above 2**53 minor units, negative amounts); one page held while the app is
+killed, one slow page, one page answering 503 several times, one answering 503 with
+``Retry-After``, and three pages whose last invoice repeats on the next page. Moving
+positions: ids, names, amounts, currency order, the count and which pages carry the
+faults all derive from the seed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,15 @@ _NAMES = (
     "Müller",
 )
 _SUFFIXES = ("Ltd", "GmbH", "KK", "LLC", "SA", "AG", "BV", "Oy")
+#: Adversarial customer names: markup that only shows right when escaped.
+MARKUP_NAMES = (
+    "<b>Bold</b> & Sons",
+    "Tom & Jerry <Ltd>",
+    'Quote "Q" <i>Italic</i>',
+    "A&amp;B Holdings",
+)
+#: Amounts above 2**53 minor units: exact only without floating point (JSON or JS).
+BIG_AMOUNTS = (2**53 + 1, 2**55 + 7, 2**60 + 3)
 
 
 def format_minor(amount_minor: int, exponent: int) -> str:
@@ -81,9 +92,20 @@ class Invoice:
 class Faults:
     """Page indexes carrying faults (page 0 is the first, cursor-less page)."""
 
-    slow_page: int
-    unavailable_page: int
-    duplicate_page: int  # its last invoice is repeated first on the next page
+    kill_page: int  # held: the app is SIGKILLed while it waits for this page
+    slow_page: int  # answered after ``SLOW_DELAY`` seconds, once
+    backoff_page: int  # 503 ``BACKOFF_FAILURES`` times in a row, no Retry-After
+    retry_after_page: int  # 503 once with ``Retry-After: RETRY_AFTER``
+    duplicate_pages: tuple[int, ...]  # each one's last invoice is repeated on the next
+
+    @property
+    def unavailable_page(self) -> int:  # the 1.x name
+        return self.backoff_page
+
+
+SLOW_DELAY = 4.0
+BACKOFF_FAILURES = 3
+RETRY_AFTER = 1
 
 
 @dataclass(frozen=True)
@@ -107,28 +129,52 @@ class Dataset:
         return {inv.id: inv for inv in self.invoices}
 
 
-def build_dataset(seed: str, page_size: int = 10, low: int = 37, high: int = 53) -> Dataset:
-    """Derive the invoices, pages, cursors and fault positions from ``seed``."""
+def build_dataset(seed: str, page_size: int = 10, low: int = 55, high: int = 75) -> Dataset:
+    """Derive the invoices, pages, cursors and fault positions from ``seed``.
+
+    Frozen structure: 6 to 8 pages; every currency; four markup names, three amounts
+    above 2**53, a few negative amounts (credit notes); one page of each fault; three
+    overlaps. Moving positions: everything else, from the seed.
+    """
     count = between(seed, "invoices:count", low, high)
     order = list(CURRENCIES)
     rng(seed, "invoices:currency-order").shuffle(order)
+    special = list(range(count))
+    rng(seed, "invoices:special").shuffle(special)
+    markup = dict(zip(special[:4], MARKUP_NAMES, strict=True))
+    big = dict(zip(special[4:7], BIG_AMOUNTS, strict=True))
+    negative = set(special[7:10])
     invoices = []
     for i in range(count):
         r = rng(seed, f"invoice:{i}")
-        name = f"{r.choice(_NAMES)} {r.choice(_SUFFIXES)}"
-        amount = r.randint(1, 10 ** r.randint(1, 7))
+        name = markup.get(i) or f"{r.choice(_NAMES)} {r.choice(_SUFFIXES)}"
+        amount = big.get(i) or r.randint(1, 10 ** r.randint(1, 7))
+        if i in negative:
+            amount = -amount
         ident = "inv_" + derive_bytes(seed, f"invoice-id:{i}").hex()[:12]
         invoices.append(Invoice(ident, name, order[i % len(order)][0], amount))
     chunks = [list(invoices[i : i + page_size]) for i in range(0, count, page_size)]
     n = len(chunks)
-    if n < 4:
-        raise ValueError(f"need at least 4 pages for the fault structure, got {n}")
-    slow = between(seed, "fault:slow-page", 1, n - 2)
+    if n < 6:
+        raise ValueError(f"need at least 6 pages for the fault structure, got {n}")
+    kill = between(seed, "fault:kill-page", 1, 2)
+    later = list(range(kill + 1, n))
+    rng(seed, "fault:later-pages").shuffle(later)
+    overlap = list(range(n - 1))
+    rng(seed, "fault:duplicate-pages").shuffle(overlap)
+    # the slow page comes last of the three, so an app that dies on it has already
+    # shown how it handles 503s (no seed-dependent cascades)
+    first, second, slow = sorted(later[:3])
+    if between(seed, "fault:503-order", 0, 1):
+        first, second = second, first
     faults = Faults(
+        kill_page=kill,
         slow_page=slow,
-        unavailable_page=between(seed, "fault:503-page", slow + 1, n - 1),
-        duplicate_page=between(seed, "fault:duplicate-page", 0, n - 2),
+        backoff_page=first,
+        retry_after_page=second,
+        duplicate_pages=tuple(sorted(overlap[:3])),
     )
-    chunks[faults.duplicate_page + 1].insert(0, chunks[faults.duplicate_page][-1])
+    for page in reversed(faults.duplicate_pages):
+        chunks[page + 1].insert(0, invoices[min((page + 1) * page_size, count) - 1])
     cursors = [None] + ["c" + derive_bytes(seed, f"cursor:{i}").hex()[:16] for i in range(1, n)]
     return Dataset(tuple(invoices), tuple(tuple(c) for c in chunks), tuple(cursors), faults)

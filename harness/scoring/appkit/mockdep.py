@@ -1,27 +1,39 @@
 """A seeded mock upstream serving ``GET /v1/invoices?cursor=...``, with a JSONL trace.
 
-Faults (positions from the seed, see ``fixtures``): one page answers 503 the first time
-it is asked for; one page is *held* the first time (``slow_started`` is set, and the
-answer waits for ``release_slow()`` or ``slow_hold`` seconds), which lets a suite
-SIGKILL the app mid-sync at a deterministic point; ``set_offline(True)`` answers 503 to
-everything (to prove an app serves stored data without the upstream).
+Faults (positions from the seed, see ``fixtures``): the *kill page* is held the first
+time (``kill_point`` is set; the answer waits for ``release()`` or ``hold_max``
+seconds), so a suite can SIGKILL the app mid-sync at a known point; the *slow page* is
+answered after ``slow_delay`` seconds, once; the *backoff page* answers 503 several
+times in a row; the *Retry-After page* answers 503 once with a ``Retry-After`` header;
+``set_offline(True)`` answers 503 to everything.
 
-Every request is written to the trace *when it arrives*, with a sequence number and the
-current phase and no clock, so the same seed and the same client behaviour give a
-byte-identical trace file.
+The mock runs in the scorer's process (never the app's user) and writes the trace into
+the scorer's evidence folder, which the confined app cannot reach. Each line has a
+sequence number ``seq``, ``t_ms`` (monotonic milliseconds since the mock started, for
+time-aware checks), the phase, and ``inflight`` (other requests being answered when it
+arrived, not counting held or slow answers a client may have given up on). Which
+requests arrive is deterministic for a deterministic client; the times are
+measurements, so checks grade them against tolerances, never exact values.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from harness.scoring.appkit.fixtures import Dataset, build_dataset
+from harness.scoring.appkit.fixtures import (
+    BACKOFF_FAILURES,
+    RETRY_AFTER,
+    SLOW_DELAY,
+    Dataset,
+    build_dataset,
+)
 
 RESOURCE = "/v1/invoices"
 
@@ -30,19 +42,30 @@ class MockUpstream:
     """The mock dependency: start with ``with MockUpstream(seed, trace) as mock``."""
 
     def __init__(
-        self, seed: str, trace: Path, *, slow_hold: float = 5.0, dataset: Dataset | None = None
+        self,
+        seed: str,
+        trace: Path,
+        *,
+        hold_max: float = 5.0,
+        slow_delay: float = SLOW_DELAY,
+        dataset: Dataset | None = None,
     ) -> None:
         self.seed = seed
         self.dataset = dataset or build_dataset(seed)
         self.trace = Path(trace)
-        self.slow_hold = slow_hold
-        self.slow_started = threading.Event()
+        self.hold_max = hold_max
+        self.slow_delay = slow_delay
+        self.kill_point = threading.Event()
         self._release = threading.Event()
         self._lock = threading.Lock()
         self._seq = 0
+        self._t0 = time.monotonic()
         self._phase = "initial-sync"
         self._offline = False
-        self._failed_once: set[int] = set()
+        self._inflight = 0
+        self._delayed = 0  # held or slow answers still pending
+        self._failures: dict[int, int] = {}
+        self._slow_done = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -63,6 +86,7 @@ class MockUpstream:
         """Bind 127.0.0.1 on a kernel-chosen port (no race) and serve in a thread."""
         self.trace.parent.mkdir(parents=True, exist_ok=True)
         self.trace.write_bytes(b"")
+        self._t0 = time.monotonic()
         handler = type("Handler", (_Handler,), {"mock": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
@@ -87,6 +111,10 @@ class MockUpstream:
             raise RuntimeError("mock upstream is not running")
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
+    def now_ms(self) -> float:
+        """Milliseconds since the mock started (the trace's clock)."""
+        return round((time.monotonic() - self._t0) * 1000.0, 1)
+
     # -- control -----------------------------------------------------------------------
     def mark_phase(self, phase: str) -> None:
         """Start a new phase: later requests are recorded under it."""
@@ -98,13 +126,11 @@ class MockUpstream:
         with self._lock:
             self._offline = offline
 
-    def release_slow(self) -> None:
-        """Let the held slow-page answer go (to a client that may be dead by now)."""
+    def release(self) -> None:
+        """Let the held kill-page answer go (to a client that may be dead by now)."""
         self._release.set()
 
-    def hold(self) -> None:
-        """Block the calling handler until ``release_slow()`` or ``slow_hold`` seconds."""
-        self._release.wait(self.slow_hold)
+    release_slow = release  # the 1.x name
 
     def records(self) -> list[dict[str, Any]]:
         """The trace so far, parsed."""
@@ -115,35 +141,51 @@ class MockUpstream:
     # -- request handling (called from server threads) ---------------------------------
     def _write(self, record: dict[str, Any]) -> None:
         self._seq += 1
-        line = json.dumps({"seq": self._seq, **record}, sort_keys=True, separators=(",", ":"))
+        line = json.dumps(
+            {"seq": self._seq, "t_ms": self.now_ms(), **record},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
         with self.trace.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
 
-    def decide(self, method: str, raw_path: str) -> tuple[int, dict[str, Any], bool]:
-        """Record one request; return (status, body, hold) for the handler to send."""
+    def decide(self, method: str, raw_path: str) -> tuple[int, Any, float, dict[str, str]]:
+        """Record one request; return (status, body, delay, headers) for the handler.
+
+        ``delay`` < 0 means: hold until ``release()``.
+        """
         split = urlsplit(raw_path)
         cursor = parse_qs(split.query).get("cursor", [None])[0] or None
         page = self.dataset.page_of(cursor) if split.path == RESOURCE else None
-        status, fault, hold = 200, None, False
+        faults = self.dataset.faults
+        status, fault, delay = 200, None, 0.0
         body: dict[str, Any] = {}
+        items: list[dict[str, Any]] = []
+        headers: dict[str, str] = {}
         with self._lock:
+            inflight = self._inflight - self._delayed
+            self._inflight += 1
             if split.path != RESOURCE or method != "GET":
                 status, fault = 404, "not-found"
             elif self._offline:
                 status, fault = 503, "offline"
             elif page is None:
                 status, fault = 400, "bad-cursor"
-            elif page == self.dataset.faults.unavailable_page and page not in self._failed_once:
-                self._failed_once.add(page)
+            elif page == faults.backoff_page and self._failures.get(page, 0) < BACKOFF_FAILURES:
+                self._failures[page] = self._failures.get(page, 0) + 1
                 status, fault = 503, "unavailable"
+            elif page == faults.retry_after_page and not self._failures.get(page):
+                self._failures[page] = 1
+                status, fault = 503, "retry-after"
+                headers["Retry-After"] = str(RETRY_AFTER)
             else:
-                if page == self.dataset.faults.slow_page and not self.slow_started.is_set():
-                    hold, fault = True, "slow"
-                items = self.dataset.pages[page]
-                body = {
-                    "data": [inv.as_json() for inv in items],
-                    "next_cursor": self.dataset.next_cursor(page),
-                }
+                if page == faults.kill_page and not self.kill_point.is_set():
+                    delay, fault = -1.0, "hold"
+                elif page == faults.slow_page and not self._slow_done:
+                    self._slow_done = True
+                    delay, fault = self.slow_delay, "slow"
+                items = [inv.as_json() for inv in self.dataset.pages[page]]
+                body = {"data": items, "next_cursor": self.dataset.next_cursor(page)}
             self._write(
                 {
                     "phase": self._phase,
@@ -153,14 +195,22 @@ class MockUpstream:
                     "page": page,
                     "status": status,
                     "fault": fault,
-                    "items": len(body.get("data", [])),
+                    "items": len(items),
+                    "inflight": inflight,
                 }
             )
-            if hold:
-                self.slow_started.set()
+            if delay != 0:
+                self._delayed += 1
+            if delay < 0:
+                self.kill_point.set()
         if status != 200:
             body = {"error": fault}
-        return status, body, hold
+        return status, body, delay, headers
+
+    def done(self, delayed: bool) -> None:
+        with self._lock:
+            self._inflight -= 1
+            self._delayed -= int(delayed)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -168,18 +218,30 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _answer(self) -> None:
-        status, body, hold = self.mock.decide(self.command, self.path)
-        if hold:
-            self.mock.hold()
-        payload = json.dumps(body).encode()
+        status, body, delay, headers = self.mock.decide(self.command, self.path)
+        finished = False
         try:
+            if delay < 0:
+                self.mock._release.wait(self.mock.hold_max)
+            elif delay > 0:
+                time.sleep(delay)
+            payload = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
+            for key, value in headers.items():
+                self.send_header(key, value)
             self.end_headers()
+            # no longer in flight once the client can have it: a request the client sends
+            # after reading this answer must not count as concurrent with it
+            self.mock.done(delay != 0)
+            finished = True
             self.wfile.write(payload)
         except OSError:
-            pass  # the client was killed while we held its answer
+            pass  # the client was killed or gave up while we held its answer
+        finally:
+            if not finished:
+                self.mock.done(delay != 0)
 
     do_GET = _answer
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from harness.errors import UserError
+from harness.scoring.appkit.jail import Jail
 
 _IN_USE = ("address already in use", "errno 98", "eaddrinuse")
 _PORT_ATTEMPTS = 5
@@ -46,8 +47,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _listen_inodes(port: int) -> set[str]:
-    inodes: set[str] = set()
+def _listeners(port: int) -> dict[str, int]:
+    """Listening sockets on ``port``: inode -> owning uid (from ``/proc/net/tcp*``)."""
+    found: dict[str, int] = {}
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             lines = Path(table).read_text().splitlines()[1:]
@@ -56,8 +58,12 @@ def _listen_inodes(port: int) -> set[str]:
         for line in lines:
             parts = line.split()
             if len(parts) > 9 and parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(parts[9])
-    return inodes
+                found[parts[9]] = int(parts[7])
+    return found
+
+
+def _listen_inodes(port: int) -> set[str]:
+    return set(_listeners(port))
 
 
 def _group_pids(pgid: int) -> list[int]:
@@ -76,14 +82,20 @@ def _group_pids(pgid: int) -> list[int]:
     return pids
 
 
-def owns_listener(port: int, pgid: int) -> bool:
+def owns_listener(port: int, pgid: int, uid: int | None = None) -> bool:
     """Whether a process in group ``pgid`` holds the listening socket on ``port``.
 
-    Without ``/proc`` (not Linux) this cannot be checked and returns True.
+    A confined app runs as its own ``uid``; when the scorer may not read that process's
+    descriptors (no ptrace capability in a container), the socket's owning uid decides
+    (the uid is dedicated to the app, so nothing else can own it). Without ``/proc``
+    (not Linux) this cannot be checked and returns True.
     """
     if not Path("/proc/net/tcp").exists():
         return True
-    wanted = {f"socket:[{inode}]" for inode in _listen_inodes(port)}
+    listeners = _listeners(port)
+    if uid is not None and uid != 0 and uid in listeners.values():
+        return True
+    wanted = {f"socket:[{inode}]" for inode in listeners}
     for pid in _group_pids(pgid):
         fd_dir = Path(f"/proc/{pid}/fd")
         try:
@@ -106,7 +118,9 @@ def _http_ok(url: str) -> bool:
 class AppProcess:
     """One app under test, restartable on the same arguments (and so the same data dir).
 
-    ``argv`` may contain ``{port}``; it is filled with the chosen port at each spawn.
+    ``argv`` may contain ``{port}``; it is filled with the chosen port at each spawn, and
+    ``{data}`` with the jail's data folder. With a ``jail`` the app runs confined (its
+    own user, its tree copy, a minimal environment; see ``jail``).
     stdout/stderr of spawn *n* go to ``logs/<name>-<n>.stdout.log`` / ``.stderr.log``.
     """
 
@@ -120,6 +134,7 @@ class AppProcess:
         env: Mapping[str, str] | None = None,
         budget: float = 15.0,
         name: str = "app",
+        jail: Jail | None = None,
     ) -> None:
         if not argv:
             raise UserError("no command to start the app", field="argv", fix="pass argv")
@@ -127,7 +142,12 @@ class AppProcess:
         self.cwd = Path(cwd)
         self.logs = Path(logs)
         self.health_path = health_path
-        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.jail = jail
+        if jail is not None:  # confined: the jail's tree copy, data and minimal env
+            self.cwd = jail.tree
+            self.env = jail.env(env)
+        else:
+            self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         self.budget = budget
         self.name = name
         self.port: int | None = None
@@ -212,7 +232,10 @@ class AppProcess:
         self.spawns += 1
         self.port = port
         self.logs.mkdir(parents=True, exist_ok=True)
-        argv = [a.replace("{port}", str(port)) for a in self.argv]
+        data = str(self.jail.data) if self.jail is not None else ""
+        argv = [a.replace("{port}", str(port)).replace("{data}", data) for a in self.argv]
+        if self.jail is not None:
+            argv = self.jail.wrap(argv)
         with self._log_path("stdout").open("wb") as out, self._log_path("stderr").open("wb") as err:
             try:
                 self._proc = subprocess.Popen(
@@ -249,7 +272,8 @@ class AppProcess:
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 return False
-            if _http_ok(url) and self.alive and owns_listener(self.port, self._proc.pid):
+            uid = self.jail.uid if self.jail is not None and self.jail.mode != "none" else None
+            if _http_ok(url) and self.alive and owns_listener(self.port, self._proc.pid, uid):
                 return True
             time.sleep(0.05)
         return False

@@ -21,16 +21,18 @@ class Syncer:
         """One page; retries 503 and connection errors with backoff, forever."""
         pause = 0.2
         while True:
+            wait = pause
             try:
                 with urllib.request.urlopen(self._url(cursor), timeout=30) as resp:
                     return json.loads(resp.read().decode("utf-8"))
             except urllib.error.HTTPError as exc:
                 if exc.code != 503:
                     raise
+                wait = max(pause, _retry_after(exc.headers.get("Retry-After")))
             except (urllib.error.URLError, OSError):
                 pass
-            time.sleep(pause)
-            pause = min(pause * 2, 2.0)
+            time.sleep(wait)
+            pause = min(pause * 2, 5.0)
 
     def run(self):
         if self.state == "done":
@@ -47,3 +49,11 @@ class Syncer:
         except Exception:
             self.state = "failed"
             raise
+
+
+def _retry_after(value):
+    """Seconds from a Retry-After header (delta-seconds form), 0 when absent or odd."""
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        return 0.0

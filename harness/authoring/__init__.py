@@ -1,0 +1,1 @@
+"""Authoring scenarios: save solutions and defects, scaffold, version, lock, check."""

@@ -1,0 +1,6 @@
+"""Import tomli from the workspace's src/ folder (the project uses a src layout)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))

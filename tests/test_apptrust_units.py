@@ -1,0 +1,210 @@
+"""Executed-app trust, the fast parts: secret seeds, the scorer slot, controls with teeth."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import trialseed
+from harness.errors import UserError
+from harness.scoring import (
+    NOT_TRUSTED,
+    TRUSTED,
+    DefectOutcome,
+    Score,
+    Status,
+    Suite,
+    Thresholds,
+    compose,
+    evaluate_controls,
+    graded,
+    mark_vacuous,
+)
+from harness.scoring.appkit.fixtures import BIG_AMOUNTS, MARKUP_NAMES, build_dataset
+from harness.scoring.appkit.slot import scoring_slot
+
+pytestmark = pytest.mark.unit
+
+T = Thresholds(calibrated=True, high=0.95, low=0.2, success_bar=0.9)
+
+
+def _suite() -> Suite:
+    suite = Suite(name="app", version="1.0.0", tier_weights={"core": 0.7, "ui": 0.3})
+    ok = lambda c: graded(1)  # noqa: E731
+    suite.add("boot", ok, tier="core", harm="dead app")
+    suite.add("list", ok, tier="core", harm="lost rows", root="boot")
+    suite.add("total", ok, harm="wrong money", critical=True, severity="money")
+    suite.add("layout", ok, tier="ui", harm="misaligned")
+    suite.add("idle", ok, tier="ui", harm="never moved by anything")
+    return suite
+
+
+SUITE = _suite()
+
+
+def _score(**changes: float | Status) -> Score:
+    rows = []
+    for chk in SUITE.checks:
+        c = changes.get(chk.name, 1.0)
+        rows.append(chk.row_of(0.0, c) if isinstance(c, Status) else chk.row_of(c))
+    return compose(mark_vacuous(rows), SUITE)
+
+
+def _controls(defects: list[DefectOutcome], low: Score | None = None) -> object:
+    high = _score()
+    low = low or _score(boot=Status.ABSENT, total=0.0, layout=0.0)
+    return evaluate_controls(
+        high,
+        low,
+        defects,
+        (high.vector(), high.vector()),
+        T,
+        failing_determinism=(low.vector(), low.vector()),
+    )
+
+
+def test_critical_defect_at_or_above_the_bar_is_not_trusted() -> None:
+    # the defect breaks only what it declares (isolation passes) but its final stays
+    # above the success bar: a critical defect that counts as success
+    mild = DefectOutcome(
+        name="mild-money", declared=["total"], score=_score(total=0.97), critical=True
+    )
+    report = _controls([mild])
+    assert report.verdict == NOT_TRUSTED  # type: ignore[attr-defined]
+    crit = next(c for c in report.controls if c.control == "CRITICAL")  # type: ignore[attr-defined]
+    assert not crit.passed and "mild-money" in crit.detail
+    assert report.defects[0].final == pytest.approx(_score(total=0.97).final)  # type: ignore[attr-defined]
+    assert report.defects[0].success  # type: ignore[attr-defined]
+
+
+def test_critical_defect_below_the_bar_is_trusted_and_every_score_is_kept() -> None:
+    hard = DefectOutcome(name="money", declared=["total"], score=_score(total=0.0), critical=True)
+    soft = DefectOutcome(name="ugly", declared=["layout"], score=_score(layout=0.0))
+    report = _controls([hard, soft])
+    assert report.verdict == TRUSTED, report.text()  # type: ignore[attr-defined]
+    assert [d.final for d in report.defects] == [hard.score.final, soft.score.final]  # type: ignore[attr-defined]
+
+
+def test_low_tree_above_the_bar_fails_low() -> None:
+    report = _controls([], low=_score(layout=0.5))
+    low = next(c for c in report.controls if c.control == "LOW")  # type: ignore[attr-defined]
+    assert not low.passed and report.verdict == NOT_TRUSTED  # type: ignore[attr-defined]
+
+
+def test_determinism_is_checked_on_the_failing_tree_too() -> None:
+    high, low = _score(), _score(boot=Status.ABSENT, total=0.0, layout=0.0)
+    report = evaluate_controls(
+        high,
+        low,
+        [],
+        (high.vector(), high.vector()),
+        T,
+        failing_determinism=(low.vector(), _score(boot=Status.ABSENT, total=0.5).vector()),
+    )
+    det = [c for c in report.controls if c.control == "DETERMINISM"]
+    assert len(det) == 2 and det[0].passed and not det[1].passed
+    assert "failing tree" in det[1].detail and report.verdict == NOT_TRUSTED
+
+
+def test_a_check_nothing_moves_is_reported_untested() -> None:
+    soft = DefectOutcome(name="ugly", declared=["layout"], score=_score(layout=0.0))
+    report = _controls([soft])
+    assert any("idle" in w for w in report.warnings)  # type: ignore[attr-defined]
+    assert not any("layout" in w for w in report.warnings)  # type: ignore[attr-defined]
+
+
+def test_secret_seeds_differ_and_are_kept_outside_the_workspace(tmp_path: Path) -> None:
+    seeds = {trialseed.new_seed() for _ in range(50)}
+    assert len(seeds) == 50 and all(len(s) == 16 for s in seeds)
+    ws_root = tmp_path / "workspace"
+    path = trialseed.store(ws_root, "apps/x", "00000000000000aa", "base1")
+    assert (ws_root / "apps" / "x") not in path.parents
+    assert oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    assert trialseed.load(ws_root, "apps/x", "base1") == "00000000000000aa"
+    with pytest.raises(UserError, match="no seed"):
+        trialseed.load(ws_root, "apps/x", "another-baseline")
+
+
+def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARNESS_SCORER_LOCK", str(tmp_path / "lock"))
+    inside: list[int] = []
+    peak: list[int] = []
+
+    def score() -> None:
+        with scoring_slot(True) as info:
+            inside.append(1)
+            peak.append(len(inside))
+            time.sleep(0.05)
+            inside.pop()
+        assert "one at a time" in info["policy"] and "waited_s" in info
+
+    threads = [threading.Thread(target=score) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert max(peak) == 1
+    with scoring_slot(False) as info:
+        assert "no lock" in info["policy"]
+
+
+def test_fixtures_are_adversarial_and_move_with_the_seed() -> None:
+    a, b = build_dataset("00000000000000a1"), build_dataset("00000000000000b2")
+    for data in (a, b):
+        names = {i.customer for i in data.invoices}
+        amounts = [i.amount_minor for i in data.invoices]
+        assert set(MARKUP_NAMES) <= names and set(BIG_AMOUNTS) <= set(amounts)
+        assert sum(1 for x in amounts if x < 0) == 3
+        f = data.faults
+        assert f.kill_page < min(f.backoff_page, f.retry_after_page) < f.slow_page
+        assert len(set(f.duplicate_pages)) == 3
+        listed = [i.id for page in data.pages for i in page]
+        assert len(listed) == len(data.invoices) + 3
+    assert a.faults != b.faults or a.invoices != b.invoices
+
+
+def test_an_unprivileged_scorer_says_confinement_is_not_enforced(tmp_path: Path) -> None:
+    from harness.scoring.appkit.jail import Jail, protecting, reachable_by_others
+
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "a.py").write_text("x = 1\n")
+    secret = tmp_path / "secret"
+    secret.mkdir(mode=0o700)
+    assert not reachable_by_others(secret)
+    with protecting([secret]):
+        jail = Jail(tree, mode="none")
+    try:
+        assert "NOT enforced" in jail.statement()
+        assert (jail.tree / "pkg" / "a.py").is_file() and jail.data.is_dir()
+        assert secret.resolve() in jail.hidden
+        env = jail.env()
+        assert "HARNESS_SEED" not in env and "PYTHONPATH" not in env
+        assert jail.wrap(["python3", "-V"]) == ["python3", "-V"]
+    finally:
+        jail.close()
+    assert not jail.home.exists()
+
+
+def test_report_publish_refuses_uncalibrated_eras() -> None:
+    from harness.report.publish import refuse_uncalibrated
+    from harness.report.summary import EraTable
+
+    refuse_uncalibrated([EraTable("tests@1.0.0", [])])
+    with pytest.raises(UserError, match="uncalibrated") as info:
+        refuse_uncalibrated([EraTable("invoice-sync@2.0.0-rc", [])])
+    assert info.value.field == "--publish"
+
+
+def test_calibration_puts_the_bar_between_reference_and_broken_trees() -> None:
+    from harness.calibrate import Spread, propose
+
+    ref = Spread("reference", [1.0, 0.995, 1.0])
+    broken = [Spread("no-dedupe", [0.961, 0.96, 0.962]), Spread("LOW", [0.003, 0.004])]
+    got = propose(ref, broken)
+    assert got.bar is not None and 0.962 < got.bar <= 0.995
+    assert got.broken_worst == "no-dedupe"
+    assert propose(Spread("reference", [0.95]), broken).bar is None
