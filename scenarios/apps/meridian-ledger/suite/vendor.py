@@ -1,6 +1,6 @@
 """The seeded payments vendor of apps/meridian-ledger: fixtures, faults, webhooks, trace.
 
-Frozen structure: 1,536 payments served as 24 pages of 64 in the vendor's id order,
+Frozen structure: 1,536 payments served as 24 pages of 64 in the vendor's own order,
 behind opaque cursors; currencies EUR, USD, JPY, KWD (exponents 2, 2, 0, 3); creation
 times over 40 Europe/Berlin days (2026-03-10 .. 2026-04-18, one DST change on 03-29),
 a fifth of them around Berlin midnight and some sharing a timestamp; six amounts above
@@ -192,7 +192,7 @@ def build_dataset(seed: str) -> Dataset:
     for i in sorted(ties):  # share a timestamp with another payment
         if i > 0:
             payments[i].created_at = payments[i - 1].created_at
-    payments.sort(key=lambda p: p.id)
+    rng(seed, "ledger:vendor-order").shuffle(payments)  # the vendor's own order
     cursors: list[str | None] = [None] + [
         "c_" + derive_bytes(seed, f"ledger:cursor:{i}").hex()[:20] for i in range(1, PAGES)
     ]
@@ -428,9 +428,9 @@ class Vendor:
         body: Any = None
         out_headers: dict[str, str] = {}
         pre: tuple[str, int] | None = None
-        if page is not None and page > 0 and (f"after:{page - 1}", 0) not in self._first:
-            if page - 1 in f.after_pages:
-                pre = ("after", page - 1)
+        fresh = page is not None and (f"after:{page - 1}", 0) not in self._first
+        if fresh and page and page - 1 in f.after_pages:
+            pre = ("after", page - 1)
         if pre is not None:
             with self._lock:
                 self._first.add((f"after:{page - 1}", 0))
@@ -460,9 +460,8 @@ class Vendor:
                     delay, fault = SLOW_DELAY, "slow"
                 body = self.current_page(page)
         # webhooks racing the body: the page was read before the event changed it
-        if body is not None and page in f.before_pages:
-            if self._once("before", page):
-                self.deliver(("before", page))
+        if body is not None and page in f.before_pages and self._once("before", page):
+            self.deliver(("before", page))
         with self._lock:
             etag = None
             if body is not None:

@@ -179,7 +179,7 @@ class Store:
             rows = self.db.execute(sql + " ORDER BY seq", args).fetchall()
         keys = ("id", "amount_minor", "currency", "counterparty", "state", "idempotency_key")
         keys += ("vendor_payment_id", "maker", "checker")
-        return [dict(zip(keys, r)) for r in rows]
+        return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def draft(self, draft_id):
         return next((d for d in self.drafts() if d["id"] == draft_id), None)

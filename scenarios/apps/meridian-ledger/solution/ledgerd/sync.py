@@ -92,7 +92,9 @@ class Approvals:
             if draft["state"] == "executed":
                 return 409, {"error": "draft already executed"}
             key = draft["idempotency_key"] or str(uuid.uuid4())
-            self.store.update_draft(draft_id, state="approving", idempotency_key=key, checker=checker)
+            self.store.update_draft(
+                draft_id, state="approving", idempotency_key=key, checker=checker
+            )
             draft = self.store.draft(draft_id)
             return self._submit(draft)
 

@@ -2,7 +2,6 @@
 
 import http.client
 import json
-import socket
 import time
 import urllib.error
 import urllib.parse
@@ -59,7 +58,7 @@ class Vendor:
             wait = pause
             try:
                 status, resp_headers, parsed = self._once(method, path, body, headers)
-            except (urllib.error.URLError, http.client.HTTPException, socket.timeout, OSError) as exc:
+            except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as exc:
                 self._note(False, f"{type(exc).__name__}: {exc}")
             else:
                 if status == 429:

@@ -147,7 +147,9 @@ def make_handler(app):
                 m = re.fullmatch(r"/api/drafts/([A-Za-z0-9_-]+)", path)
                 if m:
                     d = app.store.draft(m.group(1))
-                    return self._send(200, draft_json(d)) if d else self._error(404, "no such draft")
+                    if d is None:
+                        return self._error(404, "no such draft")
+                    return self._send(200, draft_json(d))
                 if path == "/":
                     page = _int_param(query, "page", 1, 1, 100000)
                     return self._send(200, app.console(page), ctype="text/html")
@@ -189,7 +191,8 @@ def make_handler(app):
         def _webhook(self, body):
             stamp = self.headers.get("X-Vendor-Timestamp") or ""
             sig = self.headers.get("X-Vendor-Signature") or ""
-            mac = hmac.new(app.webhook_secret.encode(), stamp.encode() + b"." + body, hashlib.sha256)
+            signed = stamp.encode() + b"." + body
+            mac = hmac.new(app.webhook_secret.encode(), signed, hashlib.sha256)
             if not hmac.compare_digest(sig, "v1=" + mac.hexdigest()):
                 return self._error(401, "bad signature")
             try:
