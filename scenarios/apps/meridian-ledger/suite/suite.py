@@ -246,7 +246,8 @@ def _synced(app: AppProcess) -> bool:
 
 
 def _console_pages(ds: Any) -> list[int]:
-    """Console pages to look at: 1, the first with an amount above 2**53, one with markup."""
+    """Console pages to look at: 1, the first with an amount above 2**53, the first with
+    a markup name, and the last (summer time: after the DST change)."""
     order = [p.id for p in ds.api_order()]
     by_id = ds.by_id
     want = [1]
@@ -255,6 +256,9 @@ def _console_pages(ds: Any) -> list[int]:
         page = first // CONSOLE_PAGE + 1
         if page not in want:
             want.append(page)
+    last = -(-len(order) // CONSOLE_PAGE)
+    if last not in want:
+        want.append(last)
     return want
 
 
@@ -516,7 +520,7 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
         name: found.budget(name, default)
         for name, default in (
             ("start", 10.0),
-            ("sync", 30.0),
+            ("sync", 20.0),
             ("resync", 15.0),
             ("approval", 10.0),
             ("down", 5.0),

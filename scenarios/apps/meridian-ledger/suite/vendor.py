@@ -561,6 +561,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         status, body, delay, headers = self.vendor.decide_get(self.path, self.headers)
+        finished = False
         try:
             if status == 0:  # dropped connection: no answer at all
                 self.close_connection = True
@@ -569,11 +570,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self.vendor._release.wait(self.vendor.hold_max)
             elif delay > 0:
                 time.sleep(delay)
+            # no longer in flight once the answer leaves: the client may ask again at once
+            self.vendor.done(delay != 0)
+            finished = True
             self._send(status, body if status != 304 else None, headers)
         except OSError:
             pass
         finally:
-            self.vendor.done(delay != 0)
+            if not finished:
+                self.vendor.done(delay != 0)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
