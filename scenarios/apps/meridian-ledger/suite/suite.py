@@ -951,7 +951,9 @@ def val_query(ev: Evidence) -> Outcome:
     if not ev.bad_queries:
         return absent("the API was not reached")
     bad = [q for q, s in ev.bad_queries.items() if s != 400]
-    return fraction(len(ev.bad_queries) - len(bad), len(ev.bad_queries), f"not 400: {bad[:4]}")
+    n = len(ev.bad_queries)
+    # a query answered with data it did not ask for is a wrong answer: all or nothing
+    return graded(0.0 if bad else 1.0, f"{n - len(bad)}/{n} answered 400; not 400: {bad[:4]}")
 
 
 @suite.check(
@@ -968,10 +970,11 @@ def val_drafts(ev: Evidence) -> Outcome:
     items = ev.drafts_after_bad.get("items") if isinstance(ev.drafts_after_bad, dict) else None
     clean = isinstance(items, list) and len(items) == 0
     wrong = [f"{k}->{v.status}" for k, v in calls.items() if v.status != 400]
-    return fraction(
-        len(ok) + clean,
-        len(calls) + 1,
-        f"rejected with 400; none stored {clean}; wrong {wrong[:3]}",
+    # one accepted invalid draft is a payment that should not exist: all or nothing
+    good = len(ok) + clean == len(calls) + 1
+    return graded(
+        1.0 if good else 0.0,
+        f"{len(ok)}/{len(calls)} rejected with 400; none stored {clean}; wrong {wrong[:3]}",
     )
 
 
