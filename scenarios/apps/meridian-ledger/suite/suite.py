@@ -115,7 +115,7 @@ suite = Suite(
     critical_floor=0.6,
     class_floors={"dead": 0.0},
     thresholds=HERE / "thresholds.yml",
-    thresholds_pin=None,
+    thresholds_pin="ce80df0ab0f2c3aedd9a2b29d5e727e5aff0204b8f143956d2e5418129f8d254",
 )
 
 
