@@ -205,4 +205,4 @@ def test_defects_break_only_their_checks_and_fail(scored: Scored, defect: str) -
     assert broken == set(_declared(defect)["breaks"])
     assert score.final < scored.bar
     if _declared(defect).get("critical"):
-        assert score.final < 0.6 * scored.reference.final + 1e-9
+        assert any(f.factor < 1.0 for f in score.factors)  # a critical multiplied it down
