@@ -438,10 +438,10 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
         ("b", {"amount_minor": 987_654_321, "currency": "JPY", "counterparty": "Kiosk Oy"}),
         ("c", {"amount_minor": 1_005, "currency": "EUR", "counterparty": "Late & Co"}),
     ):
-        got = call(api, "POST", body, maker)
-        ev.draft_calls[f"create:{tag}"] = got
-        if got.status == 201 and isinstance(got.body, dict) and got.body.get("id"):
-            created[tag] = str(got.body["id"])
+        answer = call(api, "POST", body, maker)
+        ev.draft_calls[f"create:{tag}"] = answer
+        if answer.status == 201 and isinstance(answer.body, dict) and answer.body.get("id"):
+            created[tag] = str(answer.body["id"])
     ev.draft_a, ev.draft_b, ev.draft_c = created.get("a"), created.get("b"), created.get("c")
     if ev.draft_a:
         target = app.url(f"/api/drafts/{ev.draft_a}/approve")
@@ -1044,7 +1044,7 @@ def journey_approve_click(ev: Evidence) -> Outcome:
     if ev.draft_a is None:
         return absent("no draft could be created to approve")
     a = ev.approve_click
-    api = a.get("api") if isinstance(a.get("api"), dict) else {}
+    api: dict[str, Any] = a["api"] if isinstance(a.get("api"), dict) else {}
     steps = {
         "button present": bool(a.get("button")),
         "page shows executed": bool(a.get("shown")),
@@ -1347,7 +1347,7 @@ def conservation_zero(ev: Evidence) -> Outcome:
         sums[p.currency] = sums.get(p.currency, 0) + p.amount_minor
     good, wrong = 0, []
     for c in counts:
-        have = got.get(c) if isinstance(got.get(c), dict) else {}
+        have: dict[str, Any] = got[c] if isinstance(got.get(c), dict) else {}
         for key, want in (("count", counts[c]), ("amount_minor", sums[c])):
             if type(have.get(key)) is int and have.get(key) == want:
                 good += 1

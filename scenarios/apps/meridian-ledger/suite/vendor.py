@@ -433,7 +433,7 @@ class Vendor:
             pre = ("after", page - 1)
         if pre is not None:
             with self._lock:
-                self._first.add((f"after:{page - 1}", 0))
+                self._first.add((f"after:{pre[1]}", 0))
             self.deliver(pre)
         with self._lock:
             inflight = self._inflight - self._delayed
