@@ -1,0 +1,1 @@
+"""ledgerd: a payments ledger synced from a vendor (see SPEC.md)."""

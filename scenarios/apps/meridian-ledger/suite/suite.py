@@ -1,0 +1,1629 @@
+"""Scorer of apps/meridian-ledger: execute the built ledger against the seeded vendor.
+
+``context()`` runs the scenario once and collects evidence; the checks only read it.
+The app runs confined (``appkit.jail``). The run: start the vendor mock (``vendor.py``)
+and the app; while the app waits on the held page, ask /health, then SIGKILL it; respawn
+it and let it finish (dropped connection, 429 + Retry-After, 500, slow page, webhooks
+racing the pages); read the API (listing, pagination, filters, summary, bad input, a
+small load); ask for a second sync (conditional requests); create drafts, approve one
+in a real browser and one through the API while the vendor holds its answer, SIGKILL in
+between and respawn; look at the console (rendered text, occlusion); then SIGKILL again,
+take the vendor offline, respawn, and read what survived, the banner and the error an
+approval gets. Time-aware checks grade the vendor's trace timestamps.
+
+Every SPEC requirement maps to a check: see the scenario's README.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+import json
+import signal
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.scoring import Outcome, Suite, absent, fraction, graded, unavailable
+from harness.scoring.appkit.browser import BrowserUnavailable, Journey, browser_session
+from harness.scoring.appkit.fetch import Fetched, get, poll
+from harness.scoring.appkit.jail import Jail
+from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.scoring.era import load_thresholds
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load_vendor() -> Any:
+    name = f"meridian_vendor_{abs(hash(str(HERE)))}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, HERE / "vendor.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+V = _load_vendor()
+PAGES, PAGE_SIZE = V.PAGES, V.PAGE_SIZE
+CONSOLE_PAGE = 100
+OPTIMAL_WALK = PAGES + 3 + 1  # every page once, the three failed attempts, the killed one
+BACKOFF_MIN_S = 0.15  # SPEC: at least 0.2 s before retrying a 5xx or a dropped connection
+RETRY_AFTER_SLACK_S = 0.05
+LOAD_REQUESTS = 40
+LATENCY_OK_S, LATENCY_ZERO_S = 1.0, 3.0
+BAD_QUERIES = (
+    "currency=GBP",
+    "currency=eur",
+    "status=paid",
+    "day=2026-02-30",
+    "day=29.03.2026",
+    "per_page=0",
+    "per_page=501",
+    "page=0",
+    "page=abc",
+)
+BAD_DRAFTS: tuple[Any, ...] = (
+    {"amount_minor": 12.5, "currency": "EUR", "counterparty": "Acme"},
+    {"amount_minor": "1000", "currency": "EUR", "counterparty": "Acme"},
+    {"amount_minor": -5, "currency": "EUR", "counterparty": "Acme"},
+    {"amount_minor": 0, "currency": "USD", "counterparty": "Acme"},
+    {"amount_minor": 100, "currency": "GBP", "counterparty": "Acme"},
+    {"amount_minor": 100, "currency": "JPY", "counterparty": ""},
+    {"amount_minor": 100, "currency": "JPY", "counterparty": "x" * 81},
+    {"amount_minor": True, "currency": "KWD", "counterparty": "Acme"},
+    [1, 2, 3],
+    "not json",
+)
+README_NEEDS = (
+    "python -m ledgerd",
+    "--port",
+    "--db-dir",
+    "--vendor",
+    "--tokens-file",
+    "/api/payments",
+    "/api/summary",
+    "/api/drafts",
+    "/webhooks/vendor",
+)
+
+suite = Suite(
+    name="meridian-ledger",
+    version="1.0.0",
+    tier_weights={
+        "boot": 0.08,
+        "wire": 0.17,
+        "sync": 0.12,
+        "validation": 0.08,
+        "journeys": 0.10,
+        "rendered": 0.10,
+        "performance": 0.07,
+        "consistency": 0.14,
+        "resilience": 0.14,
+    },
+    excellence_weight=0.05,
+    critical_floor=0.6,
+    class_floors={"dead": 0.0},
+    thresholds=HERE / "thresholds.yml",
+    thresholds_pin="ce80df0ab0f2c3aedd9a2b29d5e727e5aff0204b8f143956d2e5418129f8d254",
+)
+
+
+@dataclass
+class Call:
+    """One scripted request to the app and its answer."""
+
+    status: int | None
+    body: Any = None
+    text: str = ""
+    error: str | None = None
+
+
+@dataclass
+class Evidence:
+    """Everything one execution of the app produced, for the checks to grade."""
+
+    dataset: Any
+    evidence_dir: Path
+    readme: str = ""
+    confinement: str = ""
+    healthy: bool = False
+    health_detail: str = ""
+    first_health: Fetched | None = None
+    health_during_sync: Fetched | None = None
+    killed_mid_sync: bool = False
+    respawn_error: str | None = None
+    status: Any = None
+    listing: list[dict[str, Any]] | None = None
+    listing_text: str = ""
+    listing_detail: str = ""
+    paged: list[dict[str, Any]] | None = None
+    paged_total: Any = None
+    filters: dict[str, tuple[list[str] | None, list[str]]] = field(default_factory=dict)
+    summary: Any = None
+    bad_queries: dict[str, int | None] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    resync: Call | None = None
+    resync_status: Any = None
+    draft_calls: dict[str, Call] = field(default_factory=dict)
+    drafts_after_bad: Any = None
+    draft_a: str | None = None
+    draft_b: str | None = None
+    draft_c: str | None = None
+    console: dict[str, Any] = field(default_factory=dict)
+    console_html: str = ""
+    approve_click: dict[str, Any] = field(default_factory=dict)
+    approve_a_again: Call | None = None
+    held_create: bool = False
+    approval_kill_error: str | None = None
+    draft_b_after: Any = None
+    down_error: str | None = None
+    down_boot_s: float | None = None
+    down_status: Any = None
+    restored: list[dict[str, Any]] | None = None
+    down_console: dict[str, Any] = field(default_factory=dict)
+    draft_c_after: Any = None
+    probe_error: str | None = None
+    sqlite_files: list[str] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    creations: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def pages(self, *phases: str) -> list[dict[str, Any]]:
+        return [r for r in self.trace if r.get("kind") == "page" and r["phase"] in phases]
+
+    def page_requests(self, page: int) -> list[dict[str, Any]]:
+        return [r for r in self.pages("initial-sync", "after-respawn") if r.get("page") == page]
+
+
+# -- driving the app ---------------------------------------------------------------------
+
+
+def call(url: str, method: str = "GET", body: Any = None, token: str | None = None) -> Call:
+    data = None
+    if body is not None:
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=10.0) as resp:
+            text = resp.read().decode("utf-8", "replace")
+            status = int(resp.status)
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode("utf-8", "replace") if exc.fp else ""
+        status = exc.code
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return Call(None, error=f"{type(exc).__name__}: {exc}")
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    return Call(status, parsed, text)
+
+
+def _json(app: AppProcess, path: str) -> Any:
+    return get(app.url(path), timeout=10.0).json()
+
+
+def _walk(app: AppProcess, query: str, per_page: int) -> tuple[list[dict[str, Any]] | None, Any]:
+    """All items of /api/payments?query, page by page; None when it is not the SPEC's shape."""
+    items: list[dict[str, Any]] = []
+    total = None
+    for page in range(1, 4000 // per_page + 3):
+        sep = "&" if query else ""
+        got = get(app.url(f"/api/payments?{query}{sep}per_page={per_page}&page={page}"))
+        data = got.json()
+        if not got.ok or not isinstance(data, dict) or not isinstance(data.get("items"), list):
+            return (items or None), total
+        total = data.get("total")
+        items.extend(i for i in data["items"] if isinstance(i, dict))
+        if not data["items"] or (isinstance(total, int) and len(items) >= total):
+            break
+    return items, total
+
+
+def _sync_state(app: AppProcess) -> Any:
+    state = _json(app, "/api/status")
+    return state if isinstance(state, dict) else None
+
+
+def _synced(app: AppProcess) -> bool:
+    state = _sync_state(app)
+    return bool(state) and state.get("sync") in ("done", "failed")
+
+
+def _console_pages(ds: Any) -> list[int]:
+    """Console pages to look at: 1, the first with an amount above 2**53, the first with
+    a markup name, and the last (summer time: after the DST change)."""
+    order = [p.id for p in ds.api_order()]
+    by_id = ds.by_id
+    want = [1]
+    for test in (lambda p: p.amount_minor > 2**53, lambda p: p.counterparty in V.MARKUP_NAMES):
+        first = next(i for i, pid in enumerate(order) if test(by_id[pid]))
+        page = first // CONSOLE_PAGE + 1
+        if page not in want:
+            want.append(page)
+    last = -(-len(order) // CONSOLE_PAGE)
+    if last not in want:
+        want.append(last)
+    return want
+
+
+def _look(j: Journey, url: str, name: str) -> dict[str, Any]:
+    """Open ``url``; rendered rows (text, visibility), or the load error (the app's)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        j.goto(url)
+    except PlaywrightError as exc:
+        return {"status": None, "ctype": None, "rows": [], "error": str(exc).splitlines()[0]}
+    out: dict[str, Any] = {"status": j.status, "ctype": j.content_type, "rows": j.rows()}
+    out["shot"] = str(j.screenshot(name))
+    return out
+
+
+def _approve_click(j: Journey, draft: str, token: str, expect: str) -> dict[str, Any]:
+    """Type the token, click the draft's approve button, wait for ``expect`` (a JS test)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    out: dict[str, Any] = {}
+    sel = f'button.approve[data-draft="{draft}"]'
+    out["button"] = j.wait_for(sel)
+    if not out["button"]:
+        return out
+    try:
+        j.fill("#token", token)
+        j.page.click(sel, timeout=5000)
+    except PlaywrightError as exc:  # e.g. covered by an overlay: the user cannot click it
+        out["click_error"] = str(exc).splitlines()[0]
+        return out
+    try:
+        j.page.wait_for_function(expect, timeout=8000)
+        out["shown"] = True
+    except PlaywrightError:
+        out["shown"] = False
+    return out
+
+
+def _browse(ev: Evidence, app: AppProcess) -> None:
+    """Console pages (rendered truth) and the approve journey for draft A."""
+    checker = ev.dataset.tokens["checkers"][0]
+    with browser_session(ev.evidence_dir, timeout=10.0) as j:
+        for page in _console_pages(ev.dataset):
+            ev.console[f"page{page}"] = _look(j, app.url(f"/?page={page}"), f"console-{page}")
+        ev.console["errors"] = list(j.console_errors)
+        if ev.draft_a is None:
+            return
+        if _look(j, app.url("/"), "before-approve").get("error"):
+            return
+        done = f"""() => {{ const r = document.querySelector('tr[data-id="{ev.draft_a}"]');
+            return !!r && /\\bexecuted\\b/i.test(r.innerText); }}"""
+        ev.approve_click = _approve_click(j, ev.draft_a, checker, done)
+        ev.approve_click["shot"] = str(j.screenshot("approve-click"))
+        ev.approve_click["api"] = _json(app, f"/api/drafts/{ev.draft_a}")
+
+
+def _browse_down(ev: Evidence, app: AppProcess) -> None:
+    """The console while the vendor is down: banner, rows, an approval's error."""
+    checker = ev.dataset.tokens["checkers"][0]
+    with browser_session(ev.evidence_dir, timeout=8.0) as j:
+        look = _look(j, app.url("/"), "vendor-down")
+        if look.get("error"):
+            ev.down_console = look
+            return
+        banner = j.page.query_selector("#vendor-down")
+        look["banner"] = bool(banner) and banner.is_visible()
+        look["banner_text"] = banner.inner_text() if banner else ""
+        if ev.draft_c is not None:
+            shown = """() => { const e = document.getElementById('error');
+                return !!e && e.checkVisibility() && e.innerText.trim().length > 0; }"""
+            click = _approve_click(j, ev.draft_c, checker, shown)
+            look["error_shown"] = bool(click.get("shown"))
+            look["click"] = {k: v for k, v in click.items() if k != "shown"}
+            err = j.page.query_selector("#error")
+            look["error_text"] = err.inner_text() if err else ""
+            look["error_shot"] = str(j.screenshot("vendor-down-approve"))
+        ev.down_console = look
+
+
+def _load(app: AppProcess) -> list[float]:
+    paths = [f"/api/payments?per_page=100&page={1 + i % 15}" for i in range(LOAD_REQUESTS // 2)]
+    paths += ["/api/summary"] * (LOAD_REQUESTS - len(paths))
+    out: list[float] = []
+    lock = threading.Lock()
+
+    def worker(chunk: list[str]) -> None:
+        for path in chunk:
+            start = time.monotonic()
+            got = get(app.url(path), timeout=10.0)
+            took = time.monotonic() - start if got.ok else 10.0
+            with lock:
+                out.append(took)
+
+    threads = [threading.Thread(target=worker, args=(paths[i::4],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sorted(out)
+
+
+def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) -> None:
+    """The scripted execution; fills ``ev`` step by step and stops at the first dead end."""
+    ds = ev.dataset
+    maker, checker = ds.tokens["makers"][0], ds.tokens["checkers"][0]
+    t0 = time.monotonic()
+    try:
+        app.start()
+    except AppNotHealthy as exc:
+        ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
+        return
+    ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
+    ev.timings["boot_s"] = round(time.monotonic() - t0, 2)
+    ev.first_health = get(app.url("/health"), timeout=3.0)
+    if vendor.kill_point.wait(budgets["sync"]):
+        ev.health_during_sync = get(app.url("/health"), timeout=3.0)
+        app.kill_group(signal.SIGKILL)
+        ev.killed_mid_sync = True
+    vendor.release()
+    vendor.mark_phase("after-respawn")
+    try:
+        if ev.killed_mid_sync:
+            app.respawn()
+    except AppNotHealthy as exc:
+        ev.respawn_error = str(exc)
+        return
+    t1 = time.monotonic()
+    # a sync that never reached the held page had its time already: a short last look
+    poll(lambda: _synced(app), budgets["sync"] if ev.killed_mid_sync else 3.0)
+    ev.timings["sync_s"] = round(time.monotonic() - t1, 2)
+    ev.status = _sync_state(app)
+
+    # -- the API ------------------------------------------------------------------------
+    ev.listing, _ = _walk(app, "", 500)
+    ev.listing_text = get(app.url("/api/payments?per_page=500&page=1")).text
+    ev.paged, ev.paged_total = _walk(app, "", 97)
+    truth_order = ds.api_order()
+    dst_day = "2026-03-29"
+    for name, query, test in (
+        ("currency", "currency=KWD", lambda p, s: p.currency == "KWD"),
+        ("status", "status=settled", lambda p, s: s == "settled"),
+        ("day", f"day={dst_day}", lambda p, s: p.day == dst_day),
+        ("day-late", "day=2026-04-12", lambda p, s: p.day == "2026-04-12"),
+        (
+            "combined",
+            "currency=JPY&status=pending",
+            lambda p, s: p.currency == "JPY" and s == "pending",
+        ),
+    ):
+        got, _ = _walk(app, query, 500)
+        expected = [p.id for p in truth_order if test(p, ds.truth[p.id][0])]
+        ev.filters[name] = ([str(i.get("id")) for i in got] if got is not None else None, expected)
+    ev.summary = _json(app, "/api/summary")
+    for q in BAD_QUERIES:
+        ev.bad_queries[q] = get(app.url(f"/api/payments?{q}")).status
+    ev.latencies = _load(app)
+
+    # -- a second sync: conditional requests --------------------------------------------
+    vendor.mark_phase("resync")
+    ev.resync = call(app.url("/api/sync"), "POST")
+    if poll(lambda: len(ev_pages(vendor, "resync")) > 0, 5.0):
+        poll(lambda: _synced(app), budgets["resync"])
+    ev.resync_status = _sync_state(app)
+
+    # -- drafts: validation, authorisation ----------------------------------------------
+    api = app.url("/api/drafts")
+    good = {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "Quay <i>Hold</i> BV"}
+    ev.draft_calls["create:no-token"] = call(api, "POST", good)
+    ev.draft_calls["create:checker"] = call(api, "POST", good, checker)
+    for i, bad in enumerate(BAD_DRAFTS):
+        ev.draft_calls[f"bad:{i}"] = call(api, "POST", bad, maker)
+    ev.drafts_after_bad = _json(app, "/api/drafts")
+    created = {}
+    for tag, body in (
+        ("a", good),
+        ("b", {"amount_minor": 987_654_321, "currency": "JPY", "counterparty": "Kiosk Oy"}),
+        ("c", {"amount_minor": 1_005, "currency": "EUR", "counterparty": "Late & Co"}),
+    ):
+        answer = call(api, "POST", body, maker)
+        ev.draft_calls[f"create:{tag}"] = answer
+        if answer.status == 201 and isinstance(answer.body, dict) and answer.body.get("id"):
+            created[tag] = str(answer.body["id"])
+    ev.draft_a, ev.draft_b, ev.draft_c = created.get("a"), created.get("b"), created.get("c")
+    if ev.draft_a:
+        target = app.url(f"/api/drafts/{ev.draft_a}/approve")
+        ev.draft_calls["approve:no-token"] = call(target, "POST")
+        ev.draft_calls["approve:maker"] = call(target, "POST", None, maker)
+
+    # -- the console and the approve journey --------------------------------------------
+    t2 = time.monotonic()
+    try:
+        _browse(ev, app)
+    except BrowserUnavailable as exc:
+        ev.probe_error = str(exc)
+    ev.timings["browser_s"] = round(time.monotonic() - t2, 2)
+    ev.console_html = get(app.url("/")).text
+    if ev.draft_a:
+        ev.approve_a_again = call(
+            app.url(f"/api/drafts/{ev.draft_a}/approve"), "POST", None, checker
+        )
+
+    # -- SIGKILL between the vendor call and the commit ---------------------------------
+    if ev.draft_b:
+        vendor.mark_phase("approval")
+        vendor.hold_next_create()
+        box: list[Call] = []
+        target = app.url(f"/api/drafts/{ev.draft_b}/approve")
+        th = threading.Thread(target=lambda: box.append(call(target, "POST", None, checker)))
+        th.start()
+        ev.held_create = vendor.create_point.wait(8.0)
+        app.kill_group(signal.SIGKILL)
+        vendor.release_create()
+        th.join(12.0)
+        vendor.mark_phase("after-approval-kill")
+        try:
+            app.respawn()
+        except AppNotHealthy as exc:
+            ev.approval_kill_error = str(exc)
+            return
+
+        def executed() -> bool:
+            d = _json(app, f"/api/drafts/{ev.draft_b}")
+            return isinstance(d, dict) and d.get("state") == "executed"
+
+        poll(executed, budgets["approval"])
+        ev.draft_b_after = _json(app, f"/api/drafts/{ev.draft_b}")
+
+    # -- vendor down: restart, stored data, banner, the approval's error -----------------
+    vendor.mark_phase("offline")
+    vendor.set_offline(True)
+    t3 = time.monotonic()
+    try:
+        app.respawn()
+    except AppNotHealthy as exc:
+        ev.down_error = str(exc)
+        return
+    ev.down_boot_s = round(time.monotonic() - t3, 2)
+    poll(lambda: (_sync_state(app) or {}).get("vendor") == "down", budgets["down"])
+    ev.down_status = _sync_state(app)
+    ev.restored, _ = _walk(app, "", 500)
+    try:
+        _browse_down(ev, app)
+    except BrowserUnavailable as exc:
+        ev.probe_error = str(exc)
+    if ev.draft_c:
+        ev.draft_c_after = _json(app, f"/api/drafts/{ev.draft_c}")
+
+
+def ev_pages(vendor: Any, phase: str) -> list[dict[str, Any]]:
+    return [r for r in vendor.records() if r.get("kind") == "page" and r["phase"] == phase]
+
+
+@contextlib.contextmanager
+def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
+    """Execute the app in ``tree`` once against the vendor seeded by ``seed``."""
+    evidence_dir = Path(evidence_dir)
+    evidence_dir.mkdir(parents=True, exist_ok=True)
+    found = load_thresholds(HERE / "thresholds.yml")
+    budgets = {
+        name: found.budget(name, default)
+        for name, default in (
+            ("start", 10.0),
+            ("sync", 20.0),
+            ("resync", 15.0),
+            ("approval", 10.0),
+            ("down", 5.0),
+        )
+    }
+    started = time.monotonic()
+    readme = Path(tree) / "README.md"
+    jail = Jail(Path(tree))
+    try:
+        with V.Vendor(seed, evidence_dir / "trace.jsonl") as vendor:
+            tokens = jail.home / "tokens.json"
+            tokens.write_text(json.dumps(vendor.dataset.tokens), encoding="utf-8")
+            tokens.chmod(0o644)
+            argv = [
+                jail.python,
+                "-m",
+                "ledgerd",
+                "--port",
+                "{port}",
+                "--db-dir",
+                "{data}/db",
+                "--vendor",
+                vendor.url,
+                "--tokens-file",
+                str(tokens),
+            ]
+            ev = Evidence(dataset=vendor.dataset, evidence_dir=evidence_dir)
+            ev.readme = readme.read_text(errors="replace") if readme.is_file() else ""
+            ev.confinement = f"{jail.mode}: {jail.statement()}"
+            with AppProcess(
+                argv,
+                cwd=Path(tree),
+                logs=evidence_dir / "logs",
+                budget=budgets["start"],
+                name="ledgerd",
+                jail=jail,
+            ) as app:
+                vendor.app_url = lambda: app.url() if app.port else None
+                app_start = time.monotonic()
+                _run(ev, vendor, app, budgets)
+            ev.timings["app_run_s"] = round(time.monotonic() - app_start, 2)
+            ev.trace = vendor.records()
+            ev.creations = list(vendor.creations)
+        db = jail.data / "db"
+        files = sorted(p for p in db.rglob("*") if p.is_file()) if db.is_dir() else []
+        ev.sqlite_files = [
+            p.relative_to(jail.data).as_posix()
+            for p in files
+            if p.read_bytes()[:16] == b"SQLite format 3\x00"
+        ]
+    finally:
+        jail.close()
+    ev.timings["execution_s"] = round(time.monotonic() - started, 2)
+    yield ev
+
+
+# -- helpers for checks ------------------------------------------------------------------
+
+
+def _ids(items: list[dict[str, Any]] | None) -> list[str]:
+    return [str(i.get("id")) for i in items or []]
+
+
+def _no_listing(ev: Evidence) -> Outcome:
+    if ev.respawn_error:
+        return absent(f"no restart after SIGKILL: {ev.respawn_error}")
+    return absent("GET /api/payments gave no {items: [...]} listing")
+
+
+def _strict(good: int, total: int, detail: str) -> Outcome:
+    """A fraction where any miss halves the grade (one wrong number is wrong data)."""
+    if total <= 0:
+        return absent(f"nothing to compare: {detail}")
+    score = 1.0 if good == total else 0.5 * good / total
+    return graded(score, f"{good}/{total}: {detail}")
+
+
+def _payment_rows(ev: Evidence) -> tuple[list[dict[str, Any]] | None, Outcome | None]:
+    if ev.probe_error:
+        return None, unavailable(f"no browser: {ev.probe_error}")
+    if not ev.console:
+        return None, absent("the console was not looked at (earlier failure)")
+    rows = [
+        r
+        for key, look in ev.console.items()
+        if key.startswith("page")
+        for r in look["rows"]
+        if str(r.get("id")) in ev.dataset.by_id
+    ]
+    return rows, None
+
+
+def _gaps(asks: list[dict[str, Any]]) -> list[float]:
+    out, prev = [], None
+    for r in asks:
+        if prev is not None:
+            out.append((r["t_ms"] - prev["t_ms"]) / 1000.0)
+        if r["status"] == 200:
+            break
+        prev = r
+    return out
+
+
+# -- A: boot and deliverables ------------------------------------------------------------
+
+
+@suite.check(
+    "app.boots",
+    critical=True,
+    severity="dead",
+    harm="dead service: it never answers, so nothing is synced, shown or paid",
+)
+def app_boots(ev: Evidence) -> Outcome:
+    return graded(1.0, ev.health_detail) if ev.healthy else absent(ev.health_detail)
+
+
+@suite.check(
+    "app.confinement",
+    tier="diagnostic",
+    harm="untrusted evidence: an unconfined app could fake its score",
+)
+def app_confinement(ev: Evidence) -> Outcome:
+    return graded(0.0 if ev.confinement.startswith("none") else 1.0, ev.confinement)
+
+
+@suite.check(
+    "run.timing",
+    tier="diagnostic",
+    harm="slow grading: scoring time beyond the app's own run time is overhead",
+)
+def run_timing(ev: Evidence) -> Outcome:
+    t = ev.timings
+    return graded(
+        1.0,
+        f"execution {t.get('execution_s')} s, of which the app ran {t.get('app_run_s')} s "
+        f"(boot {t.get('boot_s')} s, sync {t.get('sync_s')} s, browser {t.get('browser_s')} s)",
+    )
+
+
+@suite.check(
+    "boot.health",
+    tier="boot",
+    root="app.boots",
+    harm='unmonitorable: /health does not answer {"status": "ok"}',
+)
+def boot_health(ev: Evidence) -> Outcome:
+    got = ev.first_health
+    ok = got is not None and got.status == 200 and got.json() == {"status": "ok"}
+    return graded(
+        1.0 if ok else 0.0,
+        f"GET /health: {got.status if got else None} {got.text[:60] if got else ''}",
+    )
+
+
+@suite.check(
+    "boot.sqlite",
+    tier="boot",
+    root="app.boots",
+    harm="state outside SQLite under --db-dir: durability cannot be relied on",
+)
+def boot_sqlite(ev: Evidence) -> Outcome:
+    return graded(
+        1.0 if ev.sqlite_files else 0.0, f"SQLite files under --db-dir: {ev.sqlite_files[:3]}"
+    )
+
+
+@suite.check(
+    "boot.status",
+    tier="boot",
+    root="app.boots",
+    harm="blind operators: /api/status does not report the sync",
+)
+def boot_status(ev: Evidence) -> Outcome:
+    st = ev.status
+    if not isinstance(st, dict):
+        return absent("GET /api/status gave no JSON object")
+    keys = ("sync", "pages_done", "payments", "vendor")
+    have = [k for k in keys if k in st]
+    return fraction(len(have), len(keys), f"status fields present: {have}")
+
+
+# -- B: wire behaviour (from the vendor's trace) ------------------------------------------
+
+
+@suite.check(
+    "wire.auth",
+    tier="wire",
+    root="app.boots",
+    harm="rejected calls: vendor requests without the API key",
+)
+def wire_auth(ev: Evidence) -> Outcome:
+    reqs = [r for r in ev.trace if r.get("kind") in ("page", "create") and r["phase"] != "offline"]
+    if not reqs:
+        return absent("the vendor was never called")
+    return fraction(
+        sum(bool(r.get("auth")) for r in reqs), len(reqs), "vendor requests with the Bearer key"
+    )
+
+
+@suite.check(
+    "wire.sequential",
+    tier="wire",
+    root="app.boots",
+    harm="overloaded vendor: pages requested in parallel or out of order",
+)
+def wire_sequential(ev: Evidence) -> Outcome:
+    reqs = [
+        r for r in ev.pages("initial-sync", "after-respawn", "resync") if r.get("page") is not None
+    ]
+    if not reqs:
+        return absent("the vendor was never asked for a page")
+    bad = []
+    for phase in ("initial-sync", "after-respawn", "resync"):
+        last = -1
+        for r in (r for r in reqs if r["phase"] == phase):
+            if r["inflight"] or r["page"] < last:
+                bad.append(r["seq"])
+            last = max(last, r["page"])
+    return fraction(len(reqs) - len(bad), len(reqs), f"one at a time, in order; bad {bad[:3]}")
+
+
+def _retried(ev: Evidence, page: int, minimum: float, what: str) -> Outcome:
+    asks = ev.page_requests(page)
+    gaps = _gaps(asks)
+    if not gaps:
+        return absent(f"page {page} ({what}) was never retried")
+    fetched = any(r["status"] == 200 for r in asks)
+    ok = fetched and gaps[0] >= minimum
+    return graded(
+        1.0 if ok else 0.0,
+        f"page {page} ({what}): retried after {gaps[0]:.2f} s (need >= {minimum:g}), "
+        f"fetched {fetched}",
+    )
+
+
+@suite.check(
+    "wire.dropped",
+    tier="wire",
+    root="app.boots",
+    harm="lost page: a dropped connection ends the sync or is retried in a tight loop",
+)
+def wire_dropped(ev: Evidence) -> Outcome:
+    return _retried(ev, ev.dataset.faults.drop_page, BACKOFF_MIN_S, "dropped connection")
+
+
+@suite.check(
+    "wire.backoff", tier="wire", root="app.boots", harm="retry storm: a 500 is retried at once"
+)
+def wire_backoff(ev: Evidence) -> Outcome:
+    return _retried(ev, ev.dataset.faults.error_page, BACKOFF_MIN_S, "HTTP 500")
+
+
+@suite.check(
+    "wire.retry_after",
+    tier="wire",
+    root="app.boots",
+    harm="ignored Retry-After: the client retries before the vendor allowed it",
+)
+def wire_retry_after(ev: Evidence) -> Outcome:
+    return _retried(ev, ev.dataset.faults.rate_page, V.RETRY_AFTER - RETRY_AFTER_SLACK_S, "429")
+
+
+@suite.check(
+    "wire.slow",
+    tier="wire",
+    root="app.boots",
+    harm="fatal timeout: a slow vendor page is abandoned or re-requested",
+)
+def wire_slow(ev: Evidence) -> Outcome:
+    page = ev.dataset.faults.slow_page
+    asks = ev.page_requests(page)
+    slow = next((r for r in asks if r["fault"] == "slow"), None)
+    if slow is None:
+        return absent(f"the slow page {page} was never requested")
+    answered = slow["t_ms"] + 1000.0 * V.SLOW_DELAY
+    early = [r["seq"] for r in asks if r["seq"] > slow["seq"] and r["t_ms"] < answered - 200]
+    later = [r for r in ev.pages("initial-sync", "after-respawn") if r["seq"] > slow["seq"]]
+    went_on = any(r.get("page") == page + 1 for r in later)
+    ok = not early and went_on
+    return graded(
+        1.0 if ok else 0.0, f"slow page {page}: re-asked early {early}, continued {went_on}"
+    )
+
+
+@suite.check(
+    "wire.etag",
+    tier="wire",
+    root="app.boots",
+    harm="wasted transfer: a second sync re-downloads pages the vendor says are unchanged",
+)
+def wire_etag(ev: Evidence) -> Outcome:
+    reqs = ev.pages("resync")
+    if not reqs:
+        return absent("no page was requested after POST /api/sync")
+    served: dict[int, str] = {}
+    for r in ev.pages("initial-sync", "after-respawn"):
+        if r["status"] == 200 and r.get("page") is not None:
+            served[r["page"]] = r["etag"]
+    good = sum(1 for r in reqs if r.get("inm") and r["inm"] == served.get(r.get("page", -1)))
+    unchanged = sum(1 for r in reqs if r["status"] == 304)
+    return fraction(
+        good,
+        max(PAGES, len(reqs)),
+        f"conditional requests with the last ETag ({unchanged} answered 304)",
+    )
+
+
+@suite.check(
+    "wire.idempotency",
+    tier="wire",
+    root="app.boots",
+    harm="double payment risk: creations without an Idempotency-Key, or a new key on retry",
+)
+def wire_idempotency(ev: Evidence) -> Outcome:
+    creates = [c for c in ev.creations if c.get("status") != 503]
+    if not creates:
+        return absent("the vendor never received a payment creation")
+    keyed = sum(1 for c in creates if c.get("key"))
+    keys: dict[str, set[str]] = {}
+    for c in creates:
+        keys.setdefault(str(c.get("reference")), set()).add(str(c.get("key")))
+    reused = sum(1 for k in keys.values() if len(k) == 1)
+    return fraction(
+        keyed + reused,
+        len(creates) + len(keys),
+        f"keyed {keyed}/{len(creates)}; one key per draft {reused}/{len(keys)}",
+    )
+
+
+# -- C: sync discipline ------------------------------------------------------------------
+
+
+@suite.check(
+    "sync.complete",
+    tier="sync",
+    root="app.boots",
+    harm="missing payments: the copy silently lacks part of the vendor's data",
+)
+def sync_complete(ev: Evidence) -> Outcome:
+    if ev.listing is None:
+        return _no_listing(ev)
+    have = set(_ids(ev.listing))
+    want = [p.id for p in ev.dataset.payments]
+    return fraction(sum(i in have for i in want), len(want), "vendor payments stored")
+
+
+@suite.check(
+    "sync.no_duplicates",
+    tier="sync",
+    root="app.boots",
+    harm="double counting: a payment listed twice",
+)
+def sync_no_duplicates(ev: Evidence) -> Outcome:
+    if ev.listing is None:
+        return _no_listing(ev)
+    ids = _ids(ev.listing)
+    dupes = sorted(i for i, n in Counter(ids).items() if n > 1)
+    return graded(1.0 if not dupes else 0.5 * len(set(ids)) / len(ids), f"duplicated: {dupes[:3]}")
+
+
+@suite.check(
+    "sync.resumes",
+    tier="sync",
+    root="app.boots",
+    harm="wasteful restart: a crash makes the service fetch completed pages again",
+)
+def sync_resumes(ev: Evidence) -> Outcome:
+    kill = ev.dataset.faults.kill_page
+    if not ev.killed_mid_sync:
+        return graded(0.0, f"the sync never reached page {kill}, where it is killed")
+    after = [r for r in ev.pages("after-respawn") if r["status"] == 200]
+    if not any(r.get("page") == kill for r in after):
+        return graded(0.0, f"after the restart page {kill} was never fetched")
+    again = {r["page"] for r in after if r.get("page") is not None and r["page"] < kill}
+    return fraction(
+        kill - len(again), kill, f"pages stored before SIGKILL not fetched again ({sorted(again)})"
+    )
+
+
+@suite.check(
+    "sync.status",
+    tier="sync",
+    root="app.boots",
+    harm="stuck status: operators are never told the sync finished",
+)
+def sync_status(ev: Evidence) -> Outcome:
+    st = ev.status
+    if not isinstance(st, dict):
+        return absent("GET /api/status gave no JSON object")
+    n = len(set(_ids(ev.listing)))
+    ok = st.get("sync") == "done" and st.get("payments") == n == len(ev.dataset.payments)
+    ok = ok and st.get("pages_done") == PAGES
+    return graded(1.0 if ok else 0.0, f"status {json.dumps(st)[:160]} with {n} stored")
+
+
+@suite.check(
+    "sync.on_request",
+    tier="sync",
+    root="app.boots",
+    harm="no refresh: POST /api/sync does not walk the collection again",
+)
+def sync_on_request(ev: Evidence) -> Outcome:
+    got = ev.resync
+    if got is None:
+        return absent("POST /api/sync was not reached")
+    pages = {r.get("page") for r in ev.pages("resync") if r["status"] in (200, 304)}
+    accepted = got.status == 202
+    done = isinstance(ev.resync_status, dict) and ev.resync_status.get("sync") == "done"
+    return fraction(
+        len(pages) + accepted + done,
+        PAGES + 2,
+        f"POST /api/sync {got.status}; pages walked {len(pages)}; done {done}",
+    )
+
+
+# -- D: validation and docs --------------------------------------------------------------
+
+
+@suite.check(
+    "val.query",
+    tier="validation",
+    root="app.boots",
+    harm="silent garbage: invalid filters or paging are not rejected with 400",
+)
+def val_query(ev: Evidence) -> Outcome:
+    if not ev.bad_queries:
+        return absent("the API was not reached")
+    bad = [q for q, s in ev.bad_queries.items() if s != 400]
+    n = len(ev.bad_queries)
+    # a query answered with data it did not ask for is a wrong answer: all or nothing
+    return graded(0.0 if bad else 1.0, f"{n - len(bad)}/{n} answered 400; not 400: {bad[:4]}")
+
+
+@suite.check(
+    "val.drafts",
+    tier="validation",
+    root="app.boots",
+    harm="bad payments: invalid drafts are accepted (float, string, negative, unknown currency)",
+)
+def val_drafts(ev: Evidence) -> Outcome:
+    calls = {k: v for k, v in ev.draft_calls.items() if k.startswith("bad:")}
+    if not calls:
+        return absent("POST /api/drafts was not reached")
+    ok = [k for k, v in calls.items() if v.status == 400]
+    items = ev.drafts_after_bad.get("items") if isinstance(ev.drafts_after_bad, dict) else None
+    clean = isinstance(items, list) and len(items) == 0
+    wrong = [f"{k}->{v.status}" for k, v in calls.items() if v.status != 400]
+    # one accepted invalid draft is a payment that should not exist: all or nothing
+    good = len(ok) + clean == len(calls) + 1
+    return graded(
+        1.0 if good else 0.0,
+        f"{len(ok)}/{len(calls)} rejected with 400; none stored {clean}; wrong {wrong[:3]}",
+    )
+
+
+@suite.check(
+    "val.auth",
+    tier="validation",
+    root="app.boots",
+    harm="broken four-eyes rule: drafts created or approved without the right token",
+)
+def val_auth(ev: Evidence) -> Outcome:
+    want = {
+        "create:no-token": 401,
+        "create:checker": 403,
+        "approve:no-token": 401,
+        "approve:maker": 403,
+    }
+    got = {k: ev.draft_calls[k].status for k in want if k in ev.draft_calls}
+    if not got:
+        return absent("the drafts API was not reached")
+    ok = [k for k, s in got.items() if s == want[k]]
+    return fraction(len(ok), len(want), f"answers {got}")
+
+
+@suite.check(
+    "val.webhook_signature",
+    tier="validation",
+    root="app.boots",
+    harm="forged events: webhooks with a bad signature are accepted or applied",
+)
+def val_webhook_signature(ev: Evidence) -> Outcome:
+    forged = [r for r in ev.trace if r.get("kind") == "webhook" and not r["signed"]]
+    if not forged:
+        return absent("no forged webhook was delivered (the sync did not get that far)")
+    by_id = {str(i.get("id")): i for i in ev.listing or []}
+    good = 0
+    for r in forged:
+        item = by_id.get(r["payment"])
+        applied = item is not None and item.get("version") == r["version"]
+        good += int(r["app_status"] == 401) + int(item is not None and not applied)
+    return fraction(good, 2 * len(forged), "forged events answered 401 and not applied")
+
+
+@suite.check(
+    "docs.readme",
+    tier="validation",
+    root="app.boots",
+    harm="undocumented service: README.md does not say how to run it or what it serves",
+)
+def docs_readme(ev: Evidence) -> Outcome:
+    have = [n for n in README_NEEDS if n in ev.readme]
+    missing = [n for n in README_NEEDS if n not in ev.readme]
+    return fraction(len(have), len(README_NEEDS), f"README.md mentions; missing {missing}")
+
+
+# -- J: journeys (a real browser) --------------------------------------------------------
+
+
+@suite.check(
+    "journey.approve_click",
+    tier="journeys",
+    root="app.boots",
+    harm="dead button: a checker cannot approve a draft from the console",
+)
+def journey_approve_click(ev: Evidence) -> Outcome:
+    if ev.probe_error:
+        return unavailable(f"no browser: {ev.probe_error}")
+    if ev.draft_a is None:
+        return absent("no draft could be created to approve")
+    a = ev.approve_click
+    api: dict[str, Any] = a["api"] if isinstance(a.get("api"), dict) else {}
+    steps = {
+        "button present": bool(a.get("button")),
+        "page shows executed": bool(a.get("shown")),
+        "API says executed": api.get("state") == "executed" and bool(api.get("vendor_payment_id")),
+    }
+    ok = [k for k, v in steps.items() if v]
+    return fraction(len(ok), len(steps), f"steps {steps}", a.get("shot"))
+
+
+@suite.check(
+    "journey.down_error",
+    tier="journeys",
+    root="app.boots",
+    harm="silent failure: an approval while the vendor is down shows no error",
+)
+def journey_down_error(ev: Evidence) -> Outcome:
+    if ev.probe_error:
+        return unavailable(f"no browser: {ev.probe_error}")
+    look = ev.down_console
+    if not look:
+        return absent(f"the vendor-down console was not reached ({ev.down_error})")
+    after = ev.draft_c_after if isinstance(ev.draft_c_after, dict) else {}
+    steps = {
+        "error visible": bool(look.get("error_shown"))
+        and bool(str(look.get("error_text", "")).strip()),
+        "draft not executed": bool(after) and after.get("state") != "executed",
+    }
+    ok = [k for k, v in steps.items() if v]
+    return fraction(
+        len(ok),
+        len(steps),
+        f"steps {steps}; error {str(look.get('error_text'))[:80]!r}",
+        look.get("error_shot"),
+    )
+
+
+# -- V: rendered truth -------------------------------------------------------------------
+
+
+@suite.check(
+    "money.exponent",
+    critical=True,
+    severity="money",
+    root="app.boots",
+    harm="wrong money: an amount shown with the wrong exponent or digits (JPY 0, KWD 3, 2**53+)",
+)
+def money_exponent(ev: Evidence) -> Outcome:
+    rows, why = _payment_rows(ev)
+    if rows is None:
+        return why  # type: ignore[return-value]
+    by_id = ev.dataset.by_id
+    mine = [r for r in rows if len(r["cells"]) >= 5]
+    totals = [
+        r
+        for look in ev.console.values()
+        if isinstance(look, dict)
+        for r in look.get("rows", [])
+        if str(r.get("id", "")).startswith("total-")
+    ][:4]
+    if not mine:
+        return absent("no payment rows with 5 cells on the console")
+    bad = [r for r in mine if r["cells"][4] != by_id[r["id"]].amount]
+    want = _total_amounts(ev)
+    bad_totals = [
+        r for r in totals if len(r["cells"]) < 3 or r["cells"][2] != want.get(r["id"][6:])
+    ]
+    n = len(mine) + len(totals)
+    sample = [
+        f"{by_id[r['id']].currency} {r['cells'][4]}!={by_id[r['id']].amount}" for r in bad[:2]
+    ]
+    sample += [f"{r['id']} {r['cells'][2:3]}!={want.get(r['id'][6:])}" for r in bad_totals[:2]]
+    return _strict(
+        n - len(bad) - len(bad_totals), n, f"amounts right on the console; wrong {sample}"
+    )
+
+
+def _total_amounts(ev: Evidence) -> dict[str, str]:
+    sums: dict[str, int] = {}
+    for p in ev.dataset.payments:
+        sums[p.currency] = sums.get(p.currency, 0) + p.amount_minor
+    return {c: V.format_minor(s, V.EXPONENTS[c]) for c, s in sums.items()}
+
+
+@suite.check(
+    "console.data_visible",
+    critical=True,
+    severity="view",
+    root="app.boots",
+    harm="empty console: stored payments are not visible to the user (absent, hidden or covered)",
+)
+def console_data_visible(ev: Evidence) -> Outcome:
+    rows, why = _payment_rows(ev)
+    if rows is None:
+        return why  # type: ignore[return-value]
+    want = [p.id for p in ev.dataset.api_order()][:CONSOLE_PAGE]
+    seen = {
+        r["id"]
+        for look in [ev.console.get("page1", {})]
+        for r in look.get("rows", [])
+        if r.get("visible")
+    }
+    return fraction(
+        sum(i in seen for i in want),
+        len(want),
+        "first console page's payments visible on top",
+        ev.console.get("page1", {}).get("shot"),
+    )
+
+
+@suite.check(
+    "ui.order",
+    tier="rendered",
+    root="app.boots",
+    harm="misleading console: rows not in the SPEC's order",
+)
+def ui_order(ev: Evidence) -> Outcome:
+    rows, why = _payment_rows(ev)
+    if rows is None:
+        return why  # type: ignore[return-value]
+    order = [p.id for p in ev.dataset.api_order()]
+    good = total = 0
+    for key, look in ev.console.items():
+        if not key.startswith("page"):
+            continue
+        page = int(key[4:])
+        want = order[(page - 1) * CONSOLE_PAGE : page * CONSOLE_PAGE]
+        got = [r["id"] for r in look["rows"] if str(r.get("id")) in ev.dataset.by_id]
+        total += len(want)
+        good += sum(1 for i, pid in enumerate(want) if i < len(got) and got[i] == pid)
+    return fraction(good, total, "console rows at their SPEC position")
+
+
+@suite.check(
+    "ui.escaped",
+    tier="rendered",
+    root="app.boots",
+    harm="markup injection: counterparty names are interpreted as HTML",
+)
+def ui_escaped(ev: Evidence) -> Outcome:
+    rows, why = _payment_rows(ev)
+    if rows is None:
+        return why  # type: ignore[return-value]
+    by_id = ev.dataset.by_id
+    marked = [r for r in rows if by_id[r["id"]].counterparty in V.MARKUP_NAMES]
+    if not marked:
+        return absent("no row with a markup name on the console")
+    ok = [
+        r for r in marked if len(r["cells"]) >= 3 and r["cells"][2] == by_id[r["id"]].counterparty
+    ]
+    # one name rendered as markup is an injection: all or nothing
+    return graded(
+        1.0 if len(ok) == len(marked) else 0.0, f"{len(ok)}/{len(marked)} markup names literal"
+    )
+
+
+@suite.check(
+    "ui.berlin_time",
+    tier="rendered",
+    root="app.boots",
+    harm="wrong times: creation shown in UTC or a fixed offset, not Berlin local time",
+)
+def ui_berlin_time(ev: Evidence) -> Outcome:
+    rows, why = _payment_rows(ev)
+    if rows is None:
+        return why  # type: ignore[return-value]
+    by_id = ev.dataset.by_id
+    mine = [r for r in rows if len(r["cells"]) >= 2]
+    if not mine:
+        return absent("no payment rows on the console")
+    ok = [r for r in mine if r["cells"][1] == V.berlin_minute(by_id[r["id"]].created_at)]
+    return fraction(len(ok), len(mine), "created cells in Berlin local time")
+
+
+@suite.check(
+    "ui.totals",
+    tier="rendered",
+    root="app.boots",
+    harm="wrong totals: the console's per-currency counts disagree with the ledger",
+)
+def ui_totals(ev: Evidence) -> Outcome:
+    if ev.probe_error:
+        return unavailable(f"no browser: {ev.probe_error}")
+    rows = [
+        r
+        for r in ev.console.get("page1", {}).get("rows", [])
+        if str(r.get("id", "")).startswith("total-")
+    ]
+    counts = Counter(p.currency for p in ev.dataset.payments)
+    ok = [
+        r
+        for r in rows
+        if len(r["cells"]) >= 2
+        and r["cells"][0] == r["id"][6:]
+        and r["cells"][1] == str(counts.get(r["id"][6:]))
+    ]
+    return fraction(
+        len(ok), len(counts), f"totals rows with the right currency and count ({len(rows)} rows)"
+    )
+
+
+@suite.check(
+    "ui.down_banner",
+    tier="rendered",
+    root="app.boots",
+    harm="hidden outage: no visible vendor-down state, or it covers the data",
+)
+def ui_down_banner(ev: Evidence) -> Outcome:
+    if ev.probe_error:
+        return unavailable(f"no browser: {ev.probe_error}")
+    look = ev.down_console
+    if not look:
+        return absent(f"the vendor-down console was not reached ({ev.down_error})")
+    rows = [r for r in look.get("rows", []) if str(r.get("id")) in ev.dataset.by_id]
+    visible = sum(1 for r in rows if r.get("visible"))
+    text = str(look.get("banner_text", "")).lower()
+    steps = {
+        "banner visible": bool(look.get("banner")) and "unavailable" in text,
+        "rows still visible": bool(rows) and visible == len(rows),
+    }
+    ok = [k for k, v in steps.items() if v]
+    return fraction(
+        len(ok), len(steps), f"{steps}; {visible}/{len(rows)} rows on top", look.get("shot")
+    )
+
+
+@suite.check(
+    "ui.console_clean",
+    tier="rendered",
+    root="app.boots",
+    harm="broken page: script errors or a wrong Content-Type",
+)
+def ui_console_clean(ev: Evidence) -> Outcome:
+    if ev.probe_error:
+        return unavailable(f"no browser: {ev.probe_error}")
+    look = ev.console.get("page1")
+    if not look:
+        return absent("the console was not reached")
+    ctype = str(look.get("ctype") or "").replace(" ", "").lower()
+    errors = ev.console.get("errors", [])
+    ok = int(ctype == "text/html;charset=utf-8") + int(not errors)
+    return fraction(ok, 2, f"Content-Type {ctype!r}; console errors {errors[:2]}")
+
+
+# -- P: performance ----------------------------------------------------------------------
+
+
+@suite.check(
+    "perf.requests",
+    tier="performance",
+    root="app.boots",
+    harm="wasted vendor quota: more requests than the optimal walk",
+)
+def perf_requests(ev: Evidence) -> Outcome:
+    reqs = ev.pages("initial-sync", "after-respawn")
+    if not reqs:
+        return absent("the vendor was never asked for a page")
+    n = len(reqs)
+    return graded(
+        min(1.0, OPTIMAL_WALK / n), f"{n} page requests for the first sync (optimal {OPTIMAL_WALK})"
+    )
+
+
+@suite.check(
+    "perf.latency",
+    tier="performance",
+    root="app.boots",
+    harm="slow API: listing and summary requests are slow under a small load",
+)
+def perf_latency(ev: Evidence) -> Outcome:
+    lat = ev.latencies
+    if not lat:
+        return absent("the API was not reached")
+    p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))]
+    score = (
+        1.0
+        if p95 <= LATENCY_OK_S
+        else max(0.0, (LATENCY_ZERO_S - p95) / (LATENCY_ZERO_S - LATENCY_OK_S))
+    )
+    return graded(round(score, 1), f"p95 {p95 * 1000:.0f} ms over {len(lat)} requests, 4 at a time")
+
+
+# -- X: consistency ----------------------------------------------------------------------
+
+
+@suite.check(
+    "conservation.zero",
+    critical=True,
+    severity="money",
+    root="app.boots",
+    harm="money created or lost: per-currency counts and totals differ from the vendor's",
+)
+def conservation_zero(ev: Evidence) -> Outcome:
+    got = ev.summary.get("currencies") if isinstance(ev.summary, dict) else None
+    if not isinstance(got, dict):
+        return absent("GET /api/summary gave no currencies object")
+    counts: Counter[str] = Counter()
+    sums: dict[str, int] = {}
+    for p in ev.dataset.payments:
+        counts[p.currency] += 1
+        sums[p.currency] = sums.get(p.currency, 0) + p.amount_minor
+    good, wrong = 0, []
+    for c in counts:
+        have: dict[str, Any] = got[c] if isinstance(got.get(c), dict) else {}
+        for key, want in (("count", counts[c]), ("amount_minor", sums[c])):
+            if type(have.get(key)) is int and have.get(key) == want:
+                good += 1
+            else:
+                wrong.append(f"{c}.{key} {have.get(key)} != {want}")
+    return _strict(good, 2 * len(counts), f"residual zero; wrong {wrong[:2]}")
+
+
+@suite.check(
+    "days.dst",
+    critical=True,
+    severity="data",
+    root="app.boots",
+    harm="wrong day buckets: counts per Berlin day wrong (UTC or a fixed offset across DST)",
+)
+def days_dst(ev: Evidence) -> Outcome:
+    got = ev.summary.get("days") if isinstance(ev.summary, dict) else None
+    if not isinstance(got, dict):
+        return absent("GET /api/summary gave no days object")
+    want = Counter(p.day for p in ev.dataset.payments)
+    keys = set(want) | set(got)
+    bad = sorted(k for k in keys if got.get(k) != want.get(k))
+    return _strict(
+        len(keys) - len(bad), len(keys), f"Berlin days with the right count; wrong {bad[:3]}"
+    )
+
+
+@suite.check(
+    "cons.versions",
+    tier="consistency",
+    root="app.boots",
+    harm="stale status: a racing or late webhook leaves a payment in an old state",
+)
+def cons_versions(ev: Evidence) -> Outcome:
+    if ev.listing is None:
+        return _no_listing(ev)
+    touched = {e.payment_id for e in ev.dataset.events if e.signed}
+    by_id = {str(i.get("id")): i for i in ev.listing}
+    ok = [
+        pid
+        for pid in touched
+        if pid in by_id
+        and (by_id[pid].get("status"), by_id[pid].get("version")) == ev.dataset.truth[pid]
+    ]
+    return fraction(
+        len(ok), len(touched), "payments changed by webhooks in the vendor's final state"
+    )
+
+
+@suite.check(
+    "api.order",
+    tier="consistency",
+    root="app.boots",
+    harm="unstable order: listings not ordered by creation time then id",
+)
+def api_order(ev: Evidence) -> Outcome:
+    if ev.listing is None:
+        return _no_listing(ev)
+    want = {p.id: (p.created_at, p.id) for p in ev.dataset.payments}
+    keys = [want.get(i, ("", i)) for i in _ids(ev.listing)]
+    pairs = len(keys) - 1
+    good = sum(1 for a, b in itertools.pairwise(keys) if a < b)
+    return _strict(good, pairs, "adjacent items in (created_at, id) order")
+
+
+@suite.check(
+    "api.pagination",
+    tier="consistency",
+    root="app.boots",
+    harm="skipped or repeated items when a client pages through the API",
+)
+def api_pagination(ev: Evidence) -> Outcome:
+    if ev.listing is None or ev.paged is None:
+        return _no_listing(ev)
+    a, b = _ids(ev.listing), _ids(ev.paged)
+    good = sum(1 for i, x in enumerate(a) if i < len(b) and b[i] == x)
+    total_ok = ev.paged_total == len(a)
+    return _strict(
+        good + total_ok,
+        max(len(a), len(b)) + 1,
+        f"pages of 97 match pages of 500; total {ev.paged_total}",
+    )
+
+
+@suite.check(
+    "api.filters",
+    tier="consistency",
+    root="app.boots",
+    harm="wrong answers: filtered listings include or miss payments",
+)
+def api_filters(ev: Evidence) -> Outcome:
+    if not ev.filters:
+        return absent("the API was not reached")
+    ok = [k for k, (got, want) in ev.filters.items() if got == want]
+    wrong = {k: (len(got or []), len(want)) for k, (got, want) in ev.filters.items() if got != want}
+    return fraction(len(ok), len(ev.filters), f"filters exact; wrong (got, want): {wrong}")
+
+
+@suite.check(
+    "api.amounts",
+    tier="consistency",
+    root="app.boots",
+    harm="corrupted amounts in the API: minor units or decimal strings wrong",
+)
+def api_amounts(ev: Evidence) -> Outcome:
+    if ev.listing is None:
+        return _no_listing(ev)
+    by_id = ev.dataset.by_id
+    mine = [i for i in ev.listing if str(i.get("id")) in by_id]
+    ok = [
+        i
+        for i in mine
+        if type(i.get("amount_minor")) is int
+        and i["amount_minor"] == by_id[i["id"]].amount_minor
+        and i.get("amount") == by_id[i["id"]].amount
+        and i.get("currency") == by_id[i["id"]].currency
+        and i.get("day") == by_id[i["id"]].day
+    ]
+    return _strict(len(ok), len(mine), "items with exact amount_minor, amount, currency and day")
+
+
+# -- R: resilience -----------------------------------------------------------------------
+
+
+@suite.check(
+    "durability.kill",
+    critical=True,
+    severity="data",
+    root="app.boots",
+    harm="lost data: payments or drafts stored before a SIGKILL are gone after the restart",
+)
+def durability_kill(ev: Evidence) -> Outcome:
+    before = set(_ids(ev.listing))
+    if not before:
+        return absent("nothing was stored to survive the SIGKILL")
+    if ev.down_error:
+        return graded(0.0, f"no restart after SIGKILL: {ev.down_error}")
+    after = set(_ids(ev.restored))
+    return _strict(
+        len(before & after), len(before), "payments served after SIGKILL with the vendor offline"
+    )
+
+
+@suite.check(
+    "payment.once",
+    critical=True,
+    severity="money",
+    root="app.boots",
+    harm="double payment: one approved draft became two vendor payments",
+)
+def payment_once(ev: Evidence) -> Outcome:
+    drafts = [d for d in (ev.draft_a, ev.draft_b) if d]
+    if not drafts:
+        return absent("no draft was approved")
+    made: dict[str, set[str]] = {}
+    for c in ev.creations:
+        if c.get("status") in (200, 201) and c.get("payment"):
+            made.setdefault(str(c.get("reference")), set()).add(str(c["payment"]))
+    ok = [d for d in drafts if len(made.get(d, set())) <= 1]
+    c_ok = ev.draft_c is None or not made.get(ev.draft_c)
+    return _strict(
+        len(ok) + c_ok,
+        len(drafts) + 1,
+        f"vendor payments per draft { ({k: len(v) for k, v in made.items()}) }",
+    )
+
+
+@suite.check(
+    "approval.completes",
+    critical=True,
+    severity="flow",
+    root="app.boots",
+    harm="stuck approval: a draft approved when the service crashed never completes",
+)
+def approval_completes(ev: Evidence) -> Outcome:
+    if ev.draft_b is None:
+        return absent("no draft could be created")
+    if not ev.held_create:
+        return graded(0.0, "the approval never reached the vendor")
+    if ev.approval_kill_error:
+        return graded(0.0, f"no restart: {ev.approval_kill_error}")
+    d = ev.draft_b_after if isinstance(ev.draft_b_after, dict) else {}
+    made = {
+        str(c["payment"])
+        for c in ev.creations
+        if c.get("reference") == ev.draft_b and c.get("payment")
+    }
+    ok = d.get("state") == "executed" and d.get("vendor_payment_id") in made
+    return graded(1.0 if ok else 0.0, f"after SIGKILL and restart: {json.dumps(d)[:160]}")
+
+
+@suite.check(
+    "res.health_during_sync",
+    tier="resilience",
+    root="app.boots",
+    harm="blind operations: /health hangs while the sync waits on the vendor",
+)
+def res_health_during_sync(ev: Evidence) -> Outcome:
+    if not ev.killed_mid_sync:
+        return absent("the sync never reached the held page")
+    got = ev.health_during_sync
+    ok = got is not None and got.status == 200
+    return graded(1.0 if ok else 0.0, f"GET /health mid-sync: {got.status if got else None}")
+
+
+@suite.check(
+    "res.down_boot",
+    tier="resilience",
+    root="app.boots",
+    harm="outage cascade: the service cannot start or serve while the vendor is down",
+)
+def res_down_boot(ev: Evidence) -> Outcome:
+    if ev.down_boot_s is None:
+        return absent(f"no restart with the vendor offline: {ev.down_error}")
+    st = ev.down_status if isinstance(ev.down_status, dict) else {}
+    steps = {
+        "healthy": True,
+        "serves stored payments": bool(ev.restored),
+        "status says vendor down": st.get("vendor") == "down",
+    }
+    ok = [k for k, v in steps.items() if v]
+    return fraction(len(ok), len(steps), f"{steps}; boot {ev.down_boot_s} s")
+
+
+@suite.check(
+    "res.approval_retry",
+    tier="resilience",
+    root="app.boots",
+    harm="fragile approval: a repeated approve is not refused once executed",
+)
+def res_approval_retry(ev: Evidence) -> Outcome:
+    got = ev.approve_a_again
+    if got is None:
+        return absent("no executed draft to approve again")
+    return graded(
+        1.0 if got.status == 409 else 0.0, f"second approve of an executed draft: {got.status}"
+    )
+
+
+# -- excellence: economy of the wire (graded continuously) -------------------------------
+
+
+@suite.check(
+    "exc.page_weight",
+    tier="excellence",
+    root="app.boots",
+    harm="heavy console: bytes per payment row beyond what the table needs",
+)
+def exc_page_weight(ev: Evidence) -> Outcome:
+    rows = [
+        r
+        for r in ev.console.get("page1", {}).get("rows", [])
+        if str(r.get("id")) in ev.dataset.by_id
+    ]
+    if not ev.console_html or not rows:
+        return absent("no console page with rows")
+    per_row = len(ev.console_html.encode()) / len(rows)
+    return graded(
+        round(max(0.0, min(1.0, (600 - per_row) / 500)), 2), f"{per_row:.0f} bytes per row"
+    )
+
+
+@suite.check(
+    "exc.api_compact",
+    tier="excellence",
+    root="app.boots",
+    harm="heavy API: bytes per listed payment beyond the fields the SPEC asks for",
+)
+def exc_api_compact(ev: Evidence) -> Outcome:
+    data = None
+    with contextlib.suppress(ValueError):
+        data = json.loads(ev.listing_text)
+    items = data.get("items") if isinstance(data, dict) else None
+    if not items:
+        return absent("no listing")
+    per_item = len(ev.listing_text.encode()) / len(items)
+    return graded(
+        round(max(0.0, min(1.0, (400 - per_item) / 300)), 2), f"{per_item:.0f} bytes per item"
+    )
