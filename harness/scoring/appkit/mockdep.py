@@ -226,16 +226,17 @@ class _Handler(BaseHTTPRequestHandler):
             elif delay > 0:
                 time.sleep(delay)
             payload = json.dumps(body).encode()
+            # no longer in flight before any byte leaves: ``end_headers`` already sends
+            # the status line (the socket writer is unbuffered), and a client may retry
+            # a 503 as soon as it reads it; that request must not count as concurrent
+            self.mock.done(delay != 0)
+            finished = True
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
-            # no longer in flight once the client can have it: a request the client sends
-            # after reading this answer must not count as concurrent with it
-            self.mock.done(delay != 0)
-            finished = True
             self.wfile.write(payload)
         except OSError:
             pass  # the client was killed or gave up while we held its answer
