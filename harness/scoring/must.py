@@ -20,17 +20,18 @@ from harness.scoring.rows import Row, Status
 
 MUST_ID = re.compile(r"\[(M-[A-Z][A-Z0-9]*-[0-9]+)\]")
 _LOOSE = re.compile(r"\[M-[^\]]*\]")
+_BLOCK = re.compile(r"\n\s*\n|\n(?=\s*[-*] )")  # paragraphs and list items
 
 
 def spec_ids(path: Path) -> dict[str, str]:
-    """The MUST ids of a SPEC in order of first occurrence, each with its line's text."""
+    """The MUST ids of a SPEC in order of first occurrence, each with the requirement's
+    text: its paragraph or list item up to the id (from the previous id on)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UserError(
             f"cannot read the SPEC: {exc}", file=path, fix="point spec= at SPEC.md"
         ) from exc
-    found: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), 1):
         for loose in _LOOSE.findall(line):
             if not MUST_ID.fullmatch(loose):
@@ -40,8 +41,14 @@ def spec_ids(path: Path) -> dict[str, str]:
                     field="MUST id",
                     fix="write ids as [M-AREA-1] (capitals, digits)",
                 )
-        for ident in MUST_ID.findall(line):
-            found.setdefault(ident, MUST_ID.sub("", line).strip(" -*"))
+    found: dict[str, str] = {}
+    for block in _BLOCK.split(text):
+        start = 0
+        joined = " ".join(block.split())
+        for match in MUST_ID.finditer(joined):
+            said = joined[start : match.start()].strip(" -*.;,")
+            found.setdefault(match[1], said)
+            start = match.end()
     return found
 
 

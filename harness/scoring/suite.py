@@ -208,12 +208,23 @@ class Suite:
 
         Non-critical checks need a ``tier`` (a weighted tier, ``diagnostic`` or
         ``excellence``). Critical checks take a ``severity`` class and no tier. ``root``
-        names an earlier check this one is downstream of.
+        names an earlier check this one is downstream of. ``musts`` are the SPEC ids the
+        check verifies; it meets them at ``score >= 1 - tolerance`` (``tolerance_why``
+        says why a tolerance above zero is right).
         """
 
         def register(fn: CheckFn) -> CheckFn:
             self.add(
-                name, fn, harm=harm, tier=tier, critical=critical, severity=severity, root=root
+                name,
+                fn,
+                harm=harm,
+                tier=tier,
+                critical=critical,
+                severity=severity,
+                root=root,
+                musts=musts,
+                tolerance=tolerance,
+                tolerance_why=tolerance_why,
             )
             return fn
 
