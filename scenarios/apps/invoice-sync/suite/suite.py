@@ -356,7 +356,7 @@ def _backoff(ev: Evidence) -> tuple[int, list[float]]:
 @suite.check(
     "sync.backoff_first",
     tier="resilience",
-    root="app.health",
+    root="sync.retries_503",
     musts=("M-SYNC-3",),
     harm="retry storm: a struggling upstream is asked again before 0.2 s",
 )
@@ -373,7 +373,7 @@ def sync_backoff_first(ev: Evidence) -> Outcome:
 @suite.check(
     "sync.backoff_growth",
     tier="resilience",
-    root="app.health",
+    root="sync.retries_503",
     musts=("M-SYNC-4",),
     harm="retry storm: the pause between retries does not grow 1.5x each time",
 )
@@ -389,7 +389,7 @@ def sync_backoff_growth(ev: Evidence) -> Outcome:
 @suite.check(
     "sync.retry_after",
     tier="resilience",
-    root="app.health",
+    root="sync.retries_503",
     musts=("M-SYNC-5",),
     harm="ignored Retry-After: the client retries before the upstream asked it to",
 )
@@ -407,7 +407,7 @@ def sync_retry_after(ev: Evidence) -> Outcome:
 @suite.check(
     "sync.waits_slow",
     tier="resilience",
-    root="app.health",
+    root="sync.retries_503",
     musts=("M-SYNC-6",),
     harm="fatal timeout: a slow upstream answer is abandoned or re-requested",
 )
@@ -694,10 +694,10 @@ def ui_escaped(ev: Evidence) -> Outcome:
     if why is not None:
         return why
     expected = ev.dataset.by_id
-    marked = {expected[r["id"]].customer for r in mine} & set(MARKUP_NAMES)
-    if len(marked) < len(MARKUP_NAMES):
-        missing = sorted(set(MARKUP_NAMES) - marked)
-        return absent(f"markup names missing from the page: {missing}")
+    # every markup name is in the fixtures on every seed; one that was never stored is
+    # sync.complete's harm, so only the rows shown are judged here
+    if not {expected[r["id"]].customer for r in mine} & set(MARKUP_NAMES):
+        return absent("no row with a markup name on the page")
     return each(
         mine,
         lambda r: len(r["cells"]) >= 2 and r["cells"][1] == expected[r["id"]].customer,
