@@ -23,7 +23,7 @@ from harness.scoring import (
     graded,
     mark_vacuous,
 )
-from harness.scoring.appkit.fixtures import BIG_AMOUNTS, MARKUP_NAMES, build_dataset
+from harness.scoring.appkit.fixtures import BIG_AMOUNTS, CURRENCIES, MARKUP_NAMES, build_dataset
 from harness.scoring.appkit.slot import scoring_slot
 
 pytestmark = pytest.mark.unit
@@ -151,13 +151,19 @@ def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         assert "no lock" in info["policy"]
 
 
-def test_fixtures_are_adversarial_and_move_with_the_seed() -> None:
+def test_fixtures_are_adversarial_on_every_seed_and_move_with_it() -> None:
     a, b = build_dataset("00000000000000a1"), build_dataset("00000000000000b2")
     for data in (a, b):
         names = {i.customer for i in data.invoices}
         amounts = [i.amount_minor for i in data.invoices]
         assert set(MARKUP_NAMES) <= names and set(BIG_AMOUNTS) <= set(amounts)
-        assert sum(1 for x in amounts if x < 0) == 3
+        # three credit notes, one big negative, and one below one unit per decimal currency
+        assert sum(1 for x in amounts if x < 0) == 3 + 1 + 6
+        for code, exp in CURRENCIES:
+            tiny = [
+                i for i in data.invoices if i.currency == code and -(10**exp) < i.amount_minor < 0
+            ]
+            assert bool(tiny) == bool(exp), code
         f = data.faults
         assert f.kill_page < min(f.backoff_page, f.retry_after_page) < f.slow_page
         assert len(set(f.duplicate_pages)) == 3

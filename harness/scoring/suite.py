@@ -392,6 +392,12 @@ def _check_weights(name: str, weights: dict[str, float]) -> dict[str, float]:
 
 
 def _check_musts(where: str, tier: str, musts: tuple[str, ...], tolerance: float, why: str) -> None:
+    if any(len(m) < 2 for m in musts):
+        raise UserError(
+            f"{where}: musts {musts!r} is not a list of ids",
+            field="musts",
+            fix='write musts=("M-AREA-1",) (a tuple, not a string)',
+        )
     if musts and tier in (DIAGNOSTIC, EXCELLENCE):
         raise UserError(
             f"{where}: a {tier} check cannot carry MUST ids (it never decides success)",

@@ -356,7 +356,7 @@ def _backoff(ev: Evidence) -> tuple[int, list[float]]:
 @suite.check(
     "sync.backoff_first",
     tier="resilience",
-    root="sync.retries_503",
+    root="app.health",
     musts=("M-SYNC-3",),
     harm="retry storm: a struggling upstream is asked again before 0.2 s",
 )
@@ -373,7 +373,7 @@ def sync_backoff_first(ev: Evidence) -> Outcome:
 @suite.check(
     "sync.backoff_growth",
     tier="resilience",
-    root="sync.retries_503",
+    root="app.health",
     musts=("M-SYNC-4",),
     harm="retry storm: the pause between retries does not grow 1.5x each time",
 )
@@ -389,7 +389,7 @@ def sync_backoff_growth(ev: Evidence) -> Outcome:
 @suite.check(
     "sync.retry_after",
     tier="resilience",
-    root="sync.retries_503",
+    root="app.health",
     musts=("M-SYNC-5",),
     harm="ignored Retry-After: the client retries before the upstream asked it to",
 )
@@ -407,7 +407,7 @@ def sync_retry_after(ev: Evidence) -> Outcome:
 @suite.check(
     "sync.waits_slow",
     tier="resilience",
-    root="sync.retries_503",
+    root="app.health",
     musts=("M-SYNC-6",),
     harm="fatal timeout: a slow upstream answer is abandoned or re-requested",
 )
