@@ -1,8 +1,9 @@
-"""apps/invoice-sync 2.x: the reference passes, the LOW tree and a critical defect fail,
-and the shipped defects are realistic and declared.
+"""apps/invoice-sync 3.x: the reference and right apps written differently (a client-rendered
+page with indented markup and pretty JSON; another threading and storage design) meet
+every MUST; the LOW tree and a critical defect fail; the shipped defects are declared.
 
 The suite executes each tree for real (mock upstream, SIGKILL + respawn, chromium), about
-20 s a tree, so only four trees are scored here; `harness controls apps/invoice-sync`
+28 s a tree, so only six trees are scored here; `harness controls apps/invoice-sync`
 scores all of them (the full controls are run by the test in test_controls.py when
 HARNESS_TEST_APP_CONTROLS=1).
 """
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOADED = load_scenario("apps/invoice-sync", ROOT / "scenarios")
 SCENARIO = LOADED.directory
 DEFECTS = sorted(p.stem for p in (SCENARIO / "defects").glob("*.yml"))
+RIGHT = Path(__file__).resolve().parent / "data" / "invoice-sync-right"
 
 
 def _suite_module() -> ModuleType:
@@ -80,6 +82,10 @@ class Scored:
         self.float_money = self.score(
             _solution(tmp / "float", SCENARIO / "defects" / "float-money.patch"), "float"
         )
+        self.right = {
+            name: self.score(_solution(tmp / name, RIGHT / f"{name}.patch"), name)
+            for name in ("client-rendered", "threads-storage")
+        }
 
     def score(self, tree: Path, name: str) -> Score:
         evidence = self.tmp / f"evidence-{name}"
@@ -100,25 +106,26 @@ def _declared(defect: str) -> dict[str, Any]:
     return dict(yaml.safe_load((SCENARIO / "defects" / f"{defect}.yml").read_text()))
 
 
-def _bar(scored: Scored) -> float:
-    thresholds = scored.scorer.thresholds()
-    assert thresholds is not None
-    return thresholds.bar
-
-
 def test_reference_solution_passes_every_check(scored: Scored) -> None:
     score = scored.solution
     bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert score.final >= _bar(scored) and not score.unavailable, bad
+    assert score.spec_met and score.final == 1.0 and not score.unavailable, bad
     assert (scored.tmp / "evidence-solution" / "invoices.png").stat().st_size > 0
-    assert score.era.startswith("invoice-sync@2.")
+    assert score.era.startswith("invoice-sync@3.")
+
+
+@pytest.mark.parametrize("name", ["client-rendered", "threads-storage"])
+def test_right_apps_written_differently_meet_every_must(scored: Scored, name: str) -> None:
+    score = scored.right[name]
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert score.spec_met, (score.unmet, bad)
 
 
 def test_low_tree_boots_but_scores_low_and_fails(scored: Scored) -> None:
     score = scored.low
     health = next(r for r in score.rows if r.check == "app.health")
     assert health.score == 1.0  # it runs and serves ...
-    assert score.final <= 0.2 and score.final < _bar(scored)  # ... but does the job wrong
+    assert score.final <= 0.2 and score.spec_met is False  # ... but does the job wrong
 
 
 def test_empty_skeleton_scores_low_with_one_root_block(scored: Scored) -> None:
@@ -133,16 +140,19 @@ def test_float_money_breaks_only_money_and_fails(scored: Scored) -> None:
     score = scored.float_money
     broken = set(broken_checks(scored.solution, score, 0.01))
     assert broken == set(_declared("float-money")["breaks"]) == {"money.exact"}
-    assert score.final < _bar(scored)
+    assert score.unmet == ["M-MONEY-1"] and score.fired == ["money.exact"]
+    assert not score.spec_met
 
 
 def test_ten_or_more_realistic_defects_and_critical_ones_are_declared() -> None:
     suite = _suite_module().suite
     critical = {c.name for c in suite.checks if c.critical}
     names = {c.name for c in suite.checks}
-    assert len(DEFECTS) >= 10
+    ids = suite.spec_ids()
+    assert len(DEFECTS) >= 10 and len(ids) >= 20
     for d in DEFECTS:
         meta = _declared(d)
         assert set(meta["breaks"]) <= names and meta["harm"]
+        assert meta["violates"] and set(meta["violates"]) <= set(ids), d
         if set(meta["breaks"]) & critical:
             assert meta.get("critical") is True, d

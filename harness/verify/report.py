@@ -67,6 +67,9 @@ def build_report(
         "partial_score": outcome.partial_score,
         "score": (outcome.score or {}).get("final"),
         "era": outcome.era,
+        # every MUST of the SPEC met (None: the scenario's grading has no MUST ids)
+        "spec_met": (outcome.score or {}).get("spec_met"),
+        "unmet_musts": (outcome.score or {}).get("unmet") or [],
         "started_at": run.get("started_at"),
         "verified_at": now_iso(),
         "progress": progress,
@@ -108,6 +111,15 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         f"partial={_fmt(report.get('partial_score'))}  score={_fmt(report.get('score'))}  "
         f"era={report.get('era') or '-'}",
         f"grader    {report.get('grader', '-')}",
+    ]
+    if report.get("spec_met") is not None:
+        unmet = report.get("unmet_musts") or []
+        lines.append(
+            "spec      every MUST met"
+            if report["spec_met"]
+            else f"spec      MUSTs not met: {', '.join(unmet) or 'a critical fired'}"
+        )
+    lines += [
         "",
         "rules:",
     ]
