@@ -156,6 +156,14 @@ def breaks_by_scoring(
 ) -> list[str]:
     """The checks ``patch`` breaks on the reference tree (root checks only: what it breaks
     downstream of them is excused by the controls anyway)."""
+    return compare_by_scoring(loaded, settings, patch, sandbox)[0]
+
+
+def compare_by_scoring(
+    loaded: LoadedScenario, settings: Settings, patch: Path, sandbox: str
+) -> tuple[list[str], list[str]]:
+    """The root checks ``patch`` breaks, and the SPEC MUST ids it leaves unmet that the
+    reference meets (empty when the grading has no MUST ids)."""
 
     with tempfile.TemporaryDirectory(prefix="harness-breaks-") as tmp:
         scratch = dataclasses.replace(settings, workspace=Path(tmp) / "ws")
@@ -172,11 +180,11 @@ def breaks_by_scoring(
             field="(patch)",
             fix="make the defect on a workspace holding the reference solution",
         )
-        broken = broken_checks(
-            ref_score, _score(loaded, tree, sandbox), thresholds_for(loaded).epsilon
-        )
+        defect_score = _score(loaded, tree, sandbox)
+        broken = broken_checks(ref_score, defect_score, thresholds_for(loaded).epsilon)
     roots = {r.check: r.root for r in ref_score.rows}
-    return [name for name in broken if roots.get(name) not in broken]
+    unmet = [m for m in defect_score.unmet if m not in ref_score.unmet]
+    return [name for name in broken if roots.get(name) not in broken], unmet
 
 
 def save_defect(
@@ -223,9 +231,11 @@ def save_defect(
     with tempfile.TemporaryDirectory(prefix="harness-defect-") as tmp:
         staged = Path(tmp) / f"{name}.patch"
         staged.write_text(patch, encoding="utf-8")
-        found = (
-            breaks if breaks is not None else breaks_by_scoring(loaded, settings, staged, sandbox)
-        )
+        violates: list[str] = []
+        if breaks is None:
+            found, violates = compare_by_scoring(loaded, settings, staged, sandbox)
+        else:
+            found = breaks
         if not found:
             raise UserError(
                 "the defect breaks no check",
@@ -235,6 +245,8 @@ def save_defect(
             )
         folder.mkdir(exist_ok=True)
         shutil.copy2(staged, folder / f"{name}.patch")
-    meta = {"breaks": found, "harm": harm.strip()}
+    meta: dict[str, object] = {"breaks": found, "harm": harm.strip()}
+    if violates:  # the MUSTs it leaves unmet; narrow them to what it is about
+        meta["violates"] = violates
     (folder / f"{name}.yml").write_text(yaml.safe_dump(meta, sort_keys=False), encoding="utf-8")
     return Saved(folder / f"{name}.patch", _files(patch), found)
