@@ -46,7 +46,7 @@ from harness.scoring.appkit.grading import (
 from harness.scoring.appkit.jail import Jail
 from harness.scoring.appkit.mockdep import RESOURCE, MockUpstream
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
-from harness.scoring.appkit.rendered import hidden_reason, shown_text
+from harness.scoring.appkit.rendered import hidden_reason
 from harness.scoring.era import load_thresholds
 
 HERE = Path(__file__).resolve().parent
@@ -55,6 +55,7 @@ FIRST_PAUSE_S = 0.2  # at least 0.2 s before the first retry
 GROWTH = 1.5  # each further pause at least 1.5x the previous one
 PAUSE_CAP_S = 5.0  # the pause may be capped at 5 s
 TIMEOUT_S = 6.0  # wait at least 6 s for an answer (the slow page answers in SLOW_DELAY)
+HEALTH_AFTER_S = 1.5  # /health is asked this long into the wait on the held page
 SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
 
 suite = Suite(
@@ -128,6 +129,7 @@ def _run(ev: Evidence, mock: MockUpstream, app: AppProcess, budgets: dict[str, f
         return
     ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
     if mock.kill_point.wait(budgets["sync"]):
+        time.sleep(HEALTH_AFTER_S)  # the sync has been waiting on the upstream a while
         ev.health_during_sync = get(app.url("/health"), timeout=3.0)
         app.kill_group(signal.SIGKILL)
         ev.killed_mid_sync = True
@@ -565,10 +567,22 @@ def money_exact(ev: Evidence) -> Outcome:
     if why is not None:
         return why
     expected = ev.dataset.by_id
+
+    def right(r: dict[str, Any]) -> bool:
+        # a clipped amount (ellipsis, cropped) shows wrong money; a covered or hidden
+        # one is ui.rows_visible's harm, so only clipping counts here
+        why = (r.get("why") or [""] * 4)[3] if len(r.get("why") or []) > 3 else ""
+        cells = r.get("cells") or []
+        return (
+            len(cells) > 3
+            and cells[3] == expected[r["id"]].display_amount
+            and why not in ("clipped", "ellipsis")
+        )
+
     return each(
         mine,
-        lambda r: shown_text(r, 3) == expected[r["id"]].display_amount,
-        "amounts shown entirely and exactly",
+        right,
+        "amounts exact and not clipped",
         lambda r: (
             f"{expected[r['id']].currency} {(r['cells'] + ['', '', '', ''])[3]!r}"
             f"{' (' + r['why'][3] + ')' if len(r.get('why', [])) > 3 and r['why'][3] else ''}"
