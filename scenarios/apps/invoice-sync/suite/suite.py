@@ -66,7 +66,7 @@ suite = Suite(
     severity_ranking=("dead", "money", "data", "view", "core", "resilience", "ui"),
     thresholds=HERE / "thresholds.yml",
     spec=HERE.parent / "SPEC.md",
-    thresholds_pin=None,
+    thresholds_pin="de8b84c7765b8cf5a25e96c8b9496ba67d74e6bb637313661a874f8e51e569a3",
 )
 
 
