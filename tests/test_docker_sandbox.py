@@ -8,12 +8,12 @@ from pathlib import Path
 import docker
 import pytest
 from docker.errors import NotFound
+from harness.sandbox.factory import make_sandbox
 
 from harness.errors import InfraError
 from harness.images import inject_harness_source
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
-from harness.sandbox.factory import make_sandbox
 from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]

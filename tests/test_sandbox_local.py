@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from harness.sandbox.factory import make_sandbox
 
 from harness.errors import UserError
 from harness.sandbox.base import Sandbox, SandboxSpec
-from harness.sandbox.factory import make_sandbox
 from harness.sandbox.local import LocalSandbox
 
 pytestmark = pytest.mark.unit

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import gab
+from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.provision import Provision
-from harness.settings import Settings
-from harness.toolchain import (
+from harness.provision.envcheck import classify_go, classify_pytest
+from harness.provision.toolchain import (
     GO_RELEASES,
     choose_go,
     expand,
@@ -20,11 +20,11 @@ from harness.toolchain import (
     pip_cert_args,
     python_refusal,
 )
+from harness.results import gab
 from harness.verify import scoring_bridge
-from harness.verify.envcheck import classify_go, classify_pytest
+from harness.verify.outcome import TargetResult, VerifyOutcome
+from harness.verify.outcome import TestCase as Case
 from harness.verify.report import RULES_ROW, build_report, render_text
-from harness.verify.results import TargetResult, VerifyOutcome
-from harness.verify.results import TestCase as Case
 from harness.verify.rules import RuleResult
 
 pytestmark = pytest.mark.unit
@@ -62,7 +62,7 @@ def test_unsatisfiable_or_malformed_go_is_refused() -> None:
 def test_environment_go_must_be_quoted(tmp_path: Path) -> None:
     from pydantic import ValidationError
 
-    from harness.scenario import Environment
+    from harness.scenario.model import Environment
 
     assert Environment.model_validate({"go": "1.24"}).go == "1.24"
     with pytest.raises(ValidationError, match="quoted"):
@@ -80,7 +80,7 @@ def test_pip_cert_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PIP_CERT", "/some/bundle")
     assert pip_cert_args() == []  # pip reads PIP_CERT itself
     monkeypatch.delenv("PIP_CERT")
-    import harness.toolchain as tc
+    import harness.provision.toolchain as tc
 
     monkeypatch.setattr(tc, "HOST_CA", Path("/nonexistent/ca.crt"))
     assert pip_cert_args() == []  # no proxy bundle: plain pip
@@ -306,7 +306,7 @@ def test_every_goagentbench_row_names_existing_tests() -> None:
 
 
 def test_project_requirements_are_read_without_building() -> None:
-    from harness.pyreqs import project_requirements
+    from harness.provision.pyreqs import project_requirements
 
     pyproject = """[project]
 name = "x"

@@ -17,9 +17,9 @@ from harness.authoring.save import apply_solution, save_defect, save_solution
 from harness.authoring.scaffold import bump, new_scenario
 from harness.backends import check_backend
 from harness.cli import guarded
+from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
-from harness.scenario import list_scenarios, load_scenario
-from harness.settings import Settings
+from harness.scenario.model import list_scenarios, load_scenario
 
 solution_app = typer.Typer(no_args_is_help=True, help="Save or apply a scenario's solution.")
 defect_app = typer.Typer(no_args_is_help=True, help="Save a scenario's control defects.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.settings import Settings
+    from harness.config.settings import Settings
 
 
 def quiet_flag_types() -> None:
@@ -38,7 +38,7 @@ def agents_help(settings: Settings) -> str:
     if not settings.project_found:
         return f"{base} (no project found: set HARNESS_HOME)"
     try:
-        from harness.registry import Registry
+        from harness.config.entrants import Registry
 
         names = sorted(Registry.load(settings.project_root).agents)
     except Exception as exc:  # help must print even when agents.yml is broken

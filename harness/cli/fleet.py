@@ -1,5 +1,5 @@
 """``harness fleet status|bench`` and ``harness gateway serve`` (typer apps the main CLI
-mounts as sub-commands; also runnable as ``python -m harness.fleet.gateway``)."""
+mounts as sub-commands; also runnable as ``python -m harness.gateway``)."""
 
 from __future__ import annotations
 
@@ -202,7 +202,7 @@ def serve_cmd(
     ),
 ) -> None:
     """Serve /v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/responses."""
-    from harness.fleet.gateway import build_config, serve
+    from harness.gateway import build_config, serve
 
     path = fleet or default_fleet_path()
     fleet_cfg: FleetConfig | Path = path
@@ -235,7 +235,7 @@ def router_cmd(
 ) -> None:
     """Serve one routing state that several gateways share (their --router URL)."""
 
-    from harness.fleet.shared import RouterService
+    from harness.fleet.router_service import RouterService
 
     cfg = load_fleet(fleet)
     with RouterService(cfg, host, port) as service:

@@ -14,13 +14,13 @@ import docker
 import typer
 from docker.errors import APIError, DockerException, ImageNotFound
 
+from harness.config.project import project_checks
+from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError
 from harness.images import bootstrap, graph
 from harness.images.build import ImageBuilder
-from harness.project import project_checks
 from harness.sandbox.cleanup import cleanup
 from harness.sandbox.engine import START_HINT, docker_client
-from harness.settings import Settings
 
 images_app = typer.Typer(
     help="Build, list and prune the harness Docker images.", no_args_is_help=True
@@ -180,7 +180,7 @@ def doctor_checks(ray_address: str | None = None) -> list[Check]:
 
 
 def _cluster_checks(address: str | None) -> list[Check]:
-    from harness.job import ray_executor
+    from harness.job.executors import ray as ray_executor
 
     address = address or ray_executor.ray_address()
     if not address:

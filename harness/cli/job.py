@@ -14,18 +14,18 @@ from rich.console import Console
 
 from harness import __version__
 from harness.backends import check_backend
-from harness.budget import Budget
-from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.config.budget import Budget
+from harness.config.entrants import Registry
+from harness.config.project import require_project, require_scenarios
+from harness.config.settings import Settings
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
-from harness.job.executor import Executor, make_executor
+from harness.job.executors.base import Executor, make_executor
 from harness.job.ledger import JobDir, jobs_root
 from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
-from harness.project import require_project, require_scenarios
-from harness.registry import Registry
-from harness.scenario import list_scenarios, load_scenario
-from harness.settings import Settings
+from harness.scenario.model import list_scenarios, load_scenario
+from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 
 EXIT_INTERRUPTED = 130
 

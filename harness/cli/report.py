@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
 from harness.report.board.site import build_board
 from harness.report.collect import Filters, RunResult, collect
@@ -25,7 +26,6 @@ from harness.report.publish import (
 )
 from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
 from harness.report.summary import summarise
-from harness.settings import Settings
 
 ListOpt = list[str] | None
 

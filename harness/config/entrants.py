@@ -8,8 +8,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import UserError
-from harness.scenario import _kebab, format_validation_error
-from harness.yamlload import load_yaml_file
+from harness.scenario.model import _kebab, format_validation_error
+from harness.util.strict_yaml import load_yaml_file
 
 NO_MODEL = "none"
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from harness.errors import UserError
 
 if TYPE_CHECKING:
-    from harness.settings import Settings
+    from harness.config.settings import Settings
 
 MARKER = "agents.yml"
 FIX = "cd into a harness project (agents.yml, llms.yml, scenarios/) or set HARNESS_HOME"
@@ -53,7 +53,7 @@ def find_project(start: Path, home: str | None = None) -> Lookup:
 
 
 def _lookup(settings: Settings) -> Lookup:
-    from harness.settings import env_value
+    from harness.config.settings import env_value
 
     # without a project, project_root is the folder the search started from
     return find_project(settings.project_root, env_value("HOME"))
@@ -84,7 +84,7 @@ def require_scenarios(settings: Settings) -> Path:
     root = settings.scenario_root
     if root.is_dir():
         return root
-    from harness.settings import env_value
+    from harness.config.settings import env_value
 
     if env_value("SCENARIO_ROOT") is None:
         require_project(settings)  # no project and no explicit root: say where harness looked
@@ -112,7 +112,7 @@ def project_checks(settings: Settings) -> list[ProjectCheck]:
     root = settings.project_root
     checks = [ProjectCheck("project root", True, str(root))]
     try:
-        from harness.registry import Registry
+        from harness.config.entrants import Registry
 
         reg = Registry.load(root)
         checks.append(
@@ -120,7 +120,7 @@ def project_checks(settings: Settings) -> list[ProjectCheck]:
         )
     except UserError as exc:
         checks.append(ProjectCheck("agents/llms", False, exc.one_line()[:160], "fix that file"))
-    from harness.scenario import list_scenarios
+    from harness.scenario.model import list_scenarios
 
     names = list_scenarios(settings.scenario_root)
     checks.append(

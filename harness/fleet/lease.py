@@ -1,6 +1,6 @@
 """The gateway's view of the router: lease a host for an attempt, release it with how it
 went. ``LocalRouting`` holds a ``Router`` in this process (thread-safe, so gateways in
-several threads can share one); ``harness.fleet.shared`` serves one over HTTP so that
+several threads can share one); ``harness.fleet.router_service`` serves one over HTTP so that
 every trial gateway of a job shares one routing state.
 """
 

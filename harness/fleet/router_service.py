@@ -31,12 +31,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from harness.backends.docker.gateway import ROUTER_ENV
+from harness.config.settings import read_env
 from harness.errors import UserError
 from harness.fleet.config import FleetConfig, load_fleet
-from harness.fleet.container import ROUTER_ENV
-from harness.fleet.probe import probe_fleet
-from harness.fleet.router import Job
-from harness.fleet.routing import (
+from harness.fleet.lease import (
     Lease,
     LocalRouting,
     Outcome,
@@ -44,8 +43,9 @@ from harness.fleet.routing import (
     lease_to_json,
     outcome_to_json,
 )
-from harness.fleet.serving import ThreadedServer
-from harness.settings import read_env
+from harness.fleet.probe import probe_fleet
+from harness.fleet.router import Job
+from harness.util.serving import ThreadedServer
 
 
 def router_app(routing: LocalRouting) -> Starlette:

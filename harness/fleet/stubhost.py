@@ -10,7 +10,7 @@ mid-stream drops, set per instance and switchable at run time (``POST /_fault``)
 
 Tokens are 4-character chunks of the rendered prompt, so estimates of len/4 agree.
 
-    python -m harness.fleet.testserver --port 8101 --prefill 350 --decode 40 --quant Q4_K_M
+    python -m harness.fleet.stubhost --port 8101 --prefill 350 --decode 40 --quant Q4_K_M
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from harness.fleet.serving import ThreadedServer
+from harness.util.serving import ThreadedServer
 
 CHARS_PER_TOKEN = 4
 WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
@@ -621,7 +621,7 @@ logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(
-        prog="python -m harness.fleet.testserver", description=__doc__.split("\n\n")[0]
+        prog="python -m harness.fleet.stubhost", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=1234)

@@ -7,16 +7,16 @@
 - ``accounting``: telemetry lines (one row builder), energy, recording, budgets
 - ``server``: configuration, a background-thread server, the foreground ``serve``
 
-    python -m harness.fleet.gateway serve --fleet fleet.yml --port 8080 --telemetry t.jsonl
+    python -m harness.gateway serve --fleet fleet.yml --port 8080 --telemetry t.jsonl
 """
 
 from __future__ import annotations
 
-from harness.fleet.gateway.app import Gateway, GatewayConfig
-from harness.fleet.gateway.calls import Call, KeyInfo, prompt_estimate, retry_after_seconds
-from harness.fleet.gateway.keys import load_keys
-from harness.fleet.gateway.replay import replay_payload
-from harness.fleet.gateway.server import GatewayServer, build_config, serve
+from harness.gateway.app import Gateway, GatewayConfig
+from harness.gateway.calls import Call, KeyInfo, prompt_estimate, retry_after_seconds
+from harness.gateway.keys import load_keys
+from harness.gateway.replay import replay_payload
+from harness.gateway.server import GatewayServer, build_config, serve
 
 __all__ = [
     "Call",

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.fleet import wire
 from harness.fleet.cassette import Recorder
 from harness.fleet.config import Price
-from harness.fleet.gateway.calls import Attempt, Call, rnd
-from harness.fleet.routing import Outcome, Routing
+from harness.fleet.lease import Outcome, Routing
 from harness.fleet.telemetry import EnergyMeter, TelemetrySink, energy_kwh, rates, token_cost
+from harness.gateway.calls import Attempt, Call, rnd
 
 STREAM_BROKEN = "stream_broken"  # the host accepted the call, then its stream broke
 

@@ -16,11 +16,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.fleet.cassette import Recorder
 from harness.fleet.config import FleetConfig, Price
-from harness.fleet.gateway.accounting import Accounting
-from harness.fleet.gateway.calls import (
+from harness.fleet.lease import LocalRouting, Routing, build_router
+from harness.fleet.probe import HostStatus, fingerprint
+from harness.fleet.router import Job
+from harness.fleet.telemetry import TelemetrySink
+from harness.gateway.accounting import Accounting
+from harness.gateway.calls import (
     CHAT,
     COMPLETIONS,
     EMBEDDINGS,
@@ -30,14 +34,10 @@ from harness.fleet.gateway.calls import (
     error_response,
     prompt_estimate,
 )
-from harness.fleet.gateway.keys import KeyStore
-from harness.fleet.gateway.messages_route import messages_routes
-from harness.fleet.gateway.replay import CassetteUpstream
-from harness.fleet.gateway.upstream import FleetUpstream, Upstream
-from harness.fleet.probe import HostStatus, fingerprint
-from harness.fleet.router import Job
-from harness.fleet.routing import LocalRouting, Routing, build_router
-from harness.fleet.telemetry import TelemetrySink
+from harness.gateway.keys import KeyStore
+from harness.gateway.messages_route import messages_routes
+from harness.gateway.replay import CassetteUpstream
+from harness.gateway.upstream import FleetUpstream, Upstream
 
 BUDGET = "/v1/harness/budget"
 
@@ -69,7 +69,7 @@ class GatewayConfig:
 
 def make_routing(config: GatewayConfig) -> Routing:
     if config.router_url:
-        from harness.fleet.shared import RemoteRouting
+        from harness.fleet.router_service import RemoteRouting
 
         return RemoteRouting(config.router_url)
     return LocalRouting(build_router(config.fleet, config.bench))

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from harness.errors import UserError
-from harness.fleet.gateway.calls import KeyInfo
+from harness.gateway.calls import KeyInfo
 
 
 def load_keys(path: str | Path) -> dict[str, KeyInfo]:

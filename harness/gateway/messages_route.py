@@ -21,8 +21,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from harness.fleet import wire
-from harness.fleet.gateway.calls import CHAT, Call, prompt_estimate
-from harness.fleet.gateway.messages import (
+from harness.gateway.calls import CHAT, Call, prompt_estimate
+from harness.gateway.messages import (
     COUNT_TOKENS,
     MESSAGES,
     StreamTranslator,
@@ -30,10 +30,10 @@ from harness.fleet.gateway.messages import (
     to_chat,
     to_message,
 )
-from harness.fleet.gateway.relay import RelayResponse
+from harness.gateway.relay import RelayResponse
 
 if TYPE_CHECKING:
-    from harness.fleet.gateway.app import Gateway
+    from harness.gateway.app import Gateway
 
 
 def anthropic_error(status: int, message: str, kind: str | None = None) -> JSONResponse:

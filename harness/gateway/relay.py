@@ -18,9 +18,9 @@ import httpx
 from starlette.responses import StreamingResponse
 
 from harness.fleet import wire
-from harness.fleet.gateway.accounting import STREAM_BROKEN, Accounting
-from harness.fleet.gateway.calls import Attempt, Call, Opened, snippet
-from harness.fleet.gateway.messages import from_usage
+from harness.gateway.accounting import STREAM_BROKEN, Accounting
+from harness.gateway.calls import Attempt, Call, Opened, snippet
+from harness.gateway.messages import from_usage
 
 
 def client_chunk(call: Call, chunk: dict[str, Any]) -> dict[str, Any] | None:

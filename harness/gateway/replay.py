@@ -13,9 +13,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from harness.fleet import wire
 from harness.fleet.cassette import CassetteExhausted, CassetteMismatch, Replayer
 from harness.fleet.config import FleetConfig
-from harness.fleet.gateway.accounting import Accounting
-from harness.fleet.gateway.calls import CHAT, COMPLETIONS, RESPONSES, Call, error_response
-from harness.fleet.gateway.relay import client_chunk
+from harness.gateway.accounting import Accounting
+from harness.gateway.calls import CHAT, COMPLETIONS, RESPONSES, Call, error_response
+from harness.gateway.relay import client_chunk
 
 
 class CassetteUpstream:

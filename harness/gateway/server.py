@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.errors import UserError
 from harness.fleet.config import FleetConfig, Price, load_fleet
-from harness.fleet.gateway.app import Gateway, GatewayConfig
-from harness.fleet.gateway.keys import load_keys
-from harness.fleet.serving import ThreadedServer
+from harness.gateway.app import Gateway, GatewayConfig
+from harness.gateway.keys import load_keys
+from harness.util.serving import ThreadedServer
 
 
 def build_config(

@@ -17,8 +17,10 @@ from starlette.responses import JSONResponse, Response
 
 from harness.fleet import wire
 from harness.fleet.config import FleetConfig, Host
-from harness.fleet.gateway.accounting import STREAM_BROKEN, Accounting
-from harness.fleet.gateway.calls import (
+from harness.fleet.lease import Routing
+from harness.fleet.probe import HostStatus, probe_fleet_async
+from harness.gateway.accounting import STREAM_BROKEN, Accounting
+from harness.gateway.calls import (
     CHAT,
     COMPLETIONS,
     RETRYABLE_STATUS,
@@ -32,8 +34,8 @@ from harness.fleet.gateway.calls import (
     retry_after_seconds,
     snippet,
 )
-from harness.fleet.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
-from harness.fleet.gateway.relay import (
+from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
+from harness.gateway.relay import (
     ChatFraming,
     EventFraming,
     close_response,
@@ -41,8 +43,6 @@ from harness.fleet.gateway.relay import (
     stream_reply,
     take_chunk,
 )
-from harness.fleet.probe import HostStatus, probe_fleet_async
-from harness.fleet.routing import Routing
 
 
 class Upstream(Protocol):

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 import yaml
 
 from harness.agents.builtin import OracleAgent
-from harness.controls import LOW_PATCH, ControlRunner, load_defects
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.fsutil import write_atomic
-from harness.scenario import LoadedScenario
+from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
+from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.era import load_thresholds, sha256_file
-from harness.settings import Settings
+from harness.util.fs import write_atomic
 
 _PIN = re.compile(r"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')")
 

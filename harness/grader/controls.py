@@ -21,20 +21,20 @@ from typing import Any
 
 import yaml
 
-from harness import proof_env
 from harness.agents.builtin import OracleAgent, reference_solution
 from harness.backends import VerifySpec, get_backend
+from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
-from harness.fsutil import copytree, read_json, write_json
-from harness.gitutil import apply_patch
 from harness.results import now_iso
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, Thresholds, evaluate_controls
 from harness.scoring.appkit.slot import POLICY, scoring_slot
 from harness.scoring.era import load_thresholds
-from harness.settings import Settings
+from harness.trial.workspace import read_state, setup
+from harness.util.fs import copytree, read_json, write_json
+from harness.util.git import apply_patch
+from harness.verify import proof as proof_env
 from harness.verify.request import make_request
-from harness.workspace import read_state, setup
 
 TEST_SUITE_THRESHOLDS = Thresholds(calibrated=False, high=0.99, low=0.2)
 CONTROLS_FILE = "controls.json"

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from harness.agents.builtin import OracleAgent
 from harness.backends import VerifySpec, get_backend
+from harness.config.settings import Settings
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
+from harness.scenario.model import LoadedScenario
+from harness.trial.workspace import read_state, setup
+from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.request import make_request
-from harness.verify.results import TargetResult, VerifyOutcome
-from harness.workspace import read_state, setup
 
 
 @dataclass

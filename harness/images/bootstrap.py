@@ -21,8 +21,8 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 
+from harness.config.settings import Settings
 from harness.errors import InfraError
-from harness.settings import Settings
 
 PULL_IMAGE = "debian:bookworm"
 BOOTSTRAP_REPO = "harness/bootstrap"

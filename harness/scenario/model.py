@@ -26,11 +26,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.errors import UserError
-from harness.sandbox.policy import SandboxPolicy
-from harness.targets import TargetError, looks_like_go, parse_go_target
-from harness.yamlload import parse_yaml, read_text
+from harness.scenario.policy import SandboxPolicy
+from harness.scenario.targets import TargetError, looks_like_go, parse_go_target
+from harness.util.strict_yaml import parse_yaml, read_text
 
 SCENARIO_FILE = "scenario.yml"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Literal
 
 from harness.errors import UserError
-from harness.gitutil import GitError, git
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
+from harness.util.git import GitError, git
 
 URL = re.compile(r"^(https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:")
 HOSTED = re.compile(r"^[\w.-]+\.[a-z]{2,}/[\w.-]+/[\w.-]+$")

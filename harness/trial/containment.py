@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from harness.budget import Budget
-from harness.verify.results import VerifyOutcome
+from harness.config.budget import Budget
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.verdict import STOP_OUTCOMES
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import secrets
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.fsutil import write_json
+from harness.util.fs import write_json
 
 SECRETS_DIR = ".secrets"
 

@@ -14,9 +14,13 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness import __version__, trialseed
+from harness import __version__
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.fsutil import (
+from harness.scenario.model import LoadedScenario
+from harness.scenario.repo import clone, seal
+from harness.trial import seed as trialseed
+from harness.util.fs import (
     copy_destinations,
     copy_pairs,
     make_dirs,
@@ -25,10 +29,7 @@ from harness.fsutil import (
     sha256_file,
     write_json,
 )
-from harness.gitutil import apply_patch, commit_all
-from harness.repo import clone, seal
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
+from harness.util.git import apply_patch, commit_all
 
 STATE = Path(".git") / "harness" / "state.json"
 SETUP_EXEC_TIMEOUT = 900
@@ -39,7 +40,7 @@ class WorkspaceState:
     """What setup made: recorded inside ``.git`` so the agent's diff never shows it.
 
     The agent can read this file, so ``seed`` is only the scenario's *public* seed; the
-    trial's secret seed is held outside the workspace by ``harness.trialseed``.
+    trial's secret seed is held outside the workspace by ``harness.trial.seed``.
     """
 
     scenario: str

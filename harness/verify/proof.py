@@ -23,10 +23,10 @@ from typing import Any
 
 from harness.backends import get_backend
 from harness.errors import InfraError
-from harness.fsutil import write_json
-from harness.gitutil import git
 from harness.results import now_iso
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
+from harness.util.fs import write_json
+from harness.util.git import git
 
 NOT_PROVEN_HERE = "NOT PROVEN FOR THIS ENVIRONMENT"
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from harness.scenario import LoadedScenario
+    from harness.scenario.model import LoadedScenario
 
 
 class HiddenCopy(BaseModel):
@@ -96,7 +96,7 @@ def _provisioned(
     from harness.backends import get_backend
     from harness.errors import InfraError
     from harness.provision import provision
-    from harness.toolchain import local_python
+    from harness.provision.toolchain import local_python
 
     on_host = get_backend(sandbox).on_host
     try:

@@ -5,7 +5,7 @@ the gateway container is also attached to Docker's default bridge so it can reac
 hosts; when replaying a cassette it needs no route out at all. Telemetry, recordings
 and the log are copied out when the trial's agent phase ends.
 
-``python -m harness.fleet.container serve ...`` is the in-container entry point; it uses
+``python -m harness.backends.docker.gateway serve ...`` is the in-container entry point; it uses
 only what the gateway image installs (no typer).
 """
 
@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
-from harness.budget import Budget
+from harness.config.budget import Budget
+from harness.config.entrants import LLMEntry
+from harness.config.settings import read_env
 from harness.errors import InfraError, UserError
 from harness.fleet.telemetry import trial_usage_from_file
-from harness.registry import LLMEntry
-from harness.settings import read_env
 
 PORT = 8080
 ROOT = "/gw"
@@ -36,7 +36,7 @@ ROUTER_ENV = "HARNESS_FLEET_ROUTER"
 
 
 def shared_router_url() -> str | None:
-    """The job's shared router (``harness.fleet.shared``), named by ``HARNESS_FLEET_ROUTER``
+    """The job's shared router (``harness.fleet.router_service``), named by ``HARNESS_FLEET_ROUTER``
     (set by ``job_router`` for the trials it runs); None: each gateway routes alone."""
     return read_env(ROUTER_ENV)
 
@@ -120,9 +120,9 @@ class TrialGateway:
 
     def start(self) -> None:
         from harness.images import ensure_image
-        from harness.images.inject import inject_harness_source
         from harness.sandbox.base import SandboxSpec
         from harness.sandbox.docker import DockerSandbox
+        from harness.sandbox.inject import inject_harness_source
 
         ref = ensure_image("gateway")
         spec = SandboxSpec(
@@ -152,7 +152,7 @@ class TrialGateway:
         args = [
             "python3",
             "-m",
-            "harness.fleet.container",
+            "harness.backends.docker.gateway",
             "serve",
             "--port",
             str(PORT),
@@ -233,9 +233,9 @@ class TrialGateway:
 
 def _serve(argv: list[str]) -> None:
     from harness.fleet.config import FleetConfig, load_fleet
-    from harness.fleet.gateway import build_config, serve
+    from harness.gateway import build_config, serve
 
-    parser = argparse.ArgumentParser(prog="python -m harness.fleet.container serve")
+    parser = argparse.ArgumentParser(prog="python -m harness.backends.docker.gateway serve")
     parser.add_argument("--port", type=int, default=PORT)
     parser.add_argument("--fleet", type=Path)
     parser.add_argument("--keys", type=Path)
@@ -266,4 +266,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["serve"]:
         _serve(sys.argv[2:])
     else:
-        sys.exit("usage: python -m harness.fleet.container serve [options]")
+        sys.exit("usage: python -m harness.backends.docker.gateway serve [options]")

@@ -14,14 +14,14 @@ import tempfile
 from pathlib import Path
 
 from harness.errors import InfraError, UserError
-from harness.fsutil import copytree, write_atomic
 from harness.images import ensure_image
-from harness.images.inject import inject_harness_source
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import DockerSandbox
-from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
+from harness.sandbox.inject import inject_harness_source
+from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
+from harness.util.fs import copytree, write_atomic
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
-from harness.verify.results import VerifyOutcome
 
 ROOT = "/verify"
 

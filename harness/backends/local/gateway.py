@@ -9,11 +9,11 @@ from typing import Any
 
 import yaml
 
-from harness.budget import Budget
+from harness.backends.docker.gateway import cassette_name, gateway_files, shared_router_url
+from harness.config.budget import Budget
+from harness.config.entrants import LLMEntry
 from harness.fleet.config import FleetConfig, load_fleet
-from harness.fleet.container import cassette_name, gateway_files, shared_router_url
 from harness.fleet.telemetry import trial_usage_from_file
-from harness.registry import LLMEntry
 
 
 class LocalGateway:
@@ -57,7 +57,7 @@ class LocalGateway:
 
     def start(self) -> None:
 
-        from harness.fleet.gateway import GatewayServer
+        from harness.gateway import GatewayServer
 
         self.key = gateway_files(
             self.tmp,

@@ -6,10 +6,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from harness.fsutil import copytree
+from harness.util.fs import copytree
 from harness.verify.engine import verify_tree
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
-from harness.verify.results import VerifyOutcome
 
 
 def verify_local(workspace: Path, request: VerifyRequest) -> VerifyOutcome:

@@ -8,7 +8,7 @@ naming the result folder on this machine), or None when the trial produced no wo
 
 - ``local``: one worker process per trial on this machine (``harness.job.worker``).
 - ``ray``: one Ray task per trial on a cluster node that declares a ``docker``
-  resource (``harness.job.ray_executor``); the result folder comes back to this machine.
+  resource (``harness.job.executors.ray``); the result folder comes back to this machine.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.fsutil import read_json, write_json
-from harness.settings import Settings
+from harness.util.fs import read_json, write_json
 
 GRACE_S = 30.0  # how long a stopped trial may take to clean up before it is killed
 
@@ -163,7 +163,7 @@ def make_executor(
             )
         return LocalExecutor(settings.project_root, router_host)
     if name == "ray":
-        from harness.job.ray_executor import RayExecutor  # imports ray lazily itself
+        from harness.job.executors.ray import RayExecutor  # imports ray lazily itself
 
         return RayExecutor(settings, address=address, router_host=router_host)
     raise UserError(

@@ -34,10 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.config.settings import Settings, read_env
 from harness.errors import InfraError, UserError
-from harness.job.executor import GRACE_S, LocalExecutor, TrialFiles
+from harness.job.executors.base import GRACE_S, LocalExecutor, TrialFiles
 from harness.job.worker import settings_to_json
-from harness.settings import Settings, read_env
 
 EXTRA_HINT = "pip install -e '.[ray]'  (or: pip install 'ray==2.60.0')"
 RESOURCE = "docker"  # what a node declares to receive trials
@@ -57,7 +57,7 @@ SHIP_EXCLUDES = [
     "/workspace",
     "/jobs",
 ]
-ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # harness.fleet.container.ROUTER_ENV (kept import-free)
+ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # harness.backends.docker.gateway.ROUTER_ENV (kept import-free)
 
 
 def ray_address() -> str | None:
