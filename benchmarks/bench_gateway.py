@@ -1,7 +1,7 @@
 """Gateway benchmark: overhead, makespan against the ideal, prefill saved by affinity.
 
 Everything runs on 127.0.0.1: test hosts (``python -m harness.fleet.stubhost``) and the
-gateway (``python -m harness.gateway serve``) as subprocesses, the load from here.
+gateway (``python -m harness.cli gateway serve``) as subprocesses, the load from here.
 Speeds are the issue's 350 / 1200 / 2200 prefill tokens/s (decode a tenth of that),
 multiplied by ``--speedup`` so that the run takes well under two minutes.
 
@@ -116,7 +116,8 @@ def gateway(fleet: dict, workdir: Path, name: str) -> Iterator[tuple[str, Path]]
     with process(
         [
             "-m",
-            "harness.gateway",
+            "harness.cli",
+            "gateway",
             "serve",
             "--port",
             str(port),

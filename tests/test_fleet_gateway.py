@@ -398,7 +398,7 @@ def test_hand_written_cassette_with_tool_calls(tmp_path):
 
 
 def test_gateway_cli_serves(host, tmp_path):
-    """``python -m harness.gateway serve`` in a subprocess (as in a container)."""
+    """``python -m harness.cli gateway serve`` in a subprocess."""
     import subprocess
     import sys
 
@@ -421,7 +421,8 @@ def test_gateway_cli_serves(host, tmp_path):
         [
             sys.executable,
             "-m",
-            "harness.gateway",
+            "harness.cli",
+            "gateway",
             "serve",
             "--port",
             str(port),

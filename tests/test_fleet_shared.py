@@ -9,9 +9,8 @@ import httpx
 import openai
 import pytest
 
-from harness.backends.docker.gateway import ROUTER_ENV
 from harness.fleet.config import parse_fleet
-from harness.fleet.router_service import RouterService, job_router
+from harness.fleet.router_service import ROUTER_ENV, RouterService, job_router
 from harness.fleet.stubhost import TestHost
 from harness.fleet.telemetry import read_jsonl
 from harness.gateway import GatewayServer

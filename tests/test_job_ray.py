@@ -364,7 +364,7 @@ def test_every_node_reaches_the_one_router_of_the_job(
 
 @pytest.mark.ray
 def test_doctor_reports_the_cluster(cluster: Any, cluster_env: dict[str, str]) -> None:
-    from harness.cli.images import _cluster_checks
+    from harness.cli.doctor import _cluster_checks
 
     (check,) = _cluster_checks(cluster.address)
     assert check.ok, check

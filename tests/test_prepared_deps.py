@@ -32,7 +32,7 @@ def _report(project: Path, scenario: str) -> dict:
 def _fresh_cache(tmp: Path) -> Path:
     """A cache folder of its own (so dependencies are really prepared here) that shares
     the machine's Go downloads, toolchains and verifier build cache."""
-    from harness.images.bootstrap import cache_dir
+    from harness.config.settings import cache_dir
 
     real, cache = cache_dir(), tmp / "cache"
     cache.mkdir()
@@ -129,7 +129,7 @@ def _request(project: Path, env: dict[str, str]):  # type: ignore[no-untyped-def
     loaded = load_scenario("gomod/greet", project / "scenarios")
     ws = setup(loaded, settings)
     state = read_state(ws, loaded)
-    return loaded, ws, make_request(loaded, ws, state.baseline, state.seed, sandbox="local")
+    return loaded, ws, make_request(loaded, ws, state.baseline, state.seed, on_host=True)
 
 
 def test_old_go_on_a_go124_module_is_an_environment_error(

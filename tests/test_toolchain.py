@@ -70,9 +70,9 @@ def test_environment_go_must_be_quoted(tmp_path: Path) -> None:
 
 
 def test_python_refusal_names_what_exists() -> None:
-    assert python_refusal(None, "docker") is None
-    assert python_refusal("3.11", "docker") is None
-    msg = python_refusal("3.13", "docker")
+    assert python_refusal(None, on_host=False) is None
+    assert python_refusal("3.11", on_host=False) is None
+    msg = python_refusal("3.13", on_host=False)
     assert msg and "3.13" in msg and "3.11" in msg
 
 
@@ -90,20 +90,20 @@ def test_pip_cert_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_provision_env_for_docker_and_local(tmp_path: Path) -> None:
     prov = Provision(runner="go", goroot=tmp_path / "go", gomod=tmp_path / "mod")
-    docker = expand(prov.env("docker"), {"PATH": "/usr/bin"})
+    docker = expand(prov.env(on_host=False), {"PATH": "/usr/bin"})
     assert docker["PATH"] == "/opt/harness-go/bin:/usr/bin"
     assert docker["GOMODCACHE"] == "/opt/harness-deps/gomod" and docker["GOPROXY"] == "off"
     assert docker["GOTOOLCHAIN"] == "local"
-    local = expand(prov.env("local"), {"PATH": "/bin"})
+    local = expand(prov.env(on_host=True), {"PATH": "/bin"})
     assert local["PATH"] == f"{tmp_path}/go/bin:/bin" and local["GOMODCACHE"] == str(
         tmp_path / "mod"
     )
     assert set(prov.mounts().values()) == {"/opt/harness-go", "/opt/harness-deps/gomod"}
     py = Provision(runner="pytest", wheels=tmp_path / "w", pysite=tmp_path / "s")
-    env = expand(py.env("docker"), {})
+    env = expand(py.env(on_host=False), {})
     assert env["PIP_NO_INDEX"] == "1" and env["PIP_FIND_LINKS"] == "/opt/harness-deps/wheels"
     assert env["PYTHONPATH"] == "/opt/harness-deps/site"
-    agent = expand(py.env("docker", phase="agent"), {})
+    agent = expand(py.env(on_host=False, phase="agent"), {})
     assert "PYTHONPATH" not in agent and agent["HARNESS_DEPS_SITE"] == "/opt/harness-deps/site"
 
 

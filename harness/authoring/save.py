@@ -21,13 +21,13 @@ from harness.agents.builtin import OracleAgent
 from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
-from harness.grader.controls import thresholds_for
 from harness.scenario.model import LoadedScenario
 from harness.scoring import Score
 from harness.scoring.verdicts import broken_checks
 from harness.trial.workspace import STATE, read_state, setup, workspace_path
 from harness.util.fs import copy_destinations, copytree, read_json
 from harness.util.git import apply_patch, commit_all, git
+from harness.verify.proof import thresholds_for
 from harness.verify.request import make_request
 
 DEFECT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")

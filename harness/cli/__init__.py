@@ -43,7 +43,8 @@ app.add_typer(schema_app, name="schema")
 
 def _register_subapps() -> None:
     """Sub-commands that live beside the modules they drive."""
-    from harness.cli.images import doctor_command, images_app, sandbox_app
+    from harness.cli.doctor import doctor_command
+    from harness.cli.images import images_app, sandbox_app
 
     app.add_typer(images_app, name="images")
     app.add_typer(sandbox_app, name="sandbox")
@@ -247,7 +248,7 @@ def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     loaded = _load(scenario)
     path = setup(loaded, _settings(), _seed(seed))
     # the toolchain and dependencies, fetched now (with network) for the offline phases
-    chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
+    chosen = provision(loaded, path, read_state(path, loaded).baseline, on_host=True).record()
     if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
         typer.echo(
             f"toolchain: {chosen['go'] or 'image'}; go modules: "

@@ -1,34 +1,24 @@
-"""Typer commands for images and sandboxes: ``images build|ls|prune``, ``sandbox cleanup``,
-and ``doctor``. The main CLI mounts ``images_app`` and ``sandbox_app`` and registers
-``doctor_command``.
+"""Typer commands for images and sandboxes: ``images build|ls|prune``, ``sandbox cleanup``.
+The main CLI mounts ``images_app`` and ``sandbox_app``.
 """
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated
 
-import docker
 import typer
-from docker.errors import APIError, DockerException, ImageNotFound
+from docker.errors import APIError, ImageNotFound
 
-from harness.config.project import project_checks
-from harness.config.settings import Settings
-from harness.errors import HarnessError, InfraError
-from harness.images import bootstrap, graph
+from harness.cli.doctor import image_id_of
+from harness.errors import HarnessError
+from harness.images import graph
 from harness.images.build import ImageBuilder
 from harness.sandbox.cleanup import cleanup
-from harness.sandbox.engine import START_HINT, docker_client
 
 images_app = typer.Typer(
     help="Build, list and prune the harness Docker images.", no_args_is_help=True
 )
 sandbox_app = typer.Typer(help="Manage sandboxes (containers and networks).", no_args_is_help=True)
-
-MIN_FREE_GIB = 10.0
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _fail(exc: HarnessError) -> typer.Exit:
@@ -116,103 +106,5 @@ def cleanup_command(
     typer.echo(", ".join(f"{n} {kind}" for kind, n in removed.items()) + " removed")
 
 
-@dataclass(frozen=True)
-class Check:
-    """One doctor finding: what, whether it is fine, details, and the command that fixes it."""
-
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-
-
-def doctor_checks(ray_address: str | None = None) -> list[Check]:
-    """Everything the docker sandbox and the scorer need, checked without changing anything;
-    with a Ray cluster address (or ``RAY_ADDRESS``), the cluster too."""
-
-    checks = [Check(c.name, c.ok, c.detail, c.fix) for c in project_checks(Settings.from_env())]
-    client = None
-    try:
-        client = docker_client(timeout=10)
-        checks.append(Check("docker engine", True, f"server {client.version().get('Version')}"))
-    except InfraError as exc:
-        fix = "apt-get install -y docker.io && " if shutil.which("dockerd") is None else ""
-        checks.append(Check("docker engine", False, exc.message[:120], fix + START_HINT))
-    if client is not None:
-        try:
-            tag = ImageBuilder(client).current_tag("base")
-            ok = bool(tag and _image_id_of(client, tag))
-            checks.append(
-                Check("base image", ok, tag or "no root image yet", "harness images build base")
-            )
-        except (HarnessError, DockerException) as exc:
-            checks.append(Check("base image", False, str(exc)[:120], "harness images build base"))
-        if bootstrap.find_root(client) is None and shutil.which("debootstrap") is None:
-            checks.append(
-                Check(
-                    "debootstrap",
-                    False,
-                    "needed to build the base offline",
-                    "apt-get install -y debootstrap",
-                )
-            )
-    where = Path("/var/lib/docker")
-    where = where if where.exists() else Path.home()
-    free = shutil.disk_usage(where).free / 2**30
-    checks.append(
-        Check(
-            "free disk",
-            free >= MIN_FREE_GIB,
-            f"{free:.1f} GiB free at {where}",
-            "harness images prune && docker system prune",
-        )
-    )
-    checks.append(
-        Check("chromium", CHROMIUM.is_file(), str(CHROMIUM), "apt-get install -y chromium")
-    )
-    for tool, package in (("go", "golang-go"), ("git", "git")):
-        found = shutil.which(tool)
-        checks.append(
-            Check(tool, bool(found), found or "not on PATH", f"apt-get install -y {package}")
-        )
-    checks.extend(_cluster_checks(ray_address))
-    return checks
-
-
-def _cluster_checks(address: str | None) -> list[Check]:
-    from harness.job.executors import ray as ray_executor
-
-    address = address or ray_executor.ray_address()
-    if not address:
-        return []
-    ok, detail, fix = ray_executor.cluster_report(address)
-    return [Check("ray cluster", ok, detail, fix)]
-
-
-def doctor_command(
-    address: Annotated[
-        str | None,
-        typer.Option("--address", help="also check this Ray cluster (default: $RAY_ADDRESS)"),
-    ] = None,
-) -> None:
-    """Report what the harness needs and is missing, each with the command that fixes it."""
-    checks = doctor_checks(address)
-    for check in checks:
-        mark = "ok  " if check.ok else "MISS"
-        line = f"{mark} {check.name:<14} {check.detail}"
-        if not check.ok and check.fix:
-            line += f"  -> fix: {check.fix}"
-        typer.echo(line)
-    if not all(c.ok for c in checks):
-        raise typer.Exit(1)
-
-
 def _image_id(builder: ImageBuilder, tag: str | None) -> str | None:
-    return _image_id_of(builder.client, tag) if tag else None
-
-
-def _image_id_of(client: docker.DockerClient, tag: str) -> str | None:
-    try:
-        return str(client.images.get(tag).id)
-    except ImageNotFound:
-        return None
+    return image_id_of(builder.client, tag) if tag else None

@@ -8,14 +8,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import UserError
-from harness.scenario.model import _kebab, format_validation_error
-from harness.util.strict_yaml import load_yaml_file
+from harness.util.strict_yaml import format_validation_error, kebab, load_yaml_file
 
 NO_MODEL = "none"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", alias_generator=_kebab, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=kebab, populate_by_name=True)
 
 
 class AgentEntry(_Model):

@@ -156,3 +156,10 @@ class Settings:
 
 
 _ADAPTER: TypeAdapter[Settings] = TypeAdapter(Settings)
+
+
+def cache_dir() -> Path:
+    """``$HARNESS_CACHE_DIR`` or ``~/.cache/harness``; holds locks and remembered answers."""
+    path = Settings.from_env().cache_root
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -31,7 +31,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from harness.backends.docker.gateway import ROUTER_ENV
 from harness.config.settings import read_env
 from harness.errors import UserError
 from harness.fleet.config import FleetConfig, load_fleet
@@ -46,6 +45,8 @@ from harness.fleet.lease import (
 from harness.fleet.probe import probe_fleet
 from harness.fleet.router import Job
 from harness.util.serving import ThreadedServer
+
+ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # the job's shared router URL, read by every trial's gateway
 
 
 def router_app(routing: LocalRouting) -> Starlette:

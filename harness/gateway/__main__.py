@@ -1,6 +1,6 @@
-"""``python -m harness.gateway serve ...``: the CLI's gateway commands."""
+"""``python -m harness.gateway [serve] [options]``: the in-container entry (``inside``)."""
 
-from harness.cli.fleet import gateway_app
+from harness.gateway.inside import main
 
 if __name__ == "__main__":
-    gateway_app(prog_name="python -m harness.gateway")
+    main()

@@ -27,17 +27,19 @@ from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
-from harness.scoring import ControlsReport, DefectOutcome, Score, Thresholds, evaluate_controls
+from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls
 from harness.scoring.appkit.slot import POLICY, scoring_slot
-from harness.scoring.era import load_thresholds
 from harness.trial.workspace import read_state, setup
-from harness.util.fs import copytree, read_json, write_json
+from harness.util.fs import copytree, write_json
 from harness.util.git import apply_patch
 from harness.verify import proof as proof_env
+from harness.verify.proof import (  # re-exported: their home before verify.proof
+    CONTROLS_FILE,
+    TEST_SUITE_THRESHOLDS,
+    grader_verdict,
+    thresholds_for,
+)
 from harness.verify.request import make_request
-
-TEST_SUITE_THRESHOLDS = Thresholds(calibrated=False, high=0.99, low=0.2)
-CONTROLS_FILE = "controls.json"
 
 Verifier = Callable[[Path, Any], Any]
 
@@ -86,13 +88,6 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
             )
         )
     return defects
-
-
-def thresholds_for(loaded: LoadedScenario) -> Thresholds:
-    suite = loaded.scenario.verify.suite
-    if suite and (loaded.directory / suite / "thresholds.yml").is_file():
-        return load_thresholds(loaded.directory / suite / "thresholds.yml")
-    return TEST_SUITE_THRESHOLDS
 
 
 class ControlRunner:
@@ -165,7 +160,12 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
         high = runner.score(reference, seed)
     finally:  # a reference that cannot run is an environment error, recorded as NOT PROVEN
         environment = proof_env.environment(
-            loaded, runner.sandbox, reference, baseline, image=runner.image
+            loaded,
+            runner.sandbox,
+            reference,
+            baseline,
+            on_host=runner.backend.on_host,
+            image=runner.image,
         )
         proof_env.refuse_errored_reference(
             runner.last,
@@ -245,21 +245,13 @@ def run_controls(
     return report
 
 
-def grader_verdict(
-    results: Path,
-    loaded_name: str,
-    scenario_sha: str | None,
-    environment: dict[str, Any] | None = None,
-) -> str:
-    """The verdict of the latest controls for this exact scenario content (and, when
-    ``environment`` is given, for the environment the tree was verified in)."""
-    path = results / loaded_name / CONTROLS_FILE
-    if not path.is_file():
-        return "GRADER NOT PROVEN (run `harness controls`)"
-    data = read_json(path)
-    if data.get("scenario_sha") != scenario_sha:
-        return "GRADER NOT PROVEN (scenario changed since `harness controls`)"
-    elsewhere = proof_env.verdict_here(data, environment)
-    if elsewhere is not None:
-        return elsewhere
-    return str(data.get("verdict"))
+__all__ = [
+    "CONTROLS_FILE",
+    "TEST_SUITE_THRESHOLDS",
+    "ControlRunner",
+    "Defect",
+    "grader_verdict",
+    "load_defects",
+    "run_controls",
+    "thresholds_for",
+]

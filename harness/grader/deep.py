@@ -53,9 +53,10 @@ def _compile(
 ) -> VerifyOutcome:
 
     state = read_state(ws, loaded)
-    request = make_request(loaded, ws, state.baseline, state.seed, sandbox=sandbox)
+    backend = get_backend(sandbox)
+    request = make_request(loaded, ws, state.baseline, state.seed, on_host=backend.on_host)
     request = request.model_copy(update={"compile_only": True, "suite_dir": None})
-    outcome, _ = get_backend(sandbox).verify(VerifySpec(loaded, ws, request, labels))
+    outcome, _ = backend.verify(VerifySpec(loaded, ws, request, labels))
     return outcome
 
 

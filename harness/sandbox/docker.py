@@ -35,8 +35,8 @@ from docker.models.containers import Container
 from docker.models.networks import Network
 from docker.models.volumes import Volume
 
+from harness.config.settings import cache_dir
 from harness.errors import InfraError, UserError
-from harness.images.bootstrap import cache_dir
 from harness.sandbox.base import ExecResult, SandboxSpec
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, host_pids, keepalive_pids, kill_host_pids

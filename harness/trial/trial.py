@@ -23,7 +23,6 @@ from harness.config.budget import Budget
 from harness.config.entrants import NO_MODEL, LLMEntry, Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError, UserError
-from harness.grader.controls import grader_verdict
 from harness.results import Phase, RunDir, RunMeta, gab, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
 from harness.scenario.model import LoadedScenario
@@ -36,6 +35,7 @@ from harness.util.git import full_diff
 from harness.verify.engine import copy_hidden
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.proof import environment as proof_environment
+from harness.verify.proof import grader_verdict
 from harness.verify.report import build_report, render_text
 from harness.verify.request import make_request
 from harness.verify.verdict import decide
@@ -362,7 +362,7 @@ class Trial:
         s = self.state
         seed = self.secret_seed()
         request = make_request(
-            self.loaded, self.workspace, s.baseline, seed, sandbox=self.backend.name
+            self.loaded, self.workspace, s.baseline, seed, on_host=self.backend.on_host
         )
         slot: dict[str, Any] = {}
         if self.run is None:
@@ -405,7 +405,12 @@ class Trial:
         report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
         loaded = self.loaded
         here = proof_environment(
-            loaded, self.backend.name, self.workspace, s.baseline, image=meta.images.get("verify")
+            loaded,
+            self.backend.name,
+            self.workspace,
+            s.baseline,
+            on_host=self.backend.on_host,
+            image=meta.images.get("verify"),
         )
         report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
         report.update(containment.report_fields(meta.as_json(), last))

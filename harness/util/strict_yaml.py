@@ -7,10 +7,12 @@ and every failure turned into one line: where, what, and how to fix it.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from harness.errors import UserError
 
@@ -191,3 +193,72 @@ def read_text(file: Path) -> str:
 def load_yaml_file(file: Path) -> Any:
     """Read and parse ``file``; every failure is a one-line UserError naming it."""
     return parse_yaml(read_text(file), file)
+
+
+def kebab(name: str) -> str:
+    """Alias generator: ``python_name_`` -> ``python-name`` (YAML keys are kebab-case)."""
+    return name.rstrip("_").replace("_", "-")
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Keys that are valid at the parent of ``loc`` (for did-you-mean)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or current is None:
+            continue
+        field = next((f for n, f in current.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return []
+        current = _model_of(field.annotation)
+    if current is None:
+        return []
+    return [f.alias or n for n, f in current.model_fields.items()]
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_of(arg)
+        if found:
+            return found
+    return None
+
+
+def format_validation_error(
+    err: ValidationError,
+    file: Path,
+    model: type[BaseModel],
+    schema_hint: str = "see `harness schema scenario`",
+) -> UserError:
+    """Turn pydantic's report into one line: file, field, what is wrong, the fix."""
+    errors = err.errors()
+    # a misspelt key also reports the real key as missing: name the typo first
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    loc = tuple(first["loc"])
+    field = _field_path(loc) or "(top level)"
+    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        allowed = _allowed_keys(model, loc)
+        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.5)
+        hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+        return UserError(f"unknown key '{key}'{more}", file=file, field=field, fix=hint)
+    if kind == "missing":
+        return UserError(
+            f"required field is missing{more}",
+            file=file,
+            field=field,
+            fix=f"add '{loc[-1]}:' ({schema_hint})",
+        )
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    fix = (first.get("ctx") or {}).get("fix") or schema_hint
+    return UserError(f"{msg}{more}", file=file, field=field, fix=fix)

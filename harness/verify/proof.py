@@ -21,14 +21,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness.backends import get_backend
 from harness.errors import InfraError
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
-from harness.util.fs import write_json
+from harness.scoring import Thresholds
+from harness.scoring.era import load_thresholds
+from harness.util.fs import read_json, write_json
 from harness.util.git import git
 
 NOT_PROVEN_HERE = "NOT PROVEN FOR THIS ENVIRONMENT"
+CONTROLS_FILE = "controls.json"
+TEST_SUITE_THRESHOLDS = Thresholds(calibrated=False, high=0.99, low=0.2)
 
 # Files that pin what a scenario's code depends on (their content is the "lock").
 LOCK_FILES = frozenset(
@@ -112,11 +115,13 @@ def environment(
     workspace: Path,
     baseline: str,
     *,
+    on_host: bool,
     image: str | None = None,
 ) -> dict[str, Any]:
-    """The conditions of one verification: where it ran and what the code depends on."""
+    """The conditions of one verification: where it ran (``sandbox``, a backend on this host
+    or not) and what the code depends on."""
     env: dict[str, Any] = {"sandbox": sandbox}
-    if not get_backend(sandbox).on_host:  # graded in an image
+    if not on_host:  # graded in an image
         env["verify_image"] = image
     else:
         try:
@@ -207,3 +212,31 @@ def refuse_errored_reference(
             f"so nothing is proven: {why}. Fix the environment (toolchain, prepared "
             "dependencies) or the solution, then run `harness controls` again"
         )
+
+
+def thresholds_for(loaded: LoadedScenario) -> Thresholds:
+    """The scenario suite's thresholds.yml, or the fixed ones of a test-based scenario."""
+    suite = loaded.scenario.verify.suite
+    if suite and (loaded.directory / suite / "thresholds.yml").is_file():
+        return load_thresholds(loaded.directory / suite / "thresholds.yml")
+    return TEST_SUITE_THRESHOLDS
+
+
+def grader_verdict(
+    results: Path,
+    loaded_name: str,
+    scenario_sha: str | None,
+    environment: dict[str, Any] | None = None,
+) -> str:
+    """The verdict of the latest controls for this exact scenario content (and, when
+    ``environment`` is given, for the environment the tree was verified in)."""
+    path = results / loaded_name / CONTROLS_FILE
+    if not path.is_file():
+        return "GRADER NOT PROVEN (run `harness controls`)"
+    data = read_json(path)
+    if data.get("scenario_sha") != scenario_sha:
+        return "GRADER NOT PROVEN (scenario changed since `harness controls`)"
+    elsewhere = verdict_here(data, environment)
+    if elsewhere is not None:
+        return elsewhere
+    return str(data.get("verdict"))

@@ -37,10 +37,10 @@ class DockerBackend:
         self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
     ) -> dict[str, Any]:
         """Host folders mounted read-only, variables pointing at their inside paths."""
-        prov = provision(loaded, workspace, baseline, self.name)
+        prov = provision(loaded, workspace, baseline, on_host=self.on_host)
         spec.mounts.update(prov.mounts())
         base = image_env(spec.image) if spec.image else {}
-        spec.env.update(expand(prov.env("docker", phase="agent"), base))
+        spec.env.update(expand(prov.env(on_host=self.on_host, phase="agent"), base))
         return prov.record()
 
     def agent_version(self, agent: Agent) -> str:

@@ -5,74 +5,25 @@ the gateway container is also attached to Docker's default bridge so it can reac
 hosts; when replaying a cassette it needs no route out at all. Telemetry, recordings
 and the log are copied out when the trial's agent phase ends.
 
-``python -m harness.backends.docker.gateway serve ...`` is the in-container entry point; it uses
-only what the gateway image installs (no typer).
+The container runs ``python -m harness.gateway.inside`` (``harness.gateway.files`` holds
+what this placement shares with the local one).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import secrets
 import shlex
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness.config.budget import Budget
 from harness.config.entrants import LLMEntry
-from harness.config.settings import read_env
 from harness.errors import InfraError, UserError
 from harness.fleet.telemetry import trial_usage_from_file
-
-PORT = 8080
-ROOT = "/gw"
-ROUTER_ENV = "HARNESS_FLEET_ROUTER"
-
-
-def shared_router_url() -> str | None:
-    """The job's shared router (``harness.fleet.router_service``), named by ``HARNESS_FLEET_ROUTER``
-    (set by ``job_router`` for the trials it runs); None: each gateway routes alone."""
-    return read_env(ROUTER_ENV)
-
-
-def gateway_files(
-    staging: Path,
-    *,
-    trial: str,
-    agent: str,
-    llm: LLMEntry,
-    fleet_file: Path | None,
-    replay: Path | None,
-) -> str:
-    """Write fleet.yml, keys.yml (and the cassette) into ``staging``; return the key."""
-    staging.mkdir(parents=True, exist_ok=True)
-    fleet: dict[str, Any] = {}
-    if fleet_file is not None and not replay:
-        fleet = yaml.safe_load(fleet_file.read_text(encoding="utf-8")) or {}
-    cost = llm.cost
-    if cost.input or cost.cached_input or cost.output:
-        fleet.setdefault("prices", {})[llm.name] = {
-            "input": cost.input,
-            "cached_input": cost.cached_input,
-            "output": cost.output,
-        }
-    (staging / "fleet.yml").write_text(yaml.safe_dump(fleet, sort_keys=False))
-    key = f"hk-{secrets.token_hex(16)}"
-    keys = {key: {"trial": trial, "agent": agent, "model": llm.name}}
-    (staging / "keys.yml").write_text(yaml.safe_dump(keys))
-    if replay is not None:  # keep the suffix: .json and .jsonl cassettes parse differently
-        shutil.copy2(replay, staging / cassette_name(replay))
-    return key
-
-
-def cassette_name(replay: Path) -> str:
-    return f"cassette{replay.suffix or '.jsonl'}"
+from harness.gateway.files import PORT, ROOT, cassette_name, gateway_files, shared_router_url
 
 
 class TrialGateway:
@@ -152,8 +103,7 @@ class TrialGateway:
         args = [
             "python3",
             "-m",
-            "harness.backends.docker.gateway",
-            "serve",
+            "harness.gateway.inside",
             "--port",
             str(PORT),
             "--fleet",
@@ -229,41 +179,3 @@ class TrialGateway:
     def stop(self) -> None:
         if self.sandbox is not None:
             self.sandbox.stop()
-
-
-def _serve(argv: list[str]) -> None:
-    from harness.fleet.config import FleetConfig, load_fleet
-    from harness.gateway import build_config, serve
-
-    parser = argparse.ArgumentParser(prog="python -m harness.backends.docker.gateway serve")
-    parser.add_argument("--port", type=int, default=PORT)
-    parser.add_argument("--fleet", type=Path)
-    parser.add_argument("--keys", type=Path)
-    parser.add_argument("--telemetry", type=Path)
-    parser.add_argument("--replay", type=Path)
-    parser.add_argument("--record", type=Path)
-    parser.add_argument("--budget", help="the trial's Budget as JSON")
-    parser.add_argument("--router", help="the job's shared router URL")
-    ns = parser.parse_args(argv)
-    data = (yaml.safe_load(ns.fleet.read_text()) or {}) if ns.fleet and ns.fleet.is_file() else {}
-    fleet: Any = load_fleet(ns.fleet) if data.get("hosts") else FleetConfig()
-    prices = data.get("prices")
-    config = build_config(
-        fleet,
-        prices=prices,
-        telemetry=ns.telemetry,
-        record=ns.record,
-        replay=ns.replay,
-        keys_file=ns.keys,
-        require_keys=ns.keys is not None,
-        budget=Budget.model_validate(json.loads(ns.budget)) if ns.budget else None,
-        router_url=ns.router,
-    )
-    serve(config, "0.0.0.0", ns.port)
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["serve"]:
-        _serve(sys.argv[2:])
-    else:
-        sys.exit("usage: python -m harness.backends.docker.gateway serve [options]")

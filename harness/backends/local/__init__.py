@@ -36,8 +36,8 @@ class LocalBackend:
     def provision(
         self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
     ) -> dict[str, Any]:
-        prov = provision(loaded, workspace, baseline, self.name)
-        spec.env.update(expand(prov.env("local", phase="agent"), dict(os.environ)))
+        prov = provision(loaded, workspace, baseline, on_host=self.on_host)
+        spec.env.update(expand(prov.env(on_host=self.on_host, phase="agent"), dict(os.environ)))
         return prov.record()
 
     def agent_version(self, agent: Agent) -> str:

@@ -9,11 +9,11 @@ from typing import Any
 
 import yaml
 
-from harness.backends.docker.gateway import cassette_name, gateway_files, shared_router_url
 from harness.config.budget import Budget
 from harness.config.entrants import LLMEntry
 from harness.fleet.config import FleetConfig, load_fleet
 from harness.fleet.telemetry import trial_usage_from_file
+from harness.gateway.files import cassette_name, gateway_files, shared_router_url
 
 
 class LocalGateway:

@@ -57,7 +57,7 @@ SHIP_EXCLUDES = [
     "/workspace",
     "/jobs",
 ]
-ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # harness.backends.docker.gateway.ROUTER_ENV (kept import-free)
+ROUTER_ENV = "HARNESS_FLEET_ROUTER"  # harness.fleet.router_service.ROUTER_ENV (kept import-free)
 
 
 def ray_address() -> str | None:
