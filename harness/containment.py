@@ -1,0 +1,12 @@
+"""Deprecated path ``harness.containment``: it moved to ``harness.trial.containment`` in the
+layout move (issue 21). Kept for one minor version; a name read here warns and comes from
+its new home.
+"""
+
+from typing import Any
+
+from harness.util.compat import moved
+
+
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, "harness.trial.containment")
