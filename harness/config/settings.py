@@ -25,7 +25,7 @@ PREFIXES = ("HARNESS_", "GOAGENTBENCH_")
 FALSY = {"", "0", "false", "no", "off"}
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE")
 SYSTEM_CA = Path("/etc/ssl/certs/ca-certificates.crt")
-PACKAGE_IMAGES = Path(__file__).resolve().parents[1] / "images"
+PACKAGE_IMAGES = Path(__file__).resolve().parents[2] / "images"
 
 # name (after the prefix) -> what it sets and its default; the README's paths table
 VARIABLES: dict[str, str] = {
