@@ -1,5 +1,5 @@
 """``harness fleet status|bench`` and ``harness gateway serve`` (typer apps the main CLI
-mounts as sub-commands; also runnable as ``python -m harness.gateway``)."""
+mounts as sub-commands; also runnable as ``python -m harness.cli gateway``)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,11 @@
 - ``relay``: the one stream relay, with its one teardown
 - ``accounting``: telemetry lines (one row builder), energy, recording, budgets
 - ``server``: configuration, a background-thread server, the foreground ``serve``
+- ``files``: what both placements share (port, folder, fleet.yml/keys.yml, the cassette)
+- ``inside``: the in-container entry point (argparse only); each backend places it
 
-    python -m harness.gateway serve --fleet fleet.yml --port 8080 --telemetry t.jsonl
+    harness gateway serve --fleet fleet.yml --port 8080 --telemetry t.jsonl
+    python -m harness.gateway.inside --host 0.0.0.0 --fleet fleet.yml --keys keys.yml
 """
 
 from __future__ import annotations

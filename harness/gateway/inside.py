@@ -23,6 +23,7 @@ from harness.gateway.files import PORT
 def serve_main(argv: list[str]) -> None:
     """Parse ``argv`` (the options after ``serve``) and serve until killed."""
     parser = argparse.ArgumentParser(prog="python -m harness.gateway.inside")
+    parser.add_argument("--host", default="0.0.0.0", help="address to bind (all, in a container)")
     parser.add_argument("--port", type=int, default=PORT)
     parser.add_argument("--fleet", type=Path)
     parser.add_argument("--keys", type=Path)
@@ -46,7 +47,7 @@ def serve_main(argv: list[str]) -> None:
         budget=Budget.model_validate(json.loads(ns.budget)) if ns.budget else None,
         router_url=ns.router,
     )
-    serve(config, "0.0.0.0", ns.port)
+    serve(config, ns.host, ns.port)
 
 
 def main() -> None:
