@@ -49,8 +49,11 @@ def test_single_kind_takes_full_weight_and_passes_selftest() -> None:
 
 
 def test_no_tests_and_no_error_is_unavailable() -> None:
-    suite, rows = suite_from_tests([TestTargetResult("a", "required", 1, 1),
-                                    TestTargetResult("b", "required", 0, 0)], True, "ok")
+    suite, rows = suite_from_tests(
+        [TestTargetResult("a", "required", 1, 1), TestTargetResult("b", "required", 0, 0)],
+        True,
+        "ok",
+    )
     assert rows[1].status is Status.UNAVAILABLE
     score = Scorer(suite).score_rows(rows)
     assert score.final == 1.0 and score.unavailable == ["b"]
