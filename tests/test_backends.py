@@ -48,7 +48,7 @@ def test_a_registered_backend_runs_a_whole_trial(
     calc: tuple[Path, str],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(backends, "_REGISTERED", {})  # forgotten after the test
+    monkeypatch.setattr(backends.BACKENDS, "_registered", {})  # forgotten after the test
     register_backend("counting", CountingBackend)
     CountingBackend.calls.clear()
     monkeypatch.setenv("HARNESS_SCENARIO_ROOT", str(project / "scenarios"))

@@ -1,31 +1,34 @@
-"""The real agent CLIs harness has adapters for, by their agents.yml name.
+"""The agents harness has adapters for, by their agents.yml name, imported lazily.
 
-``harness.agents.get_agent`` looks names up here beside the built-ins; an agents.yml
-``adapter:`` entry still overrides it.
+``AGENTS`` is the one registry (``harness.util.registry``): a built-in name ->
+``module:Class`` map, plus the ``harness.agents`` entry-point group for plugin packages
+and ``AGENTS.register`` at run time. Nothing here imports an adapter until its name is
+asked for. An agents.yml ``adapter: pkg.mod:Class`` entry still overrides the map.
 """
 
 from __future__ import annotations
 
-from harness.agents.aider import AiderAgent
-from harness.agents.claude import ClaudeCodeAgent
-from harness.agents.codex import CodexAgent
-from harness.agents.crush import CrushAgent
-from harness.agents.goose import GooseAgent
-from harness.agents.mini import MiniAgent
-from harness.agents.opencode import OpencodeAgent
-from harness.agents.openhands import OpenHandsAgent
-from harness.agents.qwen import QwenCodeAgent
+from harness.util.registry import LazyMap, Registry
 
-REAL_AGENTS: dict[str, type] = {
-    MiniAgent.name: MiniAgent,
-    AiderAgent.name: AiderAgent,
-    CodexAgent.name: CodexAgent,
-    OpencodeAgent.name: OpencodeAgent,
-    ClaudeCodeAgent.name: ClaudeCodeAgent,
-    QwenCodeAgent.name: QwenCodeAgent,
-    GooseAgent.name: GooseAgent,
-    CrushAgent.name: CrushAgent,
-    OpenHandsAgent.name: OpenHandsAgent,
+BUILTIN: dict[str, str] = {
+    "oracle": "harness.agents.builtin:OracleAgent",
+    "nop": "harness.agents.builtin:NopAgent",
 }
+REAL: dict[str, str] = {
+    "mini-swe-agent": "harness.agents.mini:MiniAgent",
+    "aider": "harness.agents.aider:AiderAgent",
+    "codex": "harness.agents.codex:CodexAgent",
+    "opencode": "harness.agents.opencode:OpencodeAgent",
+    "claude-code": "harness.agents.claude:ClaudeCodeAgent",
+    "qwen-code": "harness.agents.qwen:QwenCodeAgent",
+    "goose": "harness.agents.goose:GooseAgent",
+    "crush": "harness.agents.crush:CrushAgent",
+    "openhands": "harness.agents.openhands:OpenHandsAgent",
+}
+AGENTS: Registry[type] = Registry(
+    "agent", "harness.agents", {**BUILTIN, **REAL}, field="agents.yml adapter"
+)
+# the real agent CLIs (not the built-ins) as name -> class, each imported on first access
+REAL_AGENTS: LazyMap[type] = LazyMap(Registry("agent", "harness.agents.real", REAL))
 
-__all__ = ["REAL_AGENTS"]
+__all__ = ["AGENTS", "BUILTIN", "REAL", "REAL_AGENTS"]

@@ -13,18 +13,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
 from harness.report.board.site import build_board
 from harness.report.collect import Filters, RunResult, collect
+from harness.report.formats import REPORT_FORMATS
 from harness.report.publish import (
     refuse_uncalibrated,
     update_markdown,
     write_summary_folder,
 )
-from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
 from harness.report.summary import summarise
 
 ListOpt = list[str] | None
@@ -86,25 +85,10 @@ def report_command(
     """Summarise results: one table per scorer era, entrants ranked with honest errors."""
 
     try:
-        if format_ not in FORMATS:
-            raise UserError(
-                f"unknown format '{format_}'",
-                field="--format",
-                fix=f"use one of: {', '.join(FORMATS)}",
-            )
+        emit = REPORT_FORMATS.load(format_)  # unknown format: UserError naming them
         settings = Settings.from_env()
         tables = summarise(_runs(scenarios, agents, models, after, limit, settings))
-        if format_ == "table":
-            console = Console()
-            if not console.is_terminal:
-                console = Console(width=240)
-            print_tables(tables, console)
-        elif format_ == "csv":
-            typer.echo(to_csv(tables), nl=False)
-        elif format_ == "json":
-            typer.echo(to_json(tables, datetime.now(UTC).isoformat(timespec="seconds")), nl=False)
-        else:
-            typer.echo(to_markdown(tables), nl=False)
+        emit(tables, datetime.now(UTC).isoformat(timespec="seconds"))
         if publish or publish_to:
             refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
             folder = write_summary_folder(tables, settings.project_root / "result_summaries")

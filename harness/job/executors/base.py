@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,6 +27,7 @@ from typing import Any, Protocol
 from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.util.fs import read_json, write_json
+from harness.util.registry import Registry
 
 GRACE_S = 30.0  # how long a stopped trial may take to clean up before it is killed
 
@@ -147,25 +149,37 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-EXECUTORS = ("local", "ray")
+def local_executor(
+    settings: Settings, *, address: str | None = None, router_host: str | None = None
+) -> Executor:
+    """The ``local`` executor (``--address`` belongs to a cluster executor)."""
+    if address:
+        raise UserError(
+            "--address is for the ray executor",
+            field="--address",
+            fix="add --executor ray, or drop --address",
+        )
+    return LocalExecutor(settings.project_root, router_host)
+
+
+# name -> a factory (settings, *, address, router_host) -> Executor; plugins add names
+# through the ``harness.executors`` entry-point group or ``EXECUTOR_REGISTRY.register``
+EXECUTOR_REGISTRY: Registry[Callable[..., Executor]] = Registry(
+    "executor",
+    "harness.executors",
+    {
+        "local": "harness.job.executors.base:local_executor",
+        "ray": "harness.job.executors.ray:RayExecutor",  # imports ray lazily itself
+    },
+    extras={"ray": "ray"},
+    field="--executor",
+)
+EXECUTORS = tuple(EXECUTOR_REGISTRY.builtin)
 
 
 def make_executor(
     name: str, settings: Settings, *, address: str | None = None, router_host: str | None = None
 ) -> Executor:
     """The executor called ``name`` (``--executor``); ``address`` is the Ray cluster's."""
-    if name == "local":
-        if address:
-            raise UserError(
-                "--address is for the ray executor",
-                field="--address",
-                fix="add --executor ray, or drop --address",
-            )
-        return LocalExecutor(settings.project_root, router_host)
-    if name == "ray":
-        from harness.job.executors.ray import RayExecutor  # imports ray lazily itself
-
-        return RayExecutor(settings, address=address, router_host=router_host)
-    raise UserError(
-        f"unknown executor '{name}'", field="--executor", fix=f"one of: {', '.join(EXECUTORS)}"
-    )
+    factory = EXECUTOR_REGISTRY.load(name)
+    return factory(settings, address=address, router_host=router_host)
