@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from harness import __version__
 from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.cli.common import agents_help, quiet_flag_types
+from harness.cli.schema import schema_app
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
 from harness.config.project import require_project, require_scenarios
@@ -24,7 +24,7 @@ from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, 
 from harness.grader.controls import run_controls
 from harness.grader.deep import validate_deep
 from harness.provision import provision
-from harness.scenario.model import SEED, LoadedScenario, json_schema, list_scenarios, load_scenario
+from harness.scenario.model import SEED, LoadedScenario, list_scenarios, load_scenario
 from harness.scenario.repo import commit_exists
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.trial import RunOptions, TrialResult, execute, run_agent, verify
@@ -37,7 +37,6 @@ app = typer.Typer(
     help="Benchmark coding agents paired with LLMs, reproducibly, in containers.",
 )
 quiet_flag_types()
-schema_app = typer.Typer(no_args_is_help=True, help="Print JSON Schemas for editors.")
 app.add_typer(schema_app, name="schema")
 
 
@@ -385,12 +384,6 @@ def calibrate_cmd(
     text, proposal = calibrate(_load(scenario), _settings(), _sandbox(sandbox), seeds)
     typer.echo(text, nl=False)
     raise typer.Exit(EXIT_SUCCESS if proposal.bar is not None else EXIT_FAILED)
-
-
-@schema_app.command("scenario")
-def schema_scenario() -> None:
-    """The JSON Schema of scenario.yml."""
-    typer.echo(json.dumps(json_schema(), indent=2))
 
 
 def _terminate(signum: int, _frame: object) -> None:

@@ -25,6 +25,7 @@ from harness.agents.builtin import OracleAgent, reference_solution
 from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
+from harness.grader.record import ControlsRecord
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls
@@ -225,23 +226,25 @@ def run_controls(
         )
     finally:
         runner.close()
-    record = {
-        "scenario": loaded.name,
-        "scenario_version": loaded.version,
-        "scenario_sha": loaded.sha256,
-        "at": now_iso(),
-        "sandbox": sandbox,
-        "environment": run.environment,
-        "seed": seed,
-        "scoring": POLICY,
-        "high": run.high.final,
-        "low": run.low.final,
-        "low_tree": run.low_kind,
-        "nop": run.nop.final,
-        "defect_scores": {d.name: d.score.final for d in run.defects},
-        **report.model_dump(mode="json"),
-    }
-    write_json(settings.results / loaded.name / CONTROLS_FILE, record)
+    record = ControlsRecord.model_validate(
+        {
+            "scenario": loaded.name,
+            "scenario_version": loaded.version,
+            "scenario_sha": loaded.sha256,
+            "at": now_iso(),
+            "sandbox": sandbox,
+            "environment": run.environment,
+            "seed": seed,
+            "scoring": POLICY,
+            "high": run.high.final,
+            "low": run.low.final,
+            "low_tree": run.low_kind,
+            "nop": run.nop.final,
+            "defect_scores": {d.name: d.score.final for d in run.defects},
+            **report.model_dump(mode="json"),
+        }
+    )
+    write_json(settings.results / loaded.name / CONTROLS_FILE, record.as_json())
     return report
 
 

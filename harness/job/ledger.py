@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness.config.settings import Settings
 from harness.errors import UserError
@@ -32,20 +32,20 @@ Status = Literal["pending", "running", "done", "interrupted", "error", "refused"
 class TrialEntry(BaseModel):
     """A trial's ledger record; ``infra_errors`` counts attempts that ended in ``error``."""
 
-    key: str
-    scenario: str
-    agent: str
-    model: str
-    seed: str | None
-    repetition: int
-    status: Status = "pending"
-    attempts: int = 0
-    infra_errors: int = 0
-    outcome: str | None = None
-    score: float | None = None
-    run_dir: str | None = None
-    detail: str = ""
-    updated_at: str = ""
+    key: str = Field(description="the trial's key in the job (scenario, entrant, seed, rep)")
+    scenario: str = Field(description="scenario name, <family>/<name>")
+    agent: str = Field(description="agents.yml name of the agent")
+    model: str = Field(description="llms.yml name of the model")
+    seed: str | None = Field(description="the seed asked for (None: the scenario's)")
+    repetition: int = Field(description="repetition index")
+    status: Status = Field(default="pending", description="where the trial is in the job")
+    attempts: int = Field(default=0, description="attempts started")
+    infra_errors: int = Field(default=0, description="attempts that ended in `error`")
+    outcome: str | None = Field(default=None, description="the last attempt's outcome word")
+    score: float | None = Field(default=None, description="the last attempt's graded score")
+    run_dir: str | None = Field(default=None, description="the last attempt's result folder")
+    detail: str = Field(default="", description="why it ended so (error text, refusal)")
+    updated_at: str = Field(default="", description="last change, ISO 8601 UTC")
 
     @classmethod
     def new(cls, trial: Trial) -> TrialEntry:

@@ -53,30 +53,52 @@ class RunMeta(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    run_id: str
-    scenario: str
-    scenario_version: str | None = None
-    scenario_sha: str | None = None
-    spec_sha256: str | None = None
-    seed: str | None = None  # the secret seed: None until scoring is over
-    commit: str
-    baseline: str
-    harness_version: str
-    host: dict[str, str] = Field(default_factory=host_info)
-    started_at: str = Field(default_factory=now_iso)
-    sandbox: str | None = None  # the agent phase's; ``sandboxes`` holds each phase's
-    sandboxes: dict[str, str] = Field(default_factory=dict)
-    images: dict[str, str | None] = Field(default_factory=dict)
-    agent: str
-    agent_version: str
-    model: str
-    model_id: str | None = None
-    job: str | None = None
-    trial_key: str | None = None
-    repetition: int = 0
-    fleet: dict[str, Any] | None = None  # each host's artefact, when the fleet was used
-    toolchain: dict[str, Any] | None = None  # pinned toolchain and dependencies (agent)
-    turns: int = 1
+    run_id: str = Field(description="the run's id: <utc stamp>-<agent>-<model>-<hex>")
+    scenario: str = Field(description="scenario name, <family>/<name>")
+    scenario_version: str | None = Field(
+default=None, description="the scenario's `version`")
+    scenario_sha: str | None = Field(
+default=None, description="sha256 over the scenario's files")
+    spec_sha256: str | None = Field(
+default=None, description="sha256 of the scenario's SPEC, if any")
+    seed: str | None = Field(
+        default=None, description="the secret seed: None until scoring is over"
+    )
+    commit: str = Field(description="the repository commit the workspace was set up at")
+    baseline: str = Field(description="the workspace's baseline commit after setup steps")
+    harness_version: str = Field(description="harness version that ran the trial")
+    host: dict[str, str] = Field(
+        default_factory=host_info, description="os, machine, python and cpus of the host"
+    )
+    started_at: str = Field(default_factory=now_iso, description="ISO 8601, UTC")
+    sandbox: str | None = Field(
+        default=None, description="the agent phase's backend; `sandboxes` holds each phase's"
+    )
+    sandboxes: dict[str, str] = Field(
+        default_factory=dict, description="phase (agent, verify) -> backend it ran on"
+    )
+    images: dict[str, str | None] = Field(
+        default_factory=dict, description="phase -> image id it ran in (None on the host)"
+    )
+    agent: str = Field(description="agents.yml name of the agent")
+    agent_version: str = Field(description="the agent's reported version")
+    model: str = Field(description="llms.yml name of the model ('none' for no model)")
+    model_id: str | None = Field(
+default=None, description="the model id the fleet serves")
+    job: str | None = Field(
+default=None, description="the `harness run` job, when part of one")
+    trial_key: str | None = Field(
+default=None, description="the job ledger's key of this trial")
+    repetition: int = Field(
+default=0, description="repetition index within the job")
+    fleet: dict[str, Any] | None = Field(
+        default=None, description="each host's artefact, when the fleet was used"
+    )
+    toolchain: dict[str, Any] | None = Field(
+        default=None, description="pinned toolchain and dependencies (agent phase)"
+    )
+    turns: int = Field(
+default=1, description="agent turns (1, or more with continues)")
 
     def as_json(self) -> dict[str, Any]:
         """The JSON object of run.json (``fleet`` and ``toolchain`` only when set)."""

@@ -27,6 +27,7 @@ from pydantic_core import PydanticCustomError
 
 from harness.config.budget import Budget
 from harness.errors import UserError
+from harness.scenario.fields import describe
 from harness.scenario.policy import SandboxPolicy
 from harness.scenario.targets import TargetError, looks_like_go, parse_go_target
 from harness.util import strict_yaml
@@ -450,6 +451,9 @@ def list_scenarios(root: Path) -> list[str]:
         for p in root.rglob(SCENARIO_FILE)
         if not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
+
+
+describe(CopyStep, Classification, Setup, AgentSection, VerifySection, Environment, Scenario)
 
 
 def json_schema() -> dict[str, Any]:

@@ -402,7 +402,6 @@ class Trial:
         self.save()
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
-        report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
         loaded = self.loaded
         here = proof_environment(
             loaded,
@@ -412,9 +411,14 @@ class Trial:
             on_host=self.backend.on_host,
             image=meta.images.get("verify"),
         )
-        report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
-        report.update(containment.report_fields(meta.as_json(), last))
-        report["scoring_slot"] = slot
+        report = build_report(
+            meta.as_json(),
+            outcome,
+            verdict.outcome,
+            self._gab_progress(),
+            grader=grader_verdict(self.settings.results, loaded.name, loaded.sha256, here),
+            extra={**containment.report_fields(meta.as_json(), last), "scoring_slot": slot},
+        )
         text = render_text(report, outcome.report_text)
         write_json(run.verify_dir / "report.json", report)
         write_atomic(run.verify_dir / "report.txt", text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.results import REPORT_SCHEMA_VERSION, now_iso
+from harness.results.report import Report
 from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
@@ -31,9 +32,16 @@ def build_report(
     outcome: VerifyOutcome,
     result: str,
     progress: dict[str, Any] | None = None,
+    *,
+    grader: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``run`` is run.json's content; ``result`` the trial outcome word; ``progress``
-    goagentbench's run-progress record (token usage, times), when an agent ran."""
+    """report.json's object, validated as a ``Report`` (the one place it is built).
+
+    ``run`` is run.json's content; ``result`` the trial outcome word; ``progress``
+    goagentbench's run-progress record (token usage, times), when an agent ran;
+    ``grader`` the grader's proof verdict; ``extra`` the trial's further fields
+    (containment's stop reason and policy, the scoring slot), written after the rest."""
     tests = [target_row(t) for t in outcome.targets if t.kind == "required"]
     partial_tests = [target_row(t) for t in outcome.targets if t.kind == "partial"]
     bad_rules = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
@@ -49,7 +57,7 @@ def build_report(
                 "cases": [],
             },
         )
-    return {
+    fields: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run_id": run.get("run_id"),
         "scenario": run.get("scenario"),
@@ -95,6 +103,9 @@ def build_report(
         "verify_duration_s": round(outcome.duration_s, 3),
         "error": outcome.error,
     }
+    if grader is not None:
+        fields["grader"] = grader
+    return Report.model_validate({**fields, **(extra or {})}).as_json()
 
 
 def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
