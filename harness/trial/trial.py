@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.agents import Agent, AgentContext, AgentResult, get_agent
-from harness.agents.builtin import reference_solution
+from harness.agents import AgentContext, AgentResult
 from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
 from harness.config.budget import Budget
-from harness.config.entrants import NO_MODEL, LLMEntry, Registry
+from harness.config.entrants import NO_MODEL, Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError, UserError
 from harness.results import Phase, RunDir, RunMeta, gab, new_run_id, now_iso
@@ -29,6 +28,8 @@ from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.slot import scoring_slot
 from harness.trial import containment
 from harness.trial import seed as trialseed
+from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
+from harness.trial.usage import gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 from harness.util.fs import read_json, write_atomic, write_json
 from harness.util.git import full_diff
@@ -46,61 +47,11 @@ CONTINUE_PROMPT = "Please continue until the problem is solved."
 
 
 @dataclass(frozen=True)
-class RunOptions:
-    agent: str
-    model: str | None = None
-    seed: str | None = None
-    sandbox: str = "docker"  # a backend name (harness.backends)
-    job: str | None = None
-    replay: Path | None = None  # a cassette the gateway serves instead of the fleet
-    record: bool = False  # keep the gateway's request/response recording in the run
-    trial_key: str | None = None  # the job's name for this trial (resume matches on it)
-    repetition: int = 0
-    budget: Budget | None = None  # --budget-* limits over the scenario's
-
-
-@dataclass(frozen=True)
 class TrialResult:
     outcome: str
     run_dir: Path
     report: dict[str, Any]
     text: str = ""  # report.txt
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """The agent + model of a trial, resolved and checked once: the adapter, its pinned
-    and self-reported version, the model, and the fleet file its calls route through."""
-
-    agent: Agent
-    name: str
-    version: str
-    llm: LLMEntry
-    fleet_file: Path | None
-
-
-def resolve_entrant(
-    loaded: LoadedScenario,
-    settings: Settings,
-    registry: Registry,
-    opts: RunOptions,
-    backend: Backend | None = None,
-) -> Entrant:
-    """Every check on the entrant that can refuse a run, before anything is written."""
-    backend = backend or get_backend(opts.sandbox)
-    entry, llm = registry.resolve(opts.agent, opts.model)
-    agent = get_agent(opts.agent, entry.adapter)
-    reported = backend.agent_version(agent)
-    if reported != entry.version:
-        raise UserError(
-            f"agent '{opts.agent}' reports version {reported} but is pinned to {entry.version}",
-            file=registry.agents_path,
-            field=f"agents.{opts.agent}.version",
-            fix=f"install {opts.agent} {entry.version} or change the pin to {reported}",
-        )
-    if opts.agent == "oracle":
-        reference_solution(loaded, "use --agent oracle")
-    return Entrant(agent, entry.name, reported, llm, _model_access(llm, opts, settings))
 
 
 @dataclass
@@ -204,7 +155,7 @@ class Trial:
             repetition=opts.repetition,
         )
         if entrant.fleet_file is not None:
-            meta.fleet = _fleet_fingerprint(entrant.fleet_file)
+            meta.fleet = fleet_fingerprint(entrant.fleet_file)
         record: dict[str, Any] = {}
         containment.record(record, self.loaded.scenario.sandbox, self.budget(opts))
         meta = meta.model_copy(update=record)
@@ -323,7 +274,9 @@ class Trial:
             with guard.watching(gateway):
                 result = guard.verdict(entrant.agent.run(ctx))
             if gateway is not None:
-                usage = _usage(gateway, run.path / "gateway" / suffix, result.self_reported_usage)
+                usage = gateway_usage(
+                    gateway, run.path / "gateway" / suffix, result.self_reported_usage
+                )
                 run.usage = merge_usage(run.usage, usage)
             return result
         finally:
@@ -496,70 +449,17 @@ def execute(
     return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
 
 
-# ---- helpers ---------------------------------------------------------------------------
-
-
-def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """Add one turn's usage to the run's: numbers add up, host counts merge."""
-    out = dict(old)
-    for key, value in new.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            if isinstance(value, dict) and isinstance(out.get(key), dict) and key == "hosts":
-                merged = dict(out[key])
-                for host, n in value.items():
-                    merged[host] = merged.get(host, 0) + n
-                out[key] = merged
-            else:
-                out[key] = value
-        else:
-            out[key] = out.get(key, 0) + value
-    return out
-
-
-def _model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | None:
-    """The fleet file a model-using trial will route through (checked before any write)."""
-    if llm.name == NO_MODEL:
-        return None
-    if opts.replay is not None:
-        if not opts.replay.is_file():
-            raise UserError(
-                "cassette not found",
-                file=opts.replay,
-                field="--replay",
-                fix="give the path of a recorded cassette (JSONL)",
-            )
-        return None
-    fleet = settings.fleet_file
-    if not fleet.is_file():
-        raise UserError(
-            f"model '{llm.name}' needs the fleet, and there is no fleet file",
-            file=fleet,
-            field="hosts",
-            fix="copy fleet.yml.example to fleet.yml, or pass --replay CASSETTE",
-        )
-    return fleet
-
-
-def _fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
-    """Each host's artefact for the models (quantization, format, context), for run.json."""
-    from harness.fleet.config import load_fleet  # the probe imports httpx: only when used
-    from harness.fleet.probe import fleet_fingerprint
-
-    try:
-        return fleet_fingerprint(load_fleet(fleet_file))
-    except UserError:
-        raise
-    except Exception as exc:  # a probe failure is recorded, the gateway will judge hosts
-        return {"error": f"{type(exc).__name__}: {exc}"}
-
-
-def _usage(gateway: Gateway, dest: Path, self_reported: dict[str, Any]) -> dict[str, Any]:
-    """Tokens, calls, time and cost from the gateway's own record; the agent's claim beside."""
-    usage = dict(gateway.collect(dest))
-    if self_reported:
-        usage["self_reported"] = self_reported
-        measured = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-        claimed = self_reported.get("total_tokens")
-        if claimed is not None and measured and abs(claimed - measured) > 0.05 * measured:
-            usage["self_report_disagrees"] = True
-    return usage
+__all__ = [  # the entrant's and usage's names stay importable from here (harness.trial)
+    "CONTINUE_PROMPT",
+    "MAX_CONTINUES",
+    "POINTER",
+    "Entrant",
+    "RunOptions",
+    "Trial",
+    "TrialResult",
+    "execute",
+    "merge_usage",
+    "resolve_entrant",
+    "run_agent",
+    "verify",
+]
