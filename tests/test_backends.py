@@ -15,6 +15,7 @@ from harness.config.entrants import Registry
 from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.scenario.model import load_scenario
+from harness.trial.hooks import read_log
 from harness.trial.trial import RunOptions, Trial, execute
 from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.outcome import TestCase as Case
@@ -63,6 +64,10 @@ def test_a_registered_backend_runs_a_whole_trial(
     assert trial.meta.agent == "oracle" and trial.run is not None
     assert trial.run.path == result.run_dir
     assert "counting" in backend_names()
+    events = [e["event"] for e in read_log(result.run_dir)]  # trial.log, phase by phase
+    assert events == [
+        "start", "setup", "agent-start", "gateway", "agent-end", "verify-start", "verdict", "end"
+    ]  # fmt: skip
 
 
 @pytest.mark.unit

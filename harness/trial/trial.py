@@ -22,14 +22,15 @@ from harness.config.budget import Budget
 from harness.config.entrants import NO_MODEL, Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError, UserError
-from harness.results import Phase, RunDir, RunMeta, gab, new_run_id, now_iso
+from harness.results import Phase, RunDir, RunMeta, gab, new_run_id
 from harness.sandbox.base import SandboxSpec
 from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.slot import scoring_slot
 from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
-from harness.trial.usage import gateway_usage, merge_usage
+from harness.trial.hooks import emit, error_fields, seconds_since
+from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 from harness.util.fs import read_json, write_atomic, write_json
 from harness.util.git import full_diff
@@ -96,7 +97,21 @@ class Trial:
         self.meta = meta
         self.save()
         write_json(self.workspace / POINTER, {"run_id": meta.run_id, "path": str(self.run.path)})
+        self.log(
+            "start",
+            scenario=self.loaded.name,
+            agent=meta.agent,
+            model=meta.model,
+            sandbox=self.backend.name,
+            job=meta.job,
+        )
+        self.log("setup", workspace=str(self.workspace), commit=meta.commit, baseline=meta.baseline)
         return self.run
+
+    def log(self, event: str, **fields: Any) -> None:
+        """One event into ``<run>/trial.log`` (and to hooks): see ``trial/hooks.py``."""
+        if self.run is not None:
+            emit(self.run.path, self.run.run_id, event, **fields)
 
     def _meta(self, run_id: str, **fields: Any) -> RunMeta:
         s, loaded = self.state, self.loaded
@@ -173,6 +188,9 @@ class Trial:
         llm = entrant.llm
         meta.turns = max(meta.turns, turn)
         phase = run.begin("agent")
+        self.log(
+            "agent-start", turn=turn, agent=meta.agent, model=meta.model, sandbox=self.backend.name
+        )
         spec = SandboxSpec(
             phase="agent",
             workspace=ws,
@@ -203,31 +221,27 @@ class Trial:
             raise
         except HarnessError as exc:
             run.end(phase, "error", exc.one_line())
+            self._log_error("agent", exc, turn)
             write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
             self._gab_progress(write=True)
             raise
         except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
             run.end(phase, "error", f"{type(exc).__name__}: {exc}")
+            self._log_error("agent", exc, turn)
             raise InfraError(f"agent phase failed: {type(exc).__name__}: {exc}") from exc
         except BaseException:  # Ctrl-C or SIGTERM: the sandbox is already removed
             run.end(phase, "interrupted", "stopped by a signal")
+            self.log("cancel", phase="agent", turn=turn)
             raise
         run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
+        self.log("agent-end", turn=turn, exit=result.exit, detail=result.detail, usage=run.usage)
         write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
         self._gab_progress(write=True)
 
     def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None:
-        """goagentbench's run progress (None when no agent ran); written to the
-        workspace's ``.run-progress.json`` when ``write``."""
-        run, meta = self.run, self.meta
-        assert run is not None and meta is not None
-        if not any(p.name == "agent" for p in run.phases):
-            return None
-        phases = [p.as_dict() for p in run.phases]
-        progress = gab.run_progress(meta.as_json(), phases, run.usage, now_iso())
-        if write:
-            gab.write_run_progress(self.workspace, progress)
-        return progress
+        """goagentbench's run progress (trial/usage.py ``gab_progress``)."""
+        assert self.run is not None and self.meta is not None
+        return gab_progress(self.run, self.meta, self.workspace, write=write)
 
     def _agent_in_sandbox(
         self, entrant: Entrant, opts: RunOptions, spec: SandboxSpec, instructions: str, turn: int
@@ -256,6 +270,7 @@ class Trial:
                 )
                 meta.images["gateway"] = gateway.image_id
                 self.save()
+            self.log("gateway", url=gateway.url if gateway is not None else None)
             suffix = "" if turn == 1 else f"turn-{turn}"
             out_dir = run.agent_dir / suffix
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -325,6 +340,11 @@ class Trial:
         meta.sandboxes["verify"] = self.backend.name
         self.save()
         phase = run.begin("verify")
+        self.log(
+            "verify-start",
+            sandbox=self.backend.name,
+            scorer="suite" if request.suite_dir else "tests",
+        )
         try:
             outcome, image_id = containment.stopped(run), None  # a limit or budget ended it
             if outcome is None:
@@ -340,16 +360,19 @@ class Trial:
             if image_id is not None:
                 meta.images["verify"] = image_id
                 self.save()
-        except UserError:
+        except UserError as exc:
             run.end(phase, "error", "refused")
+            self._log_error("verify", exc)
             raise
         except (HarnessError, OSError, RuntimeError) as exc:
+            self._log_error("verify", exc)
             detail = (
                 exc.one_line() if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
             )
             outcome = VerifyOutcome.ungraded(error=detail)
         except BaseException:
             run.end(phase, "interrupted", "stopped by a signal")
+            self.log("cancel", phase="verify")
             raise
         meta.seed = seed  # recorded only now that scoring is over
         self.save()
@@ -376,7 +399,14 @@ class Trial:
         write_json(run.verify_dir / "report.json", report)
         write_atomic(run.verify_dir / "report.txt", text)
         run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
+        fields = {k: report[k] for k in ("success", "score", "era", "error")}
+        self.log("verdict", outcome=verdict.outcome, **fields)
+        self.log("end", outcome=verdict.outcome, duration_s=seconds_since(meta.started_at))
         return TrialResult(verdict.outcome, run.path, report, text)
+
+    def _log_error(self, phase: str, exc: BaseException, turn: int | None = None) -> None:
+        """An ``error`` event naming the phase and the one-line cause."""
+        self.log("error", **error_fields(phase, exc, turn))
 
     # ---- a whole trial ----------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""A trial's usage: what the gateway measured per turn, and the sum over turns."""
+"""A trial's usage: what the gateway measured per turn, the sum over turns, and
+goagentbench's run-progress record built from them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.backends import Gateway
+from harness.results import RunDir, RunMeta, gab, now_iso
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -37,4 +39,18 @@ def gateway_usage(gateway: Gateway, dest: Path, self_reported: dict[str, Any]) -
     return usage
 
 
-__all__ = ["gateway_usage", "merge_usage"]
+def gab_progress(
+    run: RunDir, meta: RunMeta, workspace: Path, *, write: bool = False
+) -> dict[str, Any] | None:
+    """goagentbench's run progress (None when no agent ran); written to the
+    workspace's ``.run-progress.json`` when ``write``."""
+    if not any(p.name == "agent" for p in run.phases):
+        return None
+    phases = [p.as_dict() for p in run.phases]
+    progress = gab.run_progress(meta.as_json(), phases, run.usage, now_iso())
+    if write:
+        gab.write_run_progress(workspace, progress)
+    return progress
+
+
+__all__ = ["gab_progress", "gateway_usage", "merge_usage"]
