@@ -11,22 +11,22 @@ mid-stream drops, set per instance and switchable at run time (``POST /_fault``)
 Tokens are 4-character chunks of the rendered prompt, so estimates of len/4 agree.
 
     python -m harness.fleet.stubhost --port 8101 --prefill 350 --decode 40 --quant Q4_K_M
+
+The host's configuration, faults and state are in ``fleet/stubstate.py``; the command
+line in ``fleet/stubmain.py``; the app and ``TestHost`` here.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import math
 import random
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict
 from typing import Any
 
 from starlette.applications import Starlette
@@ -34,174 +34,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from harness.fleet.stubstate import (
+    Faults,
+    HostSpec,
+    HostState,
+    SimulatedDrop,
+    _error,
+    _QuietDrops,
+    _sse,
+    _usage,
+    chosen_tool,
+    count_tokens,
+    render,
+    reply_tokens,
+)
 from harness.util.serving import ThreadedServer
-
-CHARS_PER_TOKEN = 4
-WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
-
-
-@dataclass
-class Faults:
-    """Per-request fault probabilities (drawn from a seeded generator) and switches."""
-
-    error_rate: float = 0.0  # 500
-    rate_limit_rate: float = 0.0  # 429 with Retry-After
-    retry_after: float = 1.0
-    drop_rate: float = 0.0  # stream cut after ``drop_after`` chunks
-    drop_after: int = 2
-    slow_s: float = 0.0  # extra delay before the first byte
-    seed: int = 0
-
-
-@dataclass
-class HostSpec:
-    models: list[str] = field(default_factory=lambda: ["test-model"])
-    quant: str = "Q4_K_M"
-    format: str = "gguf"
-    arch: str = "qwen3"
-    max_context: int = 32768
-    context_length: int = 8192
-    parallel: int = 1
-    prefill: float = 1000.0  # prompt tokens/second
-    decode: float = 100.0  # completion tokens/second
-    completion_tokens: int = 16  # when the request sets no max_tokens
-    cache_entries: int = 8
-    publisher: str = "harness"
-    api_v1: bool = True  # False: an LM Studio 0.3.x host (/api/v0 only, no parallel slots)
-
-
-class SimulatedDrop(Exception):
-    """Raised inside a streamed body: uvicorn aborts the connection mid-stream."""
-
-
-class _QuietDrops(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, SimulatedDrop) and not (
-            exc is not None
-            and isinstance(getattr(exc, "exceptions", None), tuple)
-            and any(isinstance(e, SimulatedDrop) for e in getattr(exc, "exceptions", ()))
-        )
-
-
-def render(messages: list[dict[str, Any]]) -> str:
-    """Prefix-stable text of a chat: each turn appends to the previous rendering."""
-    out = []
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        out.append(f"<|{m.get('role', 'user')}|>{content or ''}")
-        if m.get("tool_calls"):
-            out.append(json.dumps(m["tool_calls"], sort_keys=True))
-        out.append("\n")
-    return "".join(out)
-
-
-def count_tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
-def chosen_tool(body: dict[str, Any]) -> str | None:
-    """The function to call: the one ``tool_choice`` names, or the first tool when it is
-    ``"required"``. Otherwise the test host answers with text."""
-    tools = body.get("tools") or []
-    choice = body.get("tool_choice")
-    if isinstance(choice, dict):
-        return (choice.get("function") or {}).get("name")
-    if choice == "required" and tools:
-        return (tools[0].get("function") or {}).get("name")
-    return None
-
-
-def reply_tokens(n: int) -> list[str]:
-    return [f"{WORDS[i % len(WORDS)]} " for i in range(n)]
-
-
-class HostState:
-    """Mutable state of one test host: spec, faults, cache, counters."""
-
-    def __init__(self, spec: HostSpec, faults: Faults | None = None) -> None:
-        self.spec = spec
-        self.faults = faults or Faults()
-        self.rng = random.Random(self.faults.seed)
-        self.cache: OrderedDict[str, None] = OrderedDict()
-        self.slots = asyncio.Semaphore(spec.parallel)
-        self.stats: dict[str, Any] = {
-            "requests": 0,
-            "ok": 0,
-            "errors": 0,
-            "rate_limited": 0,
-            "dropped": 0,
-            "prefill_tokens": 0,
-            "cached_tokens": 0,
-            "completion_tokens": 0,
-            "max_concurrent": 0,
-        }
-        self.active = 0
-        self.on_refuse: Any = None  # set by TestHost: callable(seconds)
-
-    def set_faults(self, **changes: Any) -> None:
-        names = {f.name for f in fields(Faults)}
-        unknown = set(changes) - names
-        if unknown:
-            raise ValueError(f"unknown fault(s): {sorted(unknown)}")
-        self.faults = Faults(**{**asdict(self.faults), **changes})
-        if "seed" in changes:
-            self.rng = random.Random(self.faults.seed)
-
-    def draw_fault(self) -> str | None:
-        f = self.faults
-        r = self.rng.random()
-        for name, rate in (
-            ("error", f.error_rate),
-            ("rate_limit", f.rate_limit_rate),
-            ("drop", f.drop_rate),
-        ):
-            if r < rate:
-                return name
-            r -= rate
-        return None
-
-    def cached_prefix(self, text: str) -> int:
-        best = 0
-        for entry in self.cache:
-            if entry[:best] != text[:best]:  # cannot beat the best prefix so far
-                continue
-            lo, hi = best, min(len(entry), len(text))  # binary search on C-speed compares
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if entry[:mid] == text[:mid]:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            best = lo
-        return best // CHARS_PER_TOKEN
-
-    def remember(self, text: str) -> None:
-        self.cache[text] = None
-        self.cache.move_to_end(text)
-        while len(self.cache) > self.spec.cache_entries:
-            self.cache.popitem(last=False)
-
-
-def _usage(prompt: int, cached: int, completion: int) -> dict[str, Any]:
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": cached},
-    }
-
-
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(
-        {"error": {"message": message, "type": "test_fault"}}, status_code=status, headers=headers
-    )
-
-
-def _sse(obj: Any) -> bytes:
-    return f"data: {json.dumps(obj)}\n\n".encode()
 
 
 def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> Starlette:
@@ -620,66 +467,10 @@ logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m harness.fleet.stubhost", description=__doc__.split("\n\n")[0]
-    )
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=1234)
-    p.add_argument(
-        "--model",
-        action="append",
-        dest="models",
-        help="model identifier (repeatable); default test-model",
-    )
-    p.add_argument("--prefill", type=float, default=1000.0, help="prompt tokens/second")
-    p.add_argument("--decode", type=float, default=100.0, help="completion tokens/second")
-    p.add_argument("--quant", default="Q4_K_M")
-    p.add_argument("--format", default="gguf")
-    p.add_argument("--arch", default="qwen3")
-    p.add_argument("--context", type=int, default=8192, dest="context_length")
-    p.add_argument("--max-context", type=int, default=32768)
-    p.add_argument("--parallel", type=int, default=1)
-    p.add_argument("--completion-tokens", type=int, default=16)
-    p.add_argument("--cache-entries", type=int, default=8, help="prompts kept for prefix reuse")
-    p.add_argument("--error-rate", type=float, default=0.0)
-    p.add_argument("--rate-limit-rate", type=float, default=0.0)
-    p.add_argument("--retry-after", type=float, default=1.0)
-    p.add_argument("--drop-rate", type=float, default=0.0)
-    p.add_argument("--drop-after", type=int, default=2)
-    p.add_argument("--slow", type=float, default=0.0, dest="slow_s")
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args(argv)
-    faults = Faults(
-        error_rate=a.error_rate,
-        rate_limit_rate=a.rate_limit_rate,
-        retry_after=a.retry_after,
-        drop_rate=a.drop_rate,
-        drop_after=a.drop_after,
-        slow_s=a.slow_s,
-        seed=a.seed,
-    )
-    host = TestHost(
-        host=a.host,
-        port=a.port,
-        faults=faults,
-        models=a.models or ["test-model"],
-        prefill=a.prefill,
-        decode=a.decode,
-        quant=a.quant,
-        format=a.format,
-        arch=a.arch,
-        context_length=a.context_length,
-        max_context=a.max_context,
-        parallel=a.parallel,
-        completion_tokens=a.completion_tokens,
-        cache_entries=a.cache_entries,
-    )
-    host.start()
-    print(f"test host listening on {host.url}", flush=True)
-    with contextlib.suppress(KeyboardInterrupt):
-        while True:
-            time.sleep(3600)
-    host.stop()
+    """``python -m harness.fleet.stubhost``: serve one test host until Ctrl-C."""
+    from harness.fleet.stubmain import main as serve
+
+    serve(argv)
 
 
 if __name__ == "__main__":
