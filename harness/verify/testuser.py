@@ -61,9 +61,11 @@ def statement(user: TestUser | None) -> str:
     )
 
 
-def _chown_tree(root: Path, uid: int) -> None:
+def _chown_tree(root: Path, uid: int, *, skip: str | None = None) -> None:
     os.chown(root, uid, uid, follow_symlinks=False)
     for folder, dirs, files in os.walk(root):
+        if skip and Path(folder) == root:
+            dirs[:] = [d for d in dirs if d != skip]
         for name in dirs + files:
             with contextlib.suppress(FileNotFoundError):
                 os.chown(Path(folder) / name, uid, uid, follow_symlinks=False)
@@ -74,7 +76,10 @@ def hand_over(tree: Path, uid: int | None, protected: Iterable[Path]) -> None:
     controller's and read-only, their folders the controller's and sticky."""
     if uid is None:
         return
-    _chown_tree(tree, uid)
+    _chown_tree(tree, uid, skip=".git")  # the baseline's objects stay the verifier's
+    git_dir = tree / ".git"
+    if git_dir.is_dir() and not git_dir.is_symlink():
+        git_dir.chmod(0o700)
     parent = tree.parent
     if parent.stat().st_uid == os.geteuid() and not parent.stat().st_mode & stat.S_IXOTH:
         parent.chmod(parent.stat().st_mode | 0o711)  # traversable, not listable
