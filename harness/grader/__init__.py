@@ -1,0 +1,1 @@
+"""Proving the grader over many trees: the controls, calibration, and containment."""
