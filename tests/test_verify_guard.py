@@ -16,6 +16,7 @@ import pytest
 from harness.grader.containment.agent import script
 from harness.grader.containment.catalogue import Attack, load_attacks
 from harness.grader.containment.control import expectations, token_processes
+from harness.verify import results
 from harness.verify.guard import target_scopes
 from harness.verify.heldnames import pytest_names, reject, rejection
 from harness.verify.restore import (
@@ -26,7 +27,6 @@ from harness.verify.restore import (
     to_restore,
     why_runner_file,
 )
-from harness.verify import results
 from harness.verify.results import TargetResult
 from harness.verify.testuser import TestUser, run_reaped
 from tests.conftest import make_repo
@@ -180,9 +180,9 @@ def test_tests_run_as_their_own_user(tmp_path: Path) -> None:
     mine = tmp_path / "outcome.json"
     mine.write_text("{}")
     probe = (
-        "import os, sys\n"
-        f"print(os.getuid())\n"
-        f"try:\n    open({str(mine)!r}, 'w').write('forged')\nexcept OSError:\n    print('denied')\n"
+        "import os\nprint(os.getuid())\n"
+        f"try:\n    open({str(mine)!r}, 'w').write('forged')\n"
+        "except OSError:\n    print('denied')\n"
     )
     tmp_path.chmod(0o755)
     ran = run_reaped(

@@ -48,6 +48,9 @@ def target_scopes(runner: str, target: str, tree: Path) -> list[str]:
     return out
 
 
+HELD_CAP = 16 * 1024 * 1024
+
+
 class TestGuard:
     """One verification's guard over ``tree`` (a copy of the agent's workspace)."""
 
@@ -134,6 +137,8 @@ class TestGuard:
                 if ".git" in path.relative_to(self.tree).parts or path.is_symlink():
                     continue
                 rel = path.relative_to(self.tree).as_posix()
+                if not path.is_file() or path.stat().st_size > HELD_CAP:
+                    continue  # a special or huge file declares nothing the suite holds
                 data = path.read_bytes()
                 if rel in self.hidden or self.blobs.get(rel) == blob_id(data):
                     texts.append(data.decode(errors="replace"))

@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
@@ -200,9 +200,12 @@ def baseline_blobs(tree: Path, baseline: str) -> dict[str, str]:
     return out
 
 
-def scan(tree: Path) -> dict[str, str]:
-    """path -> blob id of every entry of the tree on disk (``.git`` left out); links and
-    special files get ids no regular file can have, so they always count as changed."""
+HASH_CAP = 64 * 1024 * 1024  # a bigger runner file is not read: it counts as changed
+
+
+def scan(tree: Path, wanted: Callable[[str], bool] = lambda _p: True) -> dict[str, str]:
+    """path -> blob id of the ``wanted`` entries of the tree on disk (``.git`` left out);
+    links, special and huge files get ids no blob has, so they always count as changed."""
     out: dict[str, str] = {}
     for folder, dirs, files in os.walk(tree):
         rel = Path(folder).relative_to(tree)
@@ -215,9 +218,11 @@ def scan(tree: Path) -> dict[str, str]:
         for name in files:
             full = Path(folder) / name
             key = (rel / name).as_posix()
+            if not wanted(key):
+                continue
             if full.is_symlink():
                 out[key] = "link:" + blob_id(os.fsencode(os.readlink(full)))
-            elif full.is_file():
+            elif full.is_file() and full.lstat().st_size <= HASH_CAP:
                 out[key] = blob_id(full.read_bytes())
             else:
                 out[key] = "special:" + key
@@ -281,8 +286,13 @@ def restore_runner_files(
 ) -> list[Restored]:
     """Find and restore every runner-steering path of ``tree``; returns what was done."""
     blobs = baseline_blobs(tree, baseline)
-    now = scan(tree)
     scopes = list(scopes)
+
+    def steers(path: str) -> bool:
+        name = PurePosixPath(path).name
+        return name == "go.mod" or why_runner_file(path, runner, scopes) is not None
+
+    now = scan(tree, steers)
     candidates = to_restore(now, blobs, runner, scopes, allowed)
     same = {
         c.path: settings_kept(tree, baseline, c.path)
