@@ -233,3 +233,15 @@ def test_expectations_name_what_differs() -> None:
     assert expectations(attack, "failed", good) == []
     bad = expectations(attack, "success", {"score": 1.0, "containment": {}})
     assert len(bad) == 4 and bad[0].startswith("verdict success")
+
+
+def test_without_root_nobody_else_runs_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.verify import testuser
+
+    monkeypatch.setattr(testuser.os, "geteuid", lambda: 1000)
+    assert testuser.effective_user(61001, True) is None
+    assert testuser.statement(None).startswith("NOT enforced")
+    monkeypatch.setattr(testuser.os, "geteuid", lambda: 0)
+    assert testuser.effective_user(61001, False) == TestUser(61001, False)
+    assert testuser.effective_user(None, False) is None
+    assert testuser.statement(TestUser(10001)).startswith("enforced: tests ran as uid 10001")
