@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.config.settings import Settings
 from harness.grader.containment.catalogue import load_attacks
 from harness.grader.containment.control import run_attack
-from harness.settings import Settings
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.integration

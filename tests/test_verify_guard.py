@@ -16,9 +16,10 @@ import pytest
 from harness.grader.containment.agent import script
 from harness.grader.containment.catalogue import Attack, load_attacks
 from harness.grader.containment.control import expectations, token_processes
-from harness.verify import results
+from harness.verify import outcome as results
 from harness.verify.guard import target_scopes
 from harness.verify.heldnames import pytest_names, reject, rejection
+from harness.verify.outcome import TargetResult
 from harness.verify.restore import (
     blob_id,
     go_redirects,
@@ -27,7 +28,6 @@ from harness.verify.restore import (
     to_restore,
     why_runner_file,
 )
-from harness.verify.results import TargetResult
 from harness.verify.testuser import TestUser, run_reaped
 from tests.conftest import make_repo
 

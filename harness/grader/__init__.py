@@ -1,1 +1,1 @@
-"""Proving the grader over many trees: the controls, calibration, and containment."""
+"""Proving a scenario's grader over many trees: controls, calibration, ``validate --deep``."""

@@ -13,8 +13,9 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from harness.fsutil import copy_destinations
+from harness.util.fs import copy_destinations
 from harness.verify.heldnames import held_names, reject, rejection
+from harness.verify.outcome import TargetResult
 from harness.verify.request import VerifyRequest
 from harness.verify.restore import (
     Restored,
@@ -23,7 +24,6 @@ from harness.verify.restore import (
     blob_id,
     restore_runner_files,
 )
-from harness.verify.results import TargetResult
 from harness.verify.testuser import effective_user, hand_over, statement, take_back
 
 

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from harness.verify.results import TargetResult, TestCase
+from harness.verify.outcome import TargetResult, TestCase
 
 GO_DECL = re.compile(r"^func\s+((?:Test|Example|Fuzz)\w*)\s*\(", re.MULTILINE)
 

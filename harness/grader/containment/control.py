@@ -21,13 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.config.entrants import NO_MODEL, LLMEntry
+from harness.config.project import require_scenarios
+from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
 from harness.grader.containment.agent import AGENT_NAME, AGENT_VERSION, AttackAgent
 from harness.grader.containment.catalogue import Attack
-from harness.project import require_scenarios
-from harness.registry import NO_MODEL, LLMEntry
 from harness.scenario import load_scenario
-from harness.settings import Settings
 from harness.trial import Entrant, RunOptions, Trial
 
 SCAN_CAP = 64 * 1024 * 1024  # bytes read per result file when looking for host data
