@@ -41,9 +41,7 @@ def test_forged_success_fails_locally(
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("name", ATTACKS)
-def test_forged_success_fails_in_docker(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_outcome_rewrite_fails_in_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scorer container's outcome.json is where the Go attack aims (one trial: CI)."""
     pytest.importorskip("docker")
-    play(name, "docker", tmp_path, monkeypatch)
+    play("verdict-go-init-daemon", "docker", tmp_path, monkeypatch)
