@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.builtin import OracleAgent  # noqa: E402
+from harness.backends.local.verify import verify_local  # noqa: E402
 from harness.config.settings import Settings  # noqa: E402
 from harness.scenario import load_scenario  # noqa: E402
 from harness.trial.workspace import read_state, setup  # noqa: E402
 from harness.verify import engine, guard, runners, testuser  # noqa: E402
-from harness.verify.local import verify_local  # noqa: E402
 from harness.verify.request import make_request  # noqa: E402
 
 
