@@ -2,19 +2,26 @@
 
 Only runs with a final ``verify/report.json`` count; interrupted runs (no report) are
 skipped. Smoke scenarios are always excluded. Usage keys the gateway did not record
-stay ``None``: unknown is not zero.
+stay ``None``: unknown is not zero. The filters follow goagentbench's report: name
+filters, then the newest agent version per agent and model (or every version, merged
+into one row, with ``--all-agent-versions``), then the newest ``limit`` runs per
+scenario, agent and model; harness adds ``--job`` and ``--tasks-after``.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.report.taskdate import task_dates
+
 NO_ERA = "(no era)"
+SEMVER = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?")
 USAGE_KEYS = (
     "calls",
     "prompt_tokens",
@@ -64,7 +71,11 @@ class Filters:
     agents: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     after: str | None = None  # ISO date or timestamp; runs started at or after it
-    limit: int | None = None  # most recent N runs per entrant and scenario
+    limit: int | None = None  # most recent N runs per scenario, agent and model
+    job: str | None = None  # only runs of this job (run.json ``job``)
+    versions: str = "each"  # "each" (one entrant per version), "newest" or "merge"
+    tasks_after: str | None = None  # ISO date: only scenarios whose task date is after it
+    scenario_root: Path | None = None  # where task dates are read from
 
 
 def _load(path: Path) -> Any:
@@ -127,6 +138,62 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+def _version_key(version: str) -> tuple[int, tuple[int, int, int, int, str], str]:
+    """Sort key: semver-like versions (``v1.2.3``, ``1.2.3-rc1``) above plain strings,
+    compared numerically, a pre-release below its release (goagentbench's order)."""
+    match = SEMVER.fullmatch(version.strip())
+    if not match:
+        return (0, (0, 0, 0, 0, ""), version)
+    major, minor, patch, pre = match.groups()
+    return (1, (int(major), int(minor), int(patch), 0 if pre else 1, pre or ""), version)
+
+
+def _versions(runs: list[RunResult], how: str) -> list[RunResult]:
+    if how == "each":
+        return runs
+    by_pair: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in runs:
+        by_pair[(r.agent, r.model)].add(r.agent_version)
+    if how == "merge":
+        for r in runs:
+            merged = sorted(by_pair[(r.agent, r.model)], key=_version_key)
+            r.agent_version = ",".join(merged)
+        return runs
+    newest = {k: max(v, key=_version_key) for k, v in by_pair.items()}
+    return [r for r in runs if r.agent_version == newest[(r.agent, r.model)]]
+
+
+def _when(r: RunResult) -> str:
+    return str(r.report.get("verified_at") or r.started_at)
+
+
+def _newest(runs: list[RunResult], limit: int) -> list[RunResult]:
+    """The newest ``limit`` graded runs per scenario, agent and model: an infra error
+    never displaces the agent's own result, and the errors among them are kept."""
+    groups: dict[tuple[str, str, str], list[RunResult]] = defaultdict(list)
+    for r in runs:
+        groups[(r.scenario, r.agent, r.model)].append(r)
+    kept: list[RunResult] = []
+    for group in groups.values():
+        graded = 0
+        for r in sorted(group, key=_when, reverse=True):
+            if graded == limit:
+                break
+            kept.append(r)  # an infra error newer than the kept runs stays, in its column
+            graded += 0 if r.infra_error else 1
+    return kept
+
+
+def tasks_after(
+    runs: list[RunResult], dates: dict[str, str | None], after: str
+) -> tuple[list[RunResult], list[str]]:
+    """Runs of scenarios whose task date is after ``after`` (contamination-aware), and
+    the scenarios left out because they have no task date."""
+    undated = sorted({r.scenario for r in runs if dates.get(r.scenario) is None})
+    kept = [r for r in runs if (dates.get(r.scenario) or "") > after]
+    return kept, undated
+
+
 def _fill_eras(runs: list[RunResult]) -> None:
     """A run whose verification failed has no era: give it the era its scenario's other
     runs (same scenario sha) were scored in, so its infra error lands in the right table."""
@@ -144,8 +211,11 @@ def _matches(value: str, patterns: list[str]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
-def collect(results_root: Path, filters: Filters | None = None) -> list[RunResult]:
-    """Every final, non-smoke run under ``results_root`` that passes ``filters``."""
+def collect(
+    results_root: Path, filters: Filters | None = None, notes: list[str] | None = None
+) -> list[RunResult]:
+    """Every final, non-smoke run under ``results_root`` that passes ``filters``;
+    what a filter left out that a reader should know is appended to ``notes``."""
     filters = filters or Filters()
     runs: list[RunResult] = []
     if results_root.is_dir():
@@ -162,14 +232,19 @@ def collect(results_root: Path, filters: Filters | None = None) -> list[RunResul
         and _matches(r.agent, filters.agents)
         and _matches(r.model, filters.models)
         and (filters.after is None or r.started_at >= filters.after)
+        and (filters.job is None or r.meta.get("job") == filters.job)
     ]
+    if filters.tasks_after is not None:
+        root = filters.scenario_root or results_root
+        dates = task_dates([r.scenario for r in runs], root)
+        runs, undated = tasks_after(runs, dates, filters.tasks_after)
+        if undated and notes is not None:
+            more = ", ..." if len(undated) > 5 else ""
+            notes.append(
+                f"--tasks-after {filters.tasks_after}: {len(undated)} scenario(s) without a "
+                f"task date left out ({', '.join(undated[:5])}{more})"
+            )
+    runs = _versions(runs, filters.versions)
     if filters.limit is not None:
-        groups: dict[tuple[Any, ...], list[RunResult]] = defaultdict(list)
-        for r in runs:
-            groups[(*r.entrant, r.scenario)].append(r)
-        runs = [
-            r
-            for group in groups.values()
-            for r in sorted(group, key=lambda r: r.started_at, reverse=True)[: filters.limit]
-        ]
+        runs = _newest(runs, filters.limit)
     return sorted(runs, key=lambda r: (r.era, r.entrant, r.scenario, r.started_at))
