@@ -23,6 +23,7 @@ from harness.report.stats import ALPHA, POWER, mde, sample_var
 
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 20_251_201
+MIN_SCENARIOS = 6  # 2 / 2^6 < 0.05: the fewest on which an exact paired test can separate
 PLANNING_VAR_D = 0.25  # binary outcomes at p = 0.5 with correlation 0.5: 2·0.25·(1-0.5)
 
 
@@ -171,7 +172,7 @@ def rank(
     # Pairs that no result could separate (too few shared scenarios: an entrant with one
     # run) stay out of Holm's family, so they never make the others' tests stricter.
     keys = sorted(k for k in pairs if smallest_p(pairs[k].t) <= alpha)
-    adjusted = dict.fromkeys(pairs, 1.0)
+    adjusted = {k: pr.p for k, pr in pairs.items()}  # out of the family: p >= alpha anyway
     adjusted.update(zip(keys, holm([pairs[k].p for k in keys]), strict=True))
     better: dict[int, list[int]] = {i: [] for i in range(len(means))}
     for (i, j), p_adj in adjusted.items():
@@ -203,7 +204,8 @@ def scenarios_needed(
 ) -> int:
     """Miller: T = (z_{1-alpha/2} + z_{power})² · (omega² + within / K) / delta²."""
     z = z_quantile(1 - alpha / 2) + z_quantile(POWER)
-    return max(2, math.ceil(z * z * (between + within / trials) / (delta * delta)))
+    need = math.ceil(z * z * (between + within / trials) / (delta * delta))
+    return max(MIN_SCENARIOS, need)  # fewer and no exact paired test reaches alpha 0.05
 
 
 def plan(
@@ -216,7 +218,7 @@ def plan(
     """A plan from observed variances: ``var_d`` is the variance of paired differences
     of scenario means seen with ``trials_seen`` trials, ``within`` the summed trial
     variance of the two entrants (None when no scenario had repeated trials)."""
-    if var_d is None:
+    if not var_d:
         source = "planning default: binary scores at p = 0.5, correlation 0.5"
         var_d, within, trials_seen = PLANNING_VAR_D, None, 1
     else:

@@ -93,10 +93,11 @@ def rank_text(e: EntrantSummary) -> str:
 
 
 def vs_above_text(e: EntrantSummary) -> str:
+    """Short: the word and the pair's p (the full test is in ``vs_above_detail``)."""
     if not e.vs_above:
         return ""
     word = NOT_MEASURABLE if e.vs_above == NOT_MEASURABLE else "below"
-    return f"{word} ({e.vs_above_detail})" if e.vs_above_detail else word
+    return f"{word} (p={e.vs_above_p:.2g})" if e.vs_above_p is not None else word
 
 
 Column = tuple[str, Callable[[EntrantSummary], str]]
@@ -117,12 +118,12 @@ def columns(include_tokens: bool = True) -> list[Column]:
         ("model", lambda e: e.model),
         ("scenarios", lambda e: str(e.scenarios)),
         ("runs", lambda e: str(e.runs)),
-        ("infra errors", lambda e: str(e.infra_errors)),
+        ("infra err", lambda e: str(e.infra_errors)),
         ("success", lambda e: _pct(e.success_rate)),
-        ("errors as 0", lambda e: _pct(e.success_as_zero.mean)),
+        ("err as 0", lambda e: _pct(e.success_as_zero.mean)),
         ("score ± se", score_text),
         ("95% CI", interval_text),
-        ("pass@k / pass^k", pass_text),
+        ("pass@k/^k", pass_text),
         ("partial", lambda e: _f(e.partial)),
         ("cost $", lambda e: _f(e.cost_usd, 4)),
         ("kWh", lambda e: _f(e.energy_kwh, 4)),
@@ -136,7 +137,7 @@ def columns(include_tokens: bool = True) -> list[Column]:
 
 COLUMNS = columns(include_tokens=True)
 LEGEND = (
-    "success and score leave infra errors out (errors as 0: counted as failures); "
+    "success and score leave infra errors out (err as 0: counted as failures); "
     "means are over scenarios of each scenario's mean; 95% CI is t, or Wilson (W) near 0 or 1"
 )
 
@@ -153,7 +154,7 @@ def print_tables(tables: list[EraTable], console: Console, include_tokens: bool 
         for e in t.entrants:
             table.add_row(*(fn(e) for _, fn in cols))
         console.print(table)
-        for line in t.notes():
+        for line in t.notes(detail=True):
             console.print(f"  {line}", highlight=False, soft_wrap=True)
         console.print()
     console.print(LEGEND, highlight=False, soft_wrap=True)
@@ -170,7 +171,7 @@ def to_markdown(tables: list[EraTable], include_tokens: bool = True) -> str:
             cells = [fn(e).replace("|", "\\|") for _, fn in cols]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
-        out += [f"_{line}_" for line in t.notes()]
+        out += [f"_{line}_" for line in t.notes(detail=True)]
         if t.notes():
             out.append("")
     if not tables:

@@ -59,7 +59,9 @@ def wilson(p: float, n: int, alpha: float = ALPHA) -> tuple[float, float]:
     centre = p + z * z / (2 * n)
     half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n))
     scale = 1 + z * z / n
-    return (max(0.0, (centre - half) / scale), min(1.0, (centre + half) / scale))
+    low = 0.0 if p <= 0.0 else max(0.0, (centre - half) / scale)
+    high = 1.0 if p >= 1.0 else min(1.0, (centre + half) / scale)
+    return (low, high)
 
 
 def near_bound(p: float, n: int) -> bool:

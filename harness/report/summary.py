@@ -63,6 +63,7 @@ class EntrantSummary:
     rank: int = 0
     vs_above: str = ""  # "", NOT_MEASURABLE or "below"
     vs_above_detail: str = ""  # the paired test against the entrant just above
+    vs_above_p: float | None = None  # its Holm-adjusted p
     better: list[str] = field(default_factory=list)  # labels separably better
     run_ids: list[str] = field(default_factory=list)
     clusters: Clusters = field(default_factory=dict)  # scores by scenario, errors excluded
@@ -131,8 +132,9 @@ class EraTable:
     def same_sets(self) -> bool:
         return self.shared == self.union
 
-    def notes(self) -> list[str]:
-        """What a reader must know to read the table, one line each."""
+    def notes(self, detail: bool = False) -> list[str]:
+        """What a reader must know to read the table, one line each; ``detail`` adds the
+        paired test behind each "vs above"."""
         out = []
         if self.entrants and not self.same_sets:
             out.append(
@@ -144,12 +146,16 @@ class EraTable:
                 f"minimum detectable difference (80% power, alpha 0.05, paired, "
                 f"T={self.mde_t}): {self.mde:.3f} ({self.mde_source})"
             )
+        elif self.mde_source:
+            out.append(f"minimum detectable difference: none ({self.mde_source})")
         if len(self.entrants) > 1:
             out.append(
                 "ranks: shared unless a paired test (McNemar or bootstrap over scenarios) "
                 f"separates them, Holm-corrected over {self.family} pair(s) "
                 "(pairs too small to ever separate stay out of the family)"
             )
+        if detail:
+            out += [f"{e.label} {e.vs_above_detail}" for e in self.entrants if e.vs_above_detail]
         return out
 
 
@@ -223,19 +229,23 @@ def pair_detail(p: Paired, p_adj: float | None = None) -> str:
 
 
 def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
+    """The MDE at the table's size: T = scenarios shared by all (else the largest pair),
+    with the median non-zero variance of paired differences (else the planning value)."""
     names = [set(e.clusters) for e in entrants]
     union = set().union(*names) if names else set()
     shared = set.intersection(*names) if names else set()
     table.shared, table.union = len(shared), len(union)
-    var_ds = [p.var_d for p in table.pairs.values() if p.var_d is not None and p.t >= 2]
-    sizes = [p.t for p in table.pairs.values() if p.t >= 2]
-    t = len(shared) if len(shared) >= 2 else max(sizes, default=len(union))
-    if t < 2:
+    sizes = [p.t for p in table.pairs.values()]
+    t = len(shared) if len(entrants) < 2 or len(shared) >= 2 else max(sizes, default=0)
+    if smallest_p(t) > ALPHA:
+        table.mde_t = t
+        table.mde_source = f"no exact paired test reaches p < 0.05 on {t} scenario(s); 6 needed"
         return
+    var_ds = [p.var_d for p in table.pairs.values() if p.var_d and p.t >= 2]
     if var_ds:
         var_d, source = statistics.median(var_ds), "median variance of paired differences"
     else:
-        var_d, source = PLANNING_VAR_D, "planning variance 0.25: no pair to measure"
+        var_d, source = PLANNING_VAR_D, "planning variance 0.25: no pair whose difference varies"
     table.mde, table.mde_t, table.mde_source = mde(math.sqrt(var_d / t)), t, source
 
 
@@ -260,9 +270,15 @@ def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:
         e.vs_above, e.vs_above_detail = "", ""
         if n == 0:
             continue
-        e.vs_above = NOT_MEASURABLE if table.entrants[n - 1].rank == e.rank else "below"
-        key = (n - 1, n)
-        e.vs_above_detail = pair_detail(table.pairs[key], table.holm_p[key])
+        tied = table.entrants[n - 1].rank == e.rank
+        e.vs_above = NOT_MEASURABLE if tied else "below"
+        # Tied: the entrant above that came closest to separating (smallest Holm p);
+        # below: the one just above, whose test did separate or whose rank is better.
+        m = min(range(n), key=lambda a: (table.holm_p[(a, n)], a)) if tied else n - 1
+        e.vs_above_detail = f"vs {table.entrants[m].label}: " + pair_detail(
+            table.pairs[(m, n)], table.holm_p[(m, n)]
+        )
+        e.vs_above_p = table.holm_p[(m, n)]
     table.family = sum(1 for p in pairs.values() if smallest_p(p.t) <= ALPHA)
     _table_mde(table, entrants)
     return table
