@@ -211,8 +211,8 @@ def report_command(
 
 
 def compare_command(
-    a: Annotated[str, typer.Argument(help="entrant A: AGENT[@VERSION][:MODEL]")],
-    b: Annotated[str, typer.Argument(help="entrant B: AGENT[@VERSION][:MODEL]")],
+    a: Annotated[str, typer.Argument(help="entrant A: AGENT, AGENT:MODEL or AGENT@VERSION:MODEL")],
+    b: Annotated[str, typer.Argument(help="entrant B, named the same way")],
     scenarios: ScenariosOpt = None,
     after: AfterOpt = None,
     limit: ReportLimitOpt = None,
