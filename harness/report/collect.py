@@ -51,6 +51,17 @@ class RunResult:
     phases: list[dict[str, Any]] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    trimmed: bool = False  # report holds the summary's keys only (from the run index)
+
+    def full(self) -> RunResult:
+        """This run with its whole report (read again when the index trimmed it)."""
+        if not self.trimmed:
+            return self
+        again = read_run(self.run_dir)
+        if again is None:
+            return self
+        again.era, again.agent_version = self.era, self.agent_version  # as filled/merged
+        return again
 
     @property
     def entrant(self) -> tuple[str, str, str]:
@@ -96,15 +107,35 @@ def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
     return sum(known) if known else None
 
 
-def read_run(run_dir: Path) -> RunResult | None:
-    """One run folder as a record, or None when it has no parseable final report."""
+def read_parts(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
+    """A run folder's report, run.json and progress.json; None without a final report."""
     report = _load(run_dir / "verify" / "report.json")
     if not isinstance(report, dict) or not report.get("outcome"):
         return None
     meta = _load(run_dir / "run.json")
-    meta = meta if isinstance(meta, dict) else {}
     progress = _load(run_dir / "progress.json")
-    progress = progress if isinstance(progress, dict) else {}
+    return (
+        report,
+        meta if isinstance(meta, dict) else {},
+        progress if isinstance(progress, dict) else {},
+    )
+
+
+def read_run(run_dir: Path) -> RunResult | None:
+    """One run folder as a record, or None when it has no parseable final report."""
+    parts = read_parts(run_dir)
+    return None if parts is None else from_parts(run_dir, *parts)
+
+
+def from_parts(
+    run_dir: Path,
+    report: dict[str, Any],
+    meta: dict[str, Any],
+    progress: dict[str, Any],
+    trimmed: bool = False,
+) -> RunResult:
+    """The record of a run from its three files' contents (``trimmed``: the report holds
+    only the summary's keys, as the run index keeps it; ``full()`` reads the rest)."""
     usage: dict[str, Any] = progress.get("usage") or {}
     usage = usage if isinstance(usage, dict) else {}
     phases: list[dict[str, Any]] = progress.get("phases") or []
@@ -131,6 +162,7 @@ def read_run(run_dir: Path) -> RunResult | None:
         phases=phases,
         report=report,
         meta=meta,
+        trimmed=trimmed,
     )
 
 
@@ -211,19 +243,33 @@ def _matches(value: str, patterns: list[str]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
-def collect(
-    results_root: Path, filters: Filters | None = None, notes: list[str] | None = None
-) -> list[RunResult]:
-    """Every final, non-smoke run under ``results_root`` that passes ``filters``;
-    what a filter left out that a reader should know is appended to ``notes``."""
-    filters = filters or Filters()
+def scan(results_root: Path) -> list[RunResult]:
+    """Every final run under ``results_root``, read from the folders themselves."""
     runs: list[RunResult] = []
     if results_root.is_dir():
-        for meta_path in sorted(results_root.rglob("verify/report.json")):
-            run = read_run(meta_path.parent.parent)
-            if run is None or run.scenario.startswith("smoke/"):
-                continue
-            runs.append(run)
+        for report_path in sorted(results_root.rglob("verify/report.json")):
+            run = read_run(report_path.parent.parent)
+            if run is not None:
+                runs.append(run)
+    return runs
+
+
+def collect(
+    results_root: Path,
+    filters: Filters | None = None,
+    notes: list[str] | None = None,
+    use_index: bool = True,
+) -> list[RunResult]:
+    """Every final, non-smoke run under ``results_root`` that passes ``filters``, through
+    the run index (``index``) unless ``use_index`` is False; what a filter left out that
+    a reader should know is appended to ``notes``."""
+    filters = filters or Filters()
+    from harness.report.index import indexed_runs  # the index builds on this module
+
+    found = indexed_runs(results_root, filters.job) if use_index else None
+    if found is None:
+        found = scan(results_root)
+    runs = [r for r in found if not r.scenario.startswith("smoke/")]
     _fill_eras(runs)
     runs = [
         r
