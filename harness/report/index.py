@@ -66,11 +66,12 @@ def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "verify").is_dir()
 
 
-def _signature(run_dir: Path) -> str:
+def _signature(run_dir: str) -> str:
+    """mtime, size and inode of the three files (plain strings: this runs per run shown)."""
     parts = []
     for name in FILES:
         try:
-            st = os.stat(run_dir / name)
+            st = os.stat(f"{run_dir}/{name}")
             parts.append(f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}")
         except OSError:
             parts.append("-")
@@ -121,7 +122,7 @@ class RunIndex:
         return path.relative_to(self.root).as_posix()
 
     def _put(self, run_dir: Path, parent: str) -> None:
-        sig = _signature(run_dir)
+        sig = _signature(str(run_dir))
         final, job, record = _record(run_dir)
         self.db.execute(
             "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
@@ -189,20 +190,22 @@ class RunIndex:
         if job is not None:
             query, args = query + " AND job = ?", (job,)
         stale: list[tuple[Path, str]] = []
+        root = str(self.root)
         for path, parent, sig, record in self.db.execute(query + " ORDER BY path", args):
-            run_dir = self.root / path
+            run_dir = f"{root}/{path}"
             if _signature(run_dir) != sig:
-                stale.append((run_dir, parent))
+                stale.append((Path(run_dir), parent))
                 continue
             doc = json.loads(record)
-            yield from_parts(run_dir, doc["report"], doc["meta"], doc["progress"], trimmed=True)
-        for run_dir, parent in stale:  # changed since indexed: read again, and remember
+            meta, progress = doc["meta"], doc["progress"]
+            yield from_parts(Path(run_dir), doc["report"], meta, progress, trimmed=True)
+        for changed, parent in stale:  # changed since indexed: read again, and remember
             self.db.execute("BEGIN IMMEDIATE")
-            self._put(run_dir, parent)
+            self._put(changed, parent)
             self.db.execute("COMMIT")
-            parts = read_parts(run_dir)
+            parts = read_parts(changed)
             if parts is not None:
-                yield from_parts(run_dir, *parts)
+                yield from_parts(changed, *parts)
 
 
 def _open(root: Path, job: str | None) -> list[RunResult]:
