@@ -5,6 +5,8 @@ with the three files a report reads, then measures, interleaved over several rou
 
 - ``scan``: the old path, ``collect(root, use_index=False)`` (rglob + three JSON files
   per run), for everything and for one job;
+- ``scan resume``: the job ledger's old ``scan_folders`` (every run.json) against
+  ``scan_results`` through the index (the job's rows only);
 - ``index``: ``collect(root)`` through ``<results>/.runs-index.sqlite`` once it exists
   (each read still brings it in step: one stat per scenario folder, three per run shown);
 - the one-time cold build of the index.
@@ -25,6 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.job.ledger import scan_folders, scan_results
 from harness.report.collect import Filters, collect
 from harness.report.index import INDEX_FILE
 
@@ -101,6 +104,8 @@ def main() -> None:
             "index all": lambda: len(collect(root)),
             "scan --job": lambda: len(collect(root, job, use_index=False)),
             "index --job": lambda: len(collect(root, job)),
+            "scan resume": lambda: sum(map(len, scan_folders(root, "job-007").values())),
+            "index resume": lambda: sum(map(len, scan_results(root, "job-007").values())),
         }
         times: dict[str, list[float]] = {k: [] for k in cases}
         counts: dict[str, int] = {}
@@ -110,11 +115,13 @@ def main() -> None:
                 times[name].append(seconds)
         assert counts["scan all"] == counts["index all"] == args.runs
         assert counts["scan --job"] == counts["index --job"] == args.runs // JOBS
+        assert counts["scan resume"] == counts["index resume"] == args.runs // JOBS
         med = {k: statistics.median(v) for k, v in times.items()}
         for name, value in med.items():
             print(f"{name:12s} median {value:8.3f} s  ({counts[name]:,} runs)")
         print(f"ratio scan/index, whole root: {med['scan all'] / med['index all']:.1f}x")
         print(f"ratio scan/index, --job:      {med['scan --job'] / med['index --job']:.1f}x")
+        print(f"ratio scan/index, resume:     {med['scan resume'] / med['index resume']:.1f}x")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

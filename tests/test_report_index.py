@@ -14,8 +14,9 @@ import pytest
 
 from harness.report import collect as collect_mod
 from harness.report import index as index_mod
-from harness.report.collect import Filters, RunResult, collect, scan
-from harness.report.index import INDEX_FILE, indexed_runs
+from harness.report.collect import Filters, RunResult, collect, from_parts, scan
+from harness.report.index import INDEX_FILE
+from harness.report.index import indexed_runs as raw_indexed
 from tests.support.jobs_agents import write_result
 
 pytestmark = pytest.mark.unit
@@ -26,6 +27,13 @@ def _view(runs: list[RunResult]) -> list[tuple[Any, ...]]:
         (r.run_id, r.scenario, r.agent, r.model, r.outcome, r.score, r.era, r.wall_s, r.started_at)
         for r in runs
     )
+
+
+def indexed_runs(root: Path, job: str | None = None) -> list[RunResult] | None:
+    rows = raw_indexed(root, job)
+    if rows is None:
+        return None
+    return [from_parts(r.run_dir, r.report or {}, r.meta, r.progress, True) for r in rows]
 
 
 def _set(run: Path, rel: str, **fields: Any) -> None:
@@ -63,6 +71,12 @@ def test_the_index_answers_as_the_folders_do_and_follows_changes(tmp_path: Path)
     assert {r.run_id for r in scan(root)} == {"r-a-01", "r-b-03", "r-b-04", "r-c-05", "r-a-06"}
     assert next(r for r in indexed_runs(root) or [] if r.run_id == "r-b-04").score == 0.9
 
+    early = root / "py" / "b" / "r-b-08"  # listed while its folder was still empty
+    early.mkdir()
+    assert indexed_runs(root) is not None
+    shutil.copytree(runs[3], early, dirs_exist_ok=True)
+    _set(early, "verify/report.json", run_id="r-b-08")
+    assert "r-b-08" in {r.run_id for r in indexed_runs(root) or []}
     shutil.copy(runs[0] / "verify" / "report.json", pending / "verify" / "report.json")
     _set(pending, "verify/report.json", run_id="r-a-07")
     assert "r-a-07" in {r.run_id for r in indexed_runs(root) or []}  # it finished

@@ -176,7 +176,28 @@ def final_report(run_dir: Path) -> dict[str, Any] | None:
 
 
 def scan_results(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
-    """Runs recorded for ``job``, by trial key, oldest first."""
+    """Runs recorded for ``job``, by trial key, oldest first: through the run index
+    beside the result folders (the job's rows only), else by reading every folder."""
+    from harness.report.index import indexed_runs  # L10 sibling; moves to results/
+
+    rows = indexed_runs(results_root, job, unfinished=True)
+    if rows is not None:
+        found: dict[str, list[RunRecord]] = {}
+        for row in rows:
+            key = row.meta.get("trial_key")
+            if row.meta.get("job") != job or not key:
+                continue
+            outcome = None if row.report is None else str(row.report["outcome"])
+            score = None if row.report is None else row.report.get("score")
+            found.setdefault(str(key), []).append(RunRecord(row.run_dir, outcome, score))
+        for records in found.values():
+            records.sort(key=lambda r: r.run_dir.name)
+        return found
+    return scan_folders(results_root, job)
+
+
+def scan_folders(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
+    """``scan_results`` by reading every run.json under ``results_root``."""
     found: dict[str, list[RunRecord]] = {}
     if not results_root.is_dir():
         return found

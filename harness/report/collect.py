@@ -11,13 +11,13 @@ scenario, agent and model; harness adds ``--job`` and ``--tasks-after``.
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.report.index import indexed_runs, read_parts
 from harness.report.taskdate import task_dates
 
 NO_ERA = "(no era)"
@@ -89,13 +89,6 @@ class Filters:
     scenario_root: Path | None = None  # where task dates are read from
 
 
-def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
 def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
     """The agent's wall time: its phase's duration (what a user waits for the change).
 
@@ -105,20 +98,6 @@ def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
     durations = [p.get("duration_s") for p in phases if p.get("name") == "agent"]
     known = [float(d) for d in durations if isinstance(d, int | float)]
     return sum(known) if known else None
-
-
-def read_parts(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
-    """A run folder's report, run.json and progress.json; None without a final report."""
-    report = _load(run_dir / "verify" / "report.json")
-    if not isinstance(report, dict) or not report.get("outcome"):
-        return None
-    meta = _load(run_dir / "run.json")
-    progress = _load(run_dir / "progress.json")
-    return (
-        report,
-        meta if isinstance(meta, dict) else {},
-        progress if isinstance(progress, dict) else {},
-    )
 
 
 def read_run(run_dir: Path) -> RunResult | None:
@@ -264,11 +243,15 @@ def collect(
     the run index (``index``) unless ``use_index`` is False; what a filter left out that
     a reader should know is appended to ``notes``."""
     filters = filters or Filters()
-    from harness.report.index import indexed_runs  # the index builds on this module
-
-    found = indexed_runs(results_root, filters.job) if use_index else None
-    if found is None:
+    rows = indexed_runs(results_root, filters.job) if use_index else None
+    if rows is None:
         found = scan(results_root)
+    else:
+        found = [
+            from_parts(r.run_dir, r.report, r.meta, r.progress, trimmed=True)
+            for r in rows
+            if r.report is not None
+        ]
     runs = [r for r in found if not r.scenario.startswith("smoke/")]
     _fill_eras(runs)
     runs = [

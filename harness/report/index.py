@@ -24,10 +24,9 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from harness.report.collect import RunResult, from_parts, read_parts
 
 INDEX_FILE = ".runs-index.sqlite"
 SCHEMA = 1
@@ -62,6 +61,38 @@ RACY_NS = 2_000_000_000  # an mtime this fresh may hide a change made in the sam
 _UNDER = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'"
 
 
+@dataclass(frozen=True)
+class IndexedRun:
+    """A run as the index keeps it: ``report`` holds ``REPORT_KEYS`` only (None while
+    the run has no final report), ``progress`` its usage and phases."""
+
+    run_dir: Path
+    report: dict[str, Any] | None
+    meta: dict[str, Any]
+    progress: dict[str, Any]
+
+
+def _load(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def read_parts(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
+    """A run folder's report, run.json and progress.json; None without a final report."""
+    report = _load(run_dir / "verify" / "report.json")
+    if not isinstance(report, dict) or not report.get("outcome"):
+        return None
+    meta = _load(run_dir / "run.json")
+    progress = _load(run_dir / "progress.json")
+    return (
+        report,
+        meta if isinstance(meta, dict) else {},
+        progress if isinstance(progress, dict) else {},
+    )
+
+
 def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "verify").is_dir()
 
@@ -78,17 +109,24 @@ def _signature(run_dir: str) -> str:
     return "|".join(parts)
 
 
+def _trim(report: dict[str, Any], meta: dict[str, Any], progress: dict[str, Any]) -> str:
+    small = {"usage": progress.get("usage") or {}, "phases": progress.get("phases") or []}
+    trimmed = {k: report[k] for k in REPORT_KEYS if k in report}
+    return json.dumps({"report": trimmed, "meta": meta, "progress": small})
+
+
 def _record(run_dir: Path) -> tuple[bool, str | None, str]:
-    """(final, job, record JSON) of one run folder, read from disk."""
+    """(final, job, record JSON) of one run folder, read from disk; a run without a
+    final report keeps its run.json, so a job's unfinished runs are found too."""
     parts = read_parts(run_dir)
     if parts is None:
-        return False, None, ""
-    report, meta, progress = parts
-    trimmed = {k: report[k] for k in REPORT_KEYS if k in report}
-    small = {"usage": progress.get("usage") or {}, "phases": progress.get("phases") or []}
-    job = meta.get("job")
-    doc = {"report": trimmed, "meta": meta, "progress": small}
-    return True, job if isinstance(job, str) else None, json.dumps(doc)
+        meta = _load(run_dir / "run.json")
+        meta = meta if isinstance(meta, dict) else {}
+        job = meta.get("job")
+        doc = json.dumps({"report": None, "meta": meta, "progress": {}})
+        return False, job if isinstance(job, str) else None, doc
+    job = parts[1].get("job")
+    return True, job if isinstance(job, str) else None, _trim(*parts)
 
 
 class RunIndex:
@@ -135,6 +173,11 @@ class RunIndex:
         try:
             mtime = os.stat(directory).st_mtime_ns
         except OSError:
+            return
+        if rel != "." and known.get(rel) != mtime and _is_run(directory):
+            # listed while still empty (a trial's folder before its run.json): a run now
+            self.db.execute(f"DELETE FROM dirs WHERE {_UNDER}", (rel, rel, rel))
+            self._put(directory, parent)
             return
         if known.get(rel) == mtime:  # same entries as last time: only its subfolders
             children = self.db.execute("SELECT path FROM dirs WHERE parent = ?", (rel,))
@@ -183,38 +226,46 @@ class RunIndex:
             self.db.execute("ROLLBACK")
             raise
 
-    def runs(self, job: str | None = None) -> Iterator[RunResult]:
-        """Final runs (of ``job`` when given), each checked against its signature."""
-        query = "SELECT path, dir, sig, record FROM runs WHERE final = 1"
-        args: tuple[Any, ...] = ()
+    def runs(self, job: str | None = None, unfinished: bool = False) -> Iterator[IndexedRun]:
+        """Final runs (of ``job`` when given; with ``unfinished`` also those without a
+        final report, ``report`` None), each checked against its signature first."""
+        query = "SELECT path, dir, final, sig, record FROM runs"
+        where, args = [] if unfinished else ["final = 1"], []
         if job is not None:
-            query, args = query + " AND job = ?", (job,)
+            where.append("job = ?")
+            args.append(job)
+        if where:
+            query += " WHERE " + " AND ".join(where)
         stale: list[tuple[Path, str]] = []
         root = str(self.root)
-        for path, parent, sig, record in self.db.execute(query + " ORDER BY path", args):
+        for path, parent, final, sig, record in self.db.execute(query + " ORDER BY path", args):
             run_dir = f"{root}/{path}"
-            if _signature(run_dir) != sig:
+            if final and _signature(run_dir) != sig:
                 stale.append((Path(run_dir), parent))
                 continue
             doc = json.loads(record)
-            meta, progress = doc["meta"], doc["progress"]
-            yield from_parts(Path(run_dir), doc["report"], meta, progress, trimmed=True)
+            yield IndexedRun(Path(run_dir), doc["report"], doc["meta"], doc["progress"])
         for changed, parent in stale:  # changed since indexed: read again, and remember
             self.db.execute("BEGIN IMMEDIATE")
             self._put(changed, parent)
             self.db.execute("COMMIT")
             parts = read_parts(changed)
             if parts is not None:
-                yield from_parts(changed, *parts)
+                yield IndexedRun(changed, *parts)
+            elif unfinished:
+                meta = _load(changed / "run.json")
+                yield IndexedRun(changed, None, meta if isinstance(meta, dict) else {}, {})
 
 
-def _open(root: Path, job: str | None) -> list[RunResult]:
+def _open(root: Path, job: str | None, unfinished: bool) -> list[IndexedRun]:
     with RunIndex(root) as index:
         index.refresh()
-        return list(index.runs(job))
+        return list(index.runs(job, unfinished))
 
 
-def indexed_runs(root: Path, job: str | None = None) -> list[RunResult] | None:
+def indexed_runs(
+    root: Path, job: str | None = None, unfinished: bool = False
+) -> list[IndexedRun] | None:
     """Runs through the index; a damaged index file is removed and rebuilt; None when
     the index cannot be used at all (e.g. a read-only results folder): the caller then
     reads the folders directly."""
@@ -222,12 +273,12 @@ def indexed_runs(root: Path, job: str | None = None) -> list[RunResult] | None:
         return []
     try:
         try:
-            return _open(root, job)
+            return _open(root, job, unfinished)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError):
                 raise
             for stale in root.glob(INDEX_FILE + "*"):  # not a database: start again
                 stale.unlink(missing_ok=True)
-            return _open(root, job)
+            return _open(root, job, unfinished)
     except (sqlite3.Error, OSError, ValueError, KeyError):
         return None
