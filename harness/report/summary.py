@@ -17,7 +17,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.authoring.versions import table_keys
 from harness.report.collect import RunResult
 from harness.report.paired import PLANNING_VAR_D, Paired, compare, rank, smallest_p
 from harness.report.stats import (
@@ -31,6 +30,7 @@ from harness.report.stats import (
     pass_at_k,
     pass_hat_k,
 )
+from harness.report.versions import table_keys
 
 Clusters = dict[str, list[float]]
 
