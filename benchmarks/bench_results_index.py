@@ -29,7 +29,7 @@ from pathlib import Path
 
 from harness.job.ledger import scan_folders, scan_results
 from harness.report.collect import Filters, collect
-from harness.report.index import INDEX_FILE
+from harness.results.index import INDEX_FILE
 
 SCENARIOS = 40
 ENTRANTS = 10

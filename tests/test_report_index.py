@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from harness.report import collect as collect_mod
-from harness.report import index as index_mod
 from harness.report.collect import Filters, RunResult, collect, from_parts, scan
-from harness.report.index import INDEX_FILE
-from harness.report.index import indexed_runs as raw_indexed
+from harness.results import index as index_mod
+from harness.results.index import INDEX_FILE
+from harness.results.index import indexed_runs as raw_indexed
 from tests.support.jobs_agents import write_result
 
 pytestmark = pytest.mark.unit

@@ -24,6 +24,7 @@ from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.job.plan import JobConfig, Trial
 from harness.results import now_iso
+from harness.results.index import indexed_runs
 from harness.util.fs import read_json, write_json
 
 Status = Literal["pending", "running", "done", "interrupted", "error", "refused"]
@@ -178,8 +179,6 @@ def final_report(run_dir: Path) -> dict[str, Any] | None:
 def scan_results(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
     """Runs recorded for ``job``, by trial key, oldest first: through the run index
     beside the result folders (the job's rows only), else by reading every folder."""
-    from harness.report.index import indexed_runs  # L10 sibling; moves to results/
-
     rows = indexed_runs(results_root, job, unfinished=True)
     if rows is not None:
         found: dict[str, list[RunRecord]] = {}

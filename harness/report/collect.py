@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.report.index import indexed_runs, read_parts
 from harness.report.taskdate import task_dates
+from harness.results.index import indexed_runs, read_parts
 
 NO_ERA = "(no era)"
 SEMVER = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?")

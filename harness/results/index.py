@@ -1,5 +1,5 @@
-"""The run index: an SQLite file beside the result folders, so reading results costs what
-is shown, not the whole results root.
+"""The run index: an SQLite file beside the result folders, so reading results (report,
+board, a job's resume) costs what is shown, not the whole results root.
 
 ``<results>/.runs-index.sqlite`` keeps, per run folder, the summary's part of its three
 files (a trimmed report, run.json, progress.json) and the stat signature they had.
