@@ -6,6 +6,7 @@ single-run entrant cannot move."""
 from __future__ import annotations
 
 import math
+import random
 import statistics
 
 import pytest
@@ -168,9 +169,9 @@ def test_mde_formula_and_scenarios_needed() -> None:
     assert scenarios_needed(0.9, 0.01, 0.0, 1) == 6  # never below the exact-test floor
 
 
-def _ranks(entrants: list[dict[str, list[float]]]) -> list[int]:
+def _ranks(entrants: list[dict[str, list[float]]], quick: bool = False) -> list[int]:
     pairs = {
-        (i, j): compare(entrants[i], entrants[j])
+        (i, j): compare(entrants[i], entrants[j], quick=quick)
         for i in range(len(entrants))
         for j in range(i + 1, len(entrants))
     }
@@ -197,6 +198,18 @@ def test_holm_decides_between_many_entrants() -> None:
     # strong-weak: 8-0, p = 0.0078 -> Holm x3 = 0.023, separable; strong-mid 4-0 and
     # mid-weak 4-0 (p = 0.125) are not
     assert _ranks([strong, mid, weak]) == [1, 1, 2]
+
+
+def test_quick_pairs_skip_the_bootstrap_but_never_change_a_rank() -> None:
+    rng = random.Random(7)
+    entrants = [
+        {f"s{t}": [min(1.0, max(0.0, rng.gauss(0.2 * e + 0.1 * (t % 3), 0.15)))] for t in range(12)}
+        for e in range(3)
+    ] + [{f"s{t}": [float(t % (e + 2) == 0)] for t in range(12)} for e in range(2)]
+    assert _ranks(entrants, quick=True) == _ranks(entrants)
+    assert len(set(_ranks(entrants))) > 1  # the data does separate some of them
+    quick = compare(entrants[0], entrants[2], quick=True)
+    assert quick.p == compare(entrants[0], entrants[2]).p  # the decisive pairs in full
 
 
 def test_pareto_front_prefers_cheap_and_good() -> None:

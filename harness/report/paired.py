@@ -102,6 +102,7 @@ def compare(
     b: Mapping[str, Sequence[float]],
     alpha: float = ALPHA,
     boot_b: int = BOOTSTRAP_B,
+    quick: bool = False,
 ) -> Paired:
     """Paired comparison of two entrants' trials, by scenario, on the shared scenarios.
 
@@ -109,6 +110,9 @@ def compare(
     side has one binary trial per scenario; for graded scores it is the larger of the
     bootstrap's and the exact sign test's (the same binomial on scenarios won and lost),
     because the percentile bootstrap is far too narrow with a handful of scenarios.
+    ``quick`` (for ranking many pairs) skips the bootstrap where it cannot change the
+    decision: McNemar's p needs none, and a sign test above alpha already says "not
+    separable"; ``low``/``high`` are then None.
     """
     shared = sorted(k for k in a.keys() & b.keys() if a[k] and b[k])
     sa = [sum(a[k]) / len(a[k]) for k in shared]
@@ -125,10 +129,14 @@ def compare(
     rho = correlation(sa, sb)
     wins, losses = sum(1 for x in d if x > 0), sum(1 for x in d if x < 0)
     p_sign = mcnemar_exact(wins, losses)
-    low, high, p_boot = bootstrap(d, alpha, boot_b)
     one_each = all(len(a[k]) == 1 and len(b[k]) == 1 for k in shared)
-    if one_each and _binary(sa) and _binary(sb):
-        return Paired(t, diff, se, unpaired, low, high, p_sign, "mcnemar", rho, var_d, wins, losses)
+    binary = one_each and _binary(sa) and _binary(sb)
+    method = "mcnemar" if binary else "bootstrap"
+    if quick and (binary or p_sign > alpha):
+        return Paired(t, diff, se, unpaired, None, None, p_sign, method, rho, var_d, wins, losses)
+    low, high, p_boot = bootstrap(d, alpha, boot_b)
+    if binary:
+        return Paired(t, diff, se, unpaired, low, high, p_sign, method, rho, var_d, wins, losses)
     p = max(p_boot, p_sign)
     return Paired(t, diff, se, unpaired, low, high, p, "bootstrap", rho, var_d, wins, losses)
 

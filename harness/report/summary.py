@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.report.collect import RunResult
@@ -252,7 +252,7 @@ def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
 def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:
     """Order entrants by Holm-corrected paired tests and fill rank and ``vs_above``."""
     pairs = {
-        (i, j): compare(entrants[i].clusters, entrants[j].clusters)
+        (i, j): compare(entrants[i].clusters, entrants[j].clusters, quick=True)
         for i in range(len(entrants))
         for j in range(i + 1, len(entrants))
     }
@@ -275,6 +275,9 @@ def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:
         # Tied: the entrant above that came closest to separating (smallest Holm p);
         # below: the one just above, whose test did separate or whose rank is better.
         m = min(range(n), key=lambda a: (table.holm_p[(a, n)], a)) if tied else n - 1
+        if table.pairs[(m, n)].low is None and table.pairs[(m, n)].t:  # shown: in full
+            full = compare(table.entrants[m].clusters, e.clusters)
+            table.pairs[(m, n)] = replace(full, p=max(full.p, table.pairs[(m, n)].p))
         e.vs_above_detail = f"vs {table.entrants[m].label}: " + pair_detail(
             table.pairs[(m, n)], table.holm_p[(m, n)]
         )
