@@ -55,11 +55,12 @@ def _register_subapps() -> None:
     app.add_typer(gateway_app, name="gateway")
 
     from harness.cli.job import run_command
-    from harness.cli.report import board_command, report_command, view_command
+    from harness.cli.report import board_command, compare_command, report_command, view_command
 
     app.command("run")(run_command)
     app.command("exec-all", help="Alias of `run` (goagentbench's name).")(run_command)
     app.command("report")(report_command)
+    app.command("compare")(compare_command)
     app.command("board")(board_command)
     app.command("view")(view_command)
 
@@ -359,10 +360,36 @@ def scenarios_cmd() -> None:
 @app.command("controls")
 @guarded
 def controls_cmd(
-    scenarios: Annotated[list[str], typer.Argument(help="scenario names")],
+    scenarios: Annotated[list[str] | None, typer.Argument(help="scenario names")] = None,
     sandbox: SandboxOpt = "docker",
+    containment: Annotated[
+        bool,
+        typer.Option(
+            "--containment",
+            help="play the attack catalogue as real trials; CONTAINED / NOT CONTAINED each",
+        ),
+    ] = False,
+    attack: Annotated[
+        list[str] | None, typer.Option("--attack", help="only these attacks (repeatable)")
+    ] = None,
 ) -> None:
-    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json."""
+    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json.
+    With --containment: prove the sandbox instead, attack by attack."""
+    if containment:
+        from harness.grader.containment.catalogue import load_attacks
+        from harness.grader.containment.control import run_catalogue
+
+        attacks = load_attacks(names=attack)
+        results = run_catalogue(attacks, _settings(), _sandbox(sandbox), typer.echo)
+        bad = [r for r in results if not r.contained]
+        typer.echo(f"{len(results) - len(bad)}/{len(results)} contained")
+        raise typer.Exit(EXIT_FAILED if bad else EXIT_SUCCESS)
+    if not scenarios:
+        raise UserError(
+            "name the scenarios to prove",
+            field="SCENARIOS",
+            fix="harness controls SCENARIO... (or --containment for the attack catalogue)",
+        )
     untrusted = 0
     for name in scenarios:
         report = run_controls(_load(name), _settings(), _sandbox(sandbox))
