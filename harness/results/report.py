@@ -58,6 +58,11 @@ class Report(BaseModel):
     scoring: dict[str, Any] | None = Field(description="the score's rows and arithmetic")
     verify_duration_s: Number = Field(description="verification wall time, seconds")
     error: str | None = Field(description="the harness's error, when the verdict is error")
+    containment: dict[str, Any] | None = Field(
+        default=None,
+        description="what kept the verdict out of the code's reach: restored, rejected "
+        "(runner-steering files) and test_user",
+    )
     grader: str | None = Field(
         default=None, description="whether this scenario's grader is proven (controls.json) here"
     )
