@@ -76,3 +76,17 @@ def test_every_extension_kind_uses_the_idiom() -> None:
     assert {"oracle", "nop", "codex"} <= set(AGENTS.names())
     with pytest.raises(UserError, match="unknown format 'xml'"):
         REPORT_FORMATS.load("xml")
+
+
+def test_every_scenario_field_is_described() -> None:
+    from harness.scenario.model import json_schema
+
+    schema = json_schema()
+    models = [schema, *schema["$defs"].values()]
+    undescribed = [
+        f"{m.get('title')}.{name}"
+        for m in models
+        for name, prop in (m.get("properties") or {}).items()
+        if "description" not in prop
+    ]
+    assert undescribed == []

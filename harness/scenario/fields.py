@@ -55,6 +55,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "partial_tests": "partial test targets: graded by the share that passes",
         "runner": "the test runner (go or pytest); default: guessed from the targets",
         "suite": "a suite folder (suite/suite.py) that grades the tree instead of tests",
+        "runner_files": "globs of runner-steering files (conftest.py, ini sections, go.mod "
+        "redirects) that keep the agent's version; every other one is restored to the baseline",
     },
     "Environment": {
         "image": "the toolchain image agent and verifier run in (default: by language)",
@@ -66,6 +68,17 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "go": 'a pinned Go release ("1.24"; else go.mod\'s), or "system" for the image\'s',
         "python": 'the Python the task needs, e.g. "3.11" (refused where absent)',
     },
+    "SandboxPolicy": {
+        "read_only_root": "the root filesystem is read-only (only the workspace, $HOME, /tmp "
+        "and scratch folders are writable)",
+        "no_new_privileges": "set no-new-privileges (setuid binaries gain nothing)",
+        "non_root": "the agent runs as the workspace owner's uid, never root",
+        "capabilities": "Linux capabilities kept (default: every one dropped)",
+        "workspace_size": "the most the workspace may grow to, e.g. 4g",
+        "tmp_size": "size of the /tmp tmpfs",
+        "home_size": "size of the $HOME tmpfs",
+        "output_limit": "output kept per stream of a command; the rest is counted and dropped",
+    },
 }
 
 
@@ -74,7 +87,8 @@ def describe(*models: type[BaseModel]) -> None:
     for model in models:
         table = DESCRIPTIONS.get(model.__name__, {})
         for name, text in table.items():
-            model.model_fields[name].description = text
+            if name in model.model_fields:  # a field another branch removed is skipped
+                model.model_fields[name].description = text
         model.model_rebuild(force=True)
 
 

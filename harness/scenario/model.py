@@ -456,7 +456,8 @@ def list_scenarios(root: Path) -> list[str]:
     )
 
 
-describe(CopyStep, Classification, Setup, AgentSection, VerifySection, Environment, Scenario)
+describe(SandboxPolicy, CopyStep, Classification, Setup, AgentSection, VerifySection, Environment)
+describe(Scenario)
 
 
 def json_schema() -> dict[str, Any]:
