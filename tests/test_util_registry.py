@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -46,12 +47,21 @@ def test_a_bad_spec_is_a_user_error() -> None:
 
 
 def test_lazy_map_imports_only_the_asked_for_key() -> None:
-    sys.modules.pop("harness.agents.openhands", None)
+    probe = (
+        "import sys; from harness.agents.registry import AGENTS, REAL_AGENTS; "
+        "names = set(REAL_AGENTS) | set(AGENTS.names()); "
+        "loaded = [m for m in sys.modules if m.startswith('harness.agents.') "
+        "and m.rsplit('.', 1)[1] in ('openhands', 'codex', 'aider', 'claude')]; "
+        "print(len(names), loaded, REAL_AGENTS['openhands'].name)"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True
+    )
+    # listing names imports no adapter; asking for one imports only that one
+    assert done.stdout.split() == ["11", "[]", "openhands"], done.stdout + done.stderr
     from harness.agents.registry import REAL_AGENTS
 
-    assert "openhands" in set(REAL_AGENTS)
-    assert "harness.agents.openhands" not in sys.modules  # listing names imports nothing
-    assert REAL_AGENTS["openhands"].name == "openhands"
     assert isinstance(REAL_AGENTS, LazyMap)
 
 
