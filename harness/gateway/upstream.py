@@ -82,7 +82,12 @@ class FleetUpstream:
         r = self.fleet.routing
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(r.read_timeout_s, connect=r.connect_timeout_s),
-            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
+            # idle connections dropped before a host's server drops them (Node's and
+            # uvicorn's default is 5 s, as is httpx's): sending on one the host is closing
+            # that instant fails as a ReadError before any header comes back
+            limits=httpx.Limits(
+                max_connections=1000, max_keepalive_connections=200, keepalive_expiry=2.0
+            ),
         )
         if self.fleet.hosts:
             await self.probe()

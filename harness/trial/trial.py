@@ -287,7 +287,8 @@ class Trial:
         sandbox = self.backend.sandbox(spec)
         gateway: Gateway | None = None
         try:
-            sandbox.start()
+            if llm.name != NO_MODEL or getattr(entrant.agent, "needs_sandbox", True):
+                sandbox.start()  # an agent that says it needs none (the oracle) saves ~1 s
             budget = self.budget(opts)
             guard = containment.Guard(sandbox, budget)  # limits and the budget stop the agent
             if llm.name != NO_MODEL:
@@ -329,7 +330,7 @@ class Trial:
         finally:
             if gateway is not None:
                 gateway.stop()
-            sandbox.stop()
+            sandbox.stop()  # safe when it never started
 
     # ---- verify phase -----------------------------------------------------------------
 
