@@ -98,7 +98,19 @@ def resolve_entrant(
         )
     if opts.agent == "oracle":
         reference_solution(loaded, "use --agent oracle")
-    return Entrant(agent, entry.name, reported, llm, _model_access(llm, opts, settings))
+    fleet_file = _model_access(llm, opts, settings)
+    if opts.replay is not None and llm.name != NO_MODEL:
+        from harness.fleet.cassette import model_mismatch
+
+        wrong = model_mismatch(opts.replay, llm.id_for(entry.name))
+        if wrong is not None:
+            raise UserError(
+                f"the cassette was recorded for another model ({wrong})",
+                file=opts.replay,
+                field="--model",
+                fix="pass the model it was recorded with (the shipped cassettes: --model replay)",
+            )
+    return Entrant(agent, entry.name, reported, llm, fleet_file)
 
 
 @dataclass
@@ -323,6 +335,7 @@ class Trial:
             if gateway is not None:
                 usage = _usage(gateway, run.path / "gateway" / suffix, result.self_reported_usage)
                 run.usage = merge_usage(run.usage, usage)
+            guard.raise_fault()  # a cassette miss or a fleet that cannot answer: error
             return result
         finally:
             if gateway is not None:
@@ -401,6 +414,8 @@ class Trial:
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
         report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
+        if last is not None and last.outcome == "error" and not report.get("error"):
+            report["error"] = f"agent phase: {last.detail}"  # the harness's, named
         loaded = self.loaded
         here = proof_environment(
             loaded, self.backend.name, self.workspace, s.baseline, image=meta.images.get("verify")

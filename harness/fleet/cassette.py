@@ -176,6 +176,17 @@ def load_interactions(path: str | Path) -> list[dict[str, Any]]:
     return items
 
 
+def model_mismatch(path: str | Path, model_id: str) -> str | None:
+    """What the cassette's first request expects of ``model`` when ``model_id`` does not
+    match it (None when it matches or the cassette does not say): caught before a run."""
+    items = load_interactions(path)
+    expected = (items[0].get("request") or {}).get("model") if items else None
+    if expected is None:
+        return None
+    problems = mismatches(expected, model_id, "model")
+    return problems[0] if problems else None
+
+
 class Replayer:
     """Serves interactions in order; a mismatch does not advance the cassette."""
 

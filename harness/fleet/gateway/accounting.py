@@ -54,6 +54,7 @@ class Accounting:
         self.budget = budget if budget is not None and not budget.unlimited else None
         self.energy = {h: EnergyMeter() for h in watts}
         self.spent: dict[str | None, Spent] = {}
+        self.faults: dict[str | None, str] = {}  # trial -> the first harness fault it met
 
     # ---- the one row builder --------------------------------------------------------------
     def row(self, call: Call, **fields: Any) -> dict[str, Any]:
@@ -208,14 +209,25 @@ class Accounting:
         return None
 
     def budget_state(self, trial: str | None) -> dict[str, Any]:
-        """``GET /v1/harness/budget``: the limit reached (if any), usage and limits."""
+        """``GET /v1/harness/budget``: the limit reached (if any), usage and limits, and
+        the harness fault that makes further calls pointless (``fault``, None if none)."""
         spent = self.spent.get(trial) or Spent()
         budget = self.budget or Budget()
         return {
             "exhausted": budget.exceeded(spent.tokens, spent.cost_usd, spent.calls),
             "used": spent.to_json(),
             "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
+            "fault": self.faults.get(trial),
         }
+
+    # ---- harness faults -------------------------------------------------------------------
+    def fault(self, trial: str | None, reason: str) -> None:
+        """Record that a trial cannot go on for the harness's sake (a cassette that
+        does not match, a fleet that cannot be reached, a model nobody serves): the trial
+        reads it from the budget endpoint and stops the agent as ``error``. The first
+        fault of a trial is kept, on one line."""
+        line = " ".join(reason.split())
+        self.faults.setdefault(trial, line[:400])
 
     # ---- recording ------------------------------------------------------------------------
     def record(

@@ -214,6 +214,9 @@ class Gateway:
         model = self.upstream.resolve(requested, key.model, key.agent)
         if model is None:
             known = ", ".join(self.config.fleet.models) or "none"
+            self.accounting.fault(
+                key.trial, f"model {requested!r} is not served by the fleet (models: {known})"
+            )
             return error_response(
                 404,
                 f"model {requested!r} is not served by this gateway (models: {known})",
