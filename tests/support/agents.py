@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from harness.agents.base import AgentContext, AgentResult
 
@@ -202,3 +203,25 @@ class RetryingAgent:
         )
         (ctx.out_dir / "stdout.txt").write_text(res.stdout + res.stderr)
         return AgentResult(exit="completed" if res.ok else "crashed", returncode=res.returncode)
+
+
+class PatchAgent:
+    """Applies the patch named by ``HARNESS_TEST_PATCH`` (a host path) to the workspace:
+    a stand-in for an agent whose answer a test chooses (right, wrong)."""
+
+    name = "patcher"
+
+    def version(self) -> str:
+        return BUILTIN
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        import os
+
+        ctx.sandbox.copy_in(Path(os.environ["HARNESS_TEST_PATCH"]), "answer.patch")
+        res = ctx.sandbox.exec(
+            ["sh", "-c", "git apply answer.patch && rm answer.patch"], timeout=60
+        )
+        return AgentResult(exit="completed" if res.ok else "crashed", detail=res.stderr[-300:])
