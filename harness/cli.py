@@ -28,7 +28,8 @@ from harness.repo import commit_exists
 from harness.scenario import SEED, LoadedScenario, json_schema, list_scenarios, load_scenario
 from harness.settings import Settings
 from harness.trial import RunOptions, TrialResult, execute, run_agent, verify
-from harness.workspace import read_state, setup
+from harness.workspace import read_state, setup, workspace_path
+from harness.wslock import holding
 
 app = typer.Typer(
     add_completion=False,
@@ -132,6 +133,8 @@ def guarded(func: F) -> F:
 
 def _is_infra(exc: BaseException) -> bool:
     """Docker engine and connection failures: the environment, not the user's input."""
+    if isinstance(exc, BrokenPipeError):
+        return False  # stdout's reader left (`| head`): click ends quietly
     names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
     return bool(names & {"docker", "requests", "urllib3", "httpx"}) or isinstance(
         exc, ConnectionError | TimeoutError
@@ -245,9 +248,10 @@ def validate(
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
     loaded = _load(scenario)
-    path = setup(loaded, _settings(), _seed(seed))
-    # the toolchain and dependencies, fetched now (with network) for the offline phases
-    chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
+    with holding(workspace_path(loaded, _settings())):
+        path = setup(loaded, _settings(), _seed(seed))
+        # the toolchain and dependencies, fetched now (with network) for the offline phases
+        chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
     if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
         typer.echo(
             f"toolchain: {chosen['go'] or 'image'}; go modules: "

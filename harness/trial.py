@@ -37,6 +37,7 @@ from harness.verify.request import make_request
 from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
 from harness.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.wslock import holding
 
 POINTER = Path(".git") / "harness" / "run.json"
 MAX_CONTINUES = 3
@@ -475,20 +476,23 @@ def run_agent(
     loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
 ) -> RunDir:
     """``harness run-agent``: run the agent on a set-up workspace and record it."""
-    trial = Trial.open(loaded, settings, opts.sandbox)
-    trial.check_fresh()
-    return trial.run_agent(resolve_entrant(loaded, settings, registry, opts, trial.backend), opts)
+    with holding(workspace_path(loaded, settings)):
+        trial = Trial.open(loaded, settings, opts.sandbox)
+        trial.check_fresh()
+        entrant = resolve_entrant(loaded, settings, registry, opts, trial.backend)
+        return trial.run_agent(entrant, opts)
 
 
 def verify(
     loaded: LoadedScenario, settings: Settings, *, sandbox: str = "docker", copy_only: bool = False
 ) -> TrialResult | None:
     """``harness verify``: verify the workspace's current run (or only copy hidden files)."""
-    trial = Trial.open(loaded, settings, sandbox)
-    if copy_only:
-        trial.copy_hidden()
-        return None
-    return trial.verify()
+    with holding(workspace_path(loaded, settings)):
+        trial = Trial.open(loaded, settings, sandbox)
+        if copy_only:
+            trial.copy_hidden()
+            return None
+        return trial.verify()
 
 
 def execute(
@@ -497,7 +501,8 @@ def execute(
     """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
     backend = get_backend(opts.sandbox)
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
-    return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
+    with holding(workspace_path(loaded, settings)):
+        return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
 
 
 # ---- helpers ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from harness.errors import HarnessError, UserError
 from harness.report.board.site import build_board
 from harness.report.collect import Filters, RunResult, collect
 from harness.report.publish import (
+    check_markers,
     refuse_uncalibrated,
     update_markdown,
     write_summary_folder,
@@ -107,8 +108,9 @@ def report_command(
             typer.echo(to_markdown(tables), nl=False)
         if publish or publish_to:
             refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
-            folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             target = publish_to or settings.project_root / "README.md"
+            check_markers(target)  # a refusal (exit 2) writes nothing
+            folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             update_markdown(tables, target, folder)
             typer.echo(f"published {folder} and updated {target}", err=True)
     except HarnessError as exc:
