@@ -105,7 +105,8 @@ RecordOpt = Annotated[
     bool, typer.Option("--record", help="keep the gateway's request/response recording")
 ]
 SeedOpt = Annotated[
-    str | None, typer.Option("--seed", help="16 hex digits; overrides the scenario's")
+    str | None,
+    typer.Option("--seed", help="16 hex digits: replay a trial's seed; default: a fresh one"),
 ]
 
 
@@ -366,7 +367,7 @@ def controls_cmd(
     scenarios: Annotated[list[str], typer.Argument(help="scenario names")],
     sandbox: SandboxOpt = "docker",
 ) -> None:
-    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json."""
+    """Prove the grader: HIGH, LOW, ISOLATION, CRITICAL, DETERMINISM; writes controls.json."""
     untrusted = 0
     for name in scenarios:
         report = run_controls(_load(name), _settings(), _sandbox(sandbox))

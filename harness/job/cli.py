@@ -185,7 +185,9 @@ def run_command(
     reps: Annotated[int, typer.Option("--reps", help="repetitions per seed")] = 1,
     seeds: Annotated[
         list[str] | None,
-        typer.Option("--seeds", help="16-hex seeds, comma separated; default: scenario's"),
+        typer.Option(
+            "--seeds", help="16-hex seeds, comma separated; default: a fresh seed per trial"
+        ),
     ] = None,
     concurrency: Annotated[
         int | None,

@@ -30,7 +30,7 @@ class JobConfig(BaseModel):
     models: list[str] | None = None  # None: each agent's first supported model
     scenarios: list[str]
     reps: int = 1
-    seeds: list[str] | None = None  # None: each scenario's own seed
+    seeds: list[str] | None = None  # None: every trial draws a fresh seed
     sandbox: str = "docker"
     budget: Budget | None = None  # --budget-* limits over each scenario's own (harden, #16)
 
