@@ -244,6 +244,9 @@ def validate(
         raise typer.Exit(worst)
 
 
+app.command("validate-scenario", help="Alias of `validate` (goagentbench's name).")(validate)
+
+
 @app.command("setup")
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
@@ -270,9 +273,19 @@ def run_agent_cmd(
     sandbox: SandboxOpt = "docker",
     replay: ReplayOpt = None,
     record: RecordOpt = False,
+    only_start: Annotated[
+        bool,
+        typer.Option("--only-start", help="only record the run and .run-start.json; run no agent"),
+    ] = False,
 ) -> None:
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
     opts = _options(agent, model, None, sandbox, replay, record)
+    if only_start:  # goagentbench's: the agent is driven by hand, `verify` grades it
+        from harness.gabmodes import start_only
+
+        run = start_only(_load(scenario), _settings(), _registry(), opts)
+        typer.echo(f"run started (no agent ran): {run.path}")
+        return
     run = run_agent(_load(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
@@ -280,8 +293,11 @@ def run_agent_cmd(
 def _finish(result: TrialResult) -> None:
     typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
     typer.echo(f"result: {result.run_dir}")
-    code = {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(result.outcome, EXIT_FAILED)
-    raise typer.Exit(code)
+    raise typer.Exit(_exit_code(result.outcome))
+
+
+def _exit_code(outcome: str) -> int:
+    return {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(outcome, EXIT_FAILED)
 
 
 @app.command("verify")
@@ -295,8 +311,18 @@ def verify_cmd(
         ),
     ] = False,
     sandbox: SandboxOpt = "docker",
+    only_report: Annotated[
+        bool,
+        typer.Option("--only-report", help="print the report without writing any results"),
+    ] = False,
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
+    if only_report:
+        from harness.gabmodes import report_only
+
+        graded = report_only(_load(scenario), _settings(), _sandbox(sandbox))
+        typer.echo(graded.text, nl=False)
+        raise typer.Exit(_exit_code(graded.outcome))
     result = verify(
         _load(scenario),
         _settings(),

@@ -426,6 +426,7 @@ class Trial:
         report["scoring_slot"] = slot
         text = render_text(report, outcome.report_text)
         write_json(run.verify_dir / "report.json", report)
+        gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)
         run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
         return TrialResult(verdict.outcome, run.path, report, text)
