@@ -13,6 +13,7 @@ from harness.fleet import wire
 from harness.fleet.cassette import Recorder
 from harness.fleet.config import Price
 from harness.fleet.gateway.calls import Attempt, Call, rnd
+from harness.fleet.gateway.transcript import Transcript, reply_of
 from harness.fleet.routing import Outcome, Routing
 from harness.fleet.telemetry import EnergyMeter, TelemetrySink, energy_kwh, rates, token_cost
 
@@ -43,6 +44,7 @@ class Accounting:
         artefact: Callable[[str, str], str | None],
         recorder: Recorder | None = None,
         budget: Budget | None = None,
+        transcript: Transcript | None = None,
     ) -> None:
         self.telemetry = telemetry
         self.routing = routing
@@ -51,6 +53,7 @@ class Accounting:
         self.watts = watts
         self.artefact = artefact
         self.recorder = recorder
+        self.transcript = transcript  # the conversation per call (harness view, the board)
         self.budget = budget if budget is not None and not budget.unlimited else None
         self.energy = {h: EnergyMeter() for h in watts}
         self.spent: dict[str | None, Spent] = {}
@@ -233,16 +236,33 @@ class Accounting:
     def record(
         self, call: Call, response: dict[str, Any], meta: dict[str, Any] | None = None
     ) -> None:
+        if "raw" in response and not call.endpoint.endswith("/embeddings"):  # as it came
+            self.transcribe(call, {"raw": response["raw"]})
+        elif "events" in response:
+            self.transcribe(call, {"events": len(response["events"])})
         if self.recorder is not None:
             self.recorder.add(call.endpoint, call.body, response, meta or {"stream": call.stream})
+
+    def transcribe(
+        self, call: Call, reply: dict[str, Any] | None = None, error: str | None = None
+    ) -> None:
+        """One line of the trial's transcript (see ``transcript.py``)."""
+        if self.transcript is not None:
+            self.transcript.add(
+                call.call_id, call.key.trial, call.endpoint, call.body, reply, error
+            )
 
     def record_reply(
         self, call: Call, acc: wire.ChunkAccumulator, body: dict[str, Any] | None
     ) -> None:
-        """A chat/text reply as a cassette response: message (or text), finish, usage."""
-        if self.recorder is None:
+        """A chat/text reply as a cassette response: message (or text), finish, usage;
+        and the transcript's line for it."""
+        if self.recorder is None and self.transcript is None:
             return
         body = body or acc.body(call.kind, call.requested or None)
+        self.transcribe(call, reply_of(body))
+        if self.recorder is None:
+            return
         choice = (body.get("choices") or [{}])[0]
         resp: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
         if call.kind == "chat":

@@ -33,6 +33,7 @@ from harness.fleet.gateway.calls import (
 from harness.fleet.gateway.keys import KeyStore
 from harness.fleet.gateway.messages_route import messages_routes
 from harness.fleet.gateway.replay import CassetteUpstream
+from harness.fleet.gateway.transcript import TRANSCRIPT, Transcript
 from harness.fleet.gateway.upstream import FleetUpstream, Upstream
 from harness.fleet.probe import HostStatus, fingerprint
 from harness.fleet.router import Job
@@ -91,6 +92,9 @@ class Gateway:
             artefact=self.artefact,
             recorder=Recorder(config.record_path) if config.record_path else None,
             budget=config.budget,
+            transcript=Transcript(
+                Path(config.telemetry_path).parent / TRANSCRIPT if config.telemetry_path else None
+            ),
         )
         self.upstream: Upstream
         if config.replay_path:
@@ -125,6 +129,8 @@ class Gateway:
             await self.upstream.stop()
             await self.routing.aclose()
             self.telemetry.close()
+            if self.accounting.transcript is not None:
+                self.accounting.transcript.close()
             if self.accounting.recorder:
                 self.accounting.recorder.close()
 

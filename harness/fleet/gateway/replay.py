@@ -51,6 +51,7 @@ class CassetteUpstream:
             )
             self.accounting.replayed(call, t0, ts, 400, error=str(exc))
             self.accounting.fault(call.key.trial, fault_text(exc, self.replayer.path.name))
+            self.accounting.transcribe(call, error=fault_text(exc, self.replayer.path.name))
             return error_response(400, f"harness gateway replay: {exc}", kind)
         status, payload = replay_payload(item["response"], call)
         usage = None
@@ -67,6 +68,9 @@ class CassetteUpstream:
             usage = payload.get("usage") or (payload.get("response") or {}).get("usage")
         self.accounting.replayed(
             call, t0, ts, status, usage or item["response"].get("usage"), index
+        )
+        self.accounting.transcribe(
+            call, {k: v for k, v in item["response"].items() if k != "usage"}
         )
         if status != 200 or not isinstance(payload, list):
             return JSONResponse(payload, status_code=status)

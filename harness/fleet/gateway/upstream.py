@@ -157,6 +157,7 @@ class FleetUpstream:
         fault = harness_fault(call)
         if fault is not None:  # no host could ever answer: stop the trial, not the agent
             self.accounting.fault(call.key.trial, fault)
+        self.accounting.transcribe(call, error=fault or detail)
         if isinstance(exc, NoHost):
             wait = await self.routing.wait_s(call.candidates)
             return error_response(

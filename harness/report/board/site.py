@@ -10,8 +10,10 @@ from pathlib import Path
 from harness.fsutil import write_atomic
 from harness.report.board.assets import CSS, JS
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
+from harness.report.board.trialpage import trial_html
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
+from harness.report.trialview import load_view
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
 MAX_DIFF = 400_000  # characters shown on a run card; the full diff stays in results/
@@ -69,5 +71,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     for run in runs:
         shots = copy_screenshots(run, out)
         diff, note = _diff(run)
-        write_atomic(out / "runs" / f"{run.run_id}.html", run_page(run, shots, diff, note))
+        trial = trial_html(load_view(run.run_dir), shots)
+        page = run_page(run, shots, diff, note, trial)
+        write_atomic(out / "runs" / f"{run.run_id}.html", page)
     return out / "index.html"
