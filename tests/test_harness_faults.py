@@ -305,3 +305,38 @@ def test_replay_without_the_cassettes_model_is_refused_before_anything_is_writte
     assert "--model" in res.stderr and "another model" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert not (project / "results").exists() or not any((project / "results").rglob("*.json"))
+
+
+class DeadGatewayBox:
+    """A gateway container whose process died at start: health fails, the pid is gone."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def exec(self, cmd: list[str], timeout: float | None = None) -> Any:
+        from harness.sandbox.base import ExecResult
+
+        self.calls += 1
+        if cmd[:2] == ["python3", "-c"]:
+            return ExecResult(3, "", "", 0.1)
+        return ExecResult(0, "Traceback ...\nValueError: bad fleet\n", "", 0.1)
+
+
+@pytest.mark.unit
+def test_a_gateway_that_dies_at_start_is_an_error_at_once() -> None:
+    from harness.fleet.container import TrialGateway
+    from harness.registry import LLMEntry
+
+    gw = TrialGateway(
+        trial="t",
+        agent="a",
+        llm=LLMEntry(name="m", model="m"),
+        network="n",
+        labels={},
+        replay=Path("x.jsonl"),
+    )
+    gw.sandbox = DeadGatewayBox()
+    began = time.monotonic()
+    with pytest.raises(InfraError, match=r"gateway exited at start: .*bad fleet"):
+        gw._wait_healthy()
+    assert time.monotonic() - began < 5 and gw.sandbox.calls == 2
