@@ -279,6 +279,9 @@ def test_docker_trial_on_another_scenarios_cassette_is_an_error(
     )
     _assert_error_soon(res, began, "another-scenario.jsonl")
     assert _report(project)["outcome"] == "error"
+    (run,) = list((project / "results" / "t" / "calc").iterdir())
+    said = (run / "gateway" / "transcript.jsonl").read_text().splitlines()[0]
+    assert "does not match request #1" in json.loads(said)["error"]  # the viewer shows why
 
 
 @pytest.mark.unit
