@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import toolcheck
-from harness.settings import Settings
+from harness.cli import toolcheck
+from harness.config.settings import Settings
 from harness.verify.report import render_text
 from tests.conftest import REPO_ROOT, make_repo
 

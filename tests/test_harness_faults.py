@@ -17,14 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from harness import containment
 from harness.agents.base import AgentResult
 from harness.errors import InfraError
 from harness.fleet.config import parse_fleet
-from harness.fleet.gateway import GatewayServer
-from harness.fleet.testserver import TestHost
+from harness.fleet.stubhost import TestHost
+from harness.gateway.server import GatewayServer
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.local import LocalSandbox
+from harness.trial import containment
 from tests.conftest import REPO_ROOT, make_bundle
 
 MSGS = [{"role": "user", "content": "please fix add"}]
@@ -327,8 +327,8 @@ class DeadGatewayBox:
 
 @pytest.mark.unit
 def test_a_gateway_that_dies_at_start_is_an_error_at_once() -> None:
-    from harness.fleet.container import TrialGateway
-    from harness.registry import LLMEntry
+    from harness.backends.docker.gateway import TrialGateway
+    from harness.config.entrants import LLMEntry
 
     gw = TrialGateway(
         trial="t",

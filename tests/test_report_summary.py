@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.report.cli import report_command
+from harness.cli.report import report_command
 from tests.support.jobs_agents import write_result
 
 pytestmark = pytest.mark.unit

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.fleet.gateway.transcript import Transcript
+from harness.gateway.transcript import Transcript
 from tests.conftest import REPO_ROOT, make_bundle
 from tests.test_trial_gateway import AGENT, FILES, HIDDEN, LLM, cassette
 

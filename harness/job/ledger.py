@@ -20,11 +20,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.fsutil import read_json, write_json
 from harness.job.plan import JobConfig, Trial
 from harness.results import now_iso
-from harness.settings import Settings
+from harness.util.fs import read_json, write_json
 
 Status = Literal["pending", "running", "done", "interrupted", "error", "refused"]
 

@@ -12,9 +12,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.authoring.versions import table_keys
 from harness.report.collect import RunResult
 from harness.report.stats import Estimate, Placing, estimate, mean, rank
+from harness.report.versions import table_keys
 
 
 @dataclass

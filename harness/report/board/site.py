@@ -7,13 +7,13 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from harness.fsutil import write_atomic
 from harness.report.board.assets import CSS, JS
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
 from harness.report.board.trialpage import trial_html
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
 from harness.report.trialview import load_view
+from harness.util.fs import write_atomic
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
 MAX_DIFF = 400_000  # characters shown on a run card; the full diff stays in results/

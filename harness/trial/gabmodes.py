@@ -15,21 +15,21 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from harness import containment, gab
-from harness.registry import Registry
-from harness.results import RunDir
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
-from harness.trial import POINTER, RunOptions, Trial, TrialResult, resolve_entrant
-from harness.workspace import workspace_path
-from harness.wslock import holding
+from harness.config.entrants import Registry
+from harness.config.settings import Settings
+from harness.results import RunDir, gab
+from harness.scenario.model import LoadedScenario
+from harness.trial import containment
+from harness.trial.trial import POINTER, RunOptions, Trial, TrialResult, resolve_entrant
+from harness.trial.workspace import workspace_path
+from harness.trial.wslock import holding
 
 
 def start_only(
     loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
 ) -> RunDir:
     """``run-agent --only-start``: the run and ``.run-start.json``, no agent."""
-    from harness.registry import NO_MODEL
+    from harness.config.entrants import NO_MODEL
     from harness.results import new_run_id
 
     with holding(workspace_path(loaded, settings)):

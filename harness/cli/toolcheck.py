@@ -16,9 +16,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.gitutil import GitError, git
-from harness.settings import Settings
+from harness.util.git import GitError, git
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ def parse_go_version(text: str) -> tuple[int, int, int] | None:
 
 def _go_mod(settings: Settings, name: str) -> str | None:
     """The scenario's go.mod at its commit when its repository is at hand, else None."""
-    from harness.repo import cached_mirror, resolve_source
-    from harness.scenario import load_scenario
+    from harness.scenario.model import load_scenario
+    from harness.scenario.repo import cached_mirror, resolve_source
 
     loaded = load_scenario(name, settings.scenario_root)
     source = resolve_source(loaded)
@@ -71,8 +71,8 @@ def _go_mod(settings: Settings, name: str) -> str | None:
 def needs(settings: Settings) -> tuple[dict[str, list[str]], list[str], int]:
     """Go scenarios' needs: pinned release -> scenarios; scenarios on the host's Go (with
     the go line they need, ``name@1.19``); how many could not be read."""
-    from harness.scenario import list_scenarios, load_scenario
-    from harness.toolchain import choose_go, go_mod_lines
+    from harness.provision.toolchain import choose_go, go_mod_lines
+    from harness.scenario.model import list_scenarios, load_scenario
 
     pinned: dict[str, list[str]] = {}
     system: list[str] = []
@@ -101,7 +101,7 @@ def needs(settings: Settings) -> tuple[dict[str, list[str]], list[str], int]:
 
 def go_checks(settings: Settings) -> list[ToolCheck]:
     """The host's Go and the pinned releases, against the scenarios' needs."""
-    from harness.images.bootstrap import cache_dir
+    from harness.config.settings import cache_dir
 
     path, version = host_go()
     pinned, system, unread = needs(settings) if settings.project_found else ({}, [], 0)

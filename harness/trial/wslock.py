@@ -22,7 +22,7 @@ from harness.errors import UserError
 
 
 def lock_path(workspace: Path) -> Path:
-    from harness.images.bootstrap import cache_dir
+    from harness.config.settings import cache_dir
 
     digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
     return cache_dir() / "locks" / f"workspace-{digest}.lock"
