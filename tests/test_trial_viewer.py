@@ -111,7 +111,7 @@ def test_view_prints_the_conversation_commands_and_failing_checks(wrong_run: Pat
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    from harness.report.cli import serve
+    from harness.cli.report import serve
 
     folder = tmp_path / "site"
     folder.mkdir()
