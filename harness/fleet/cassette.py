@@ -187,6 +187,18 @@ def model_mismatch(path: str | Path, model_id: str) -> str | None:
     return problems[0] if problems else None
 
 
+def check_model(path: str | Path, model_id: str) -> None:
+    """Refuse a cassette recorded for another model before anything is written."""
+    wrong = model_mismatch(path, model_id)
+    if wrong is not None:
+        raise UserError(
+            f"the cassette was recorded for another model ({wrong})",
+            file=path,
+            field="--model",
+            fix="pass the model it was recorded with (the shipped cassettes: --model replay)",
+        )
+
+
 class Replayer:
     """Serves interactions in order; a mismatch does not advance the cassette."""
 

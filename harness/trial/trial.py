@@ -103,16 +103,9 @@ def resolve_entrant(
         reference_solution(loaded, "use --agent oracle")
     fleet_file = _model_access(llm, opts, settings)
     if opts.replay is not None and llm.name != NO_MODEL:
-        from harness.fleet.cassette import model_mismatch
+        from harness.fleet.cassette import check_model
 
-        wrong = model_mismatch(opts.replay, llm.id_for(entry.name))
-        if wrong is not None:
-            raise UserError(
-                f"the cassette was recorded for another model ({wrong})",
-                file=opts.replay,
-                field="--model",
-                fix="pass the model it was recorded with (the shipped cassettes: --model replay)",
-            )
+        check_model(opts.replay, llm.id_for(entry.name))  # another model's cassette: exit 2
     return Entrant(agent, entry.name, reported, llm, fleet_file)
 
 
