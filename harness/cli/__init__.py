@@ -57,11 +57,12 @@ def _register_subapps() -> None:
     app.add_typer(gateway_app, name="gateway")
 
     from harness.cli.job import run_command
-    from harness.cli.report import board_command, report_command, view_command
+    from harness.cli.report import board_command, compare_command, report_command, view_command
 
     app.command("run")(run_command)
     app.command("exec-all", help="Alias of `run` (goagentbench's name).")(run_command)
     app.command("report")(report_command)
+    app.command("compare")(compare_command)
     app.command("board")(board_command)
     app.command("view")(view_command)
 

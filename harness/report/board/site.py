@@ -68,7 +68,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
             per_entrant[slug].append((t, e, [runs_by_id[i] for i in e.run_ids]))
     for slug, items in per_entrant.items():
         write_atomic(out / "entrants" / f"{slug}.html", entrant_page(labels[slug], items))
-    for run in runs:
+    for run in (r.full() for r in runs):  # a run page shows the whole report
         shots = copy_screenshots(run, out)
         diff, note = _diff(run)
         trial = trial_html(load_view(run.run_dir), shots)
