@@ -119,3 +119,40 @@ def write_run_start(ws: Path, meta: dict[str, Any]) -> None:
 def write_run_progress(ws: Path, progress: dict[str, Any]) -> None:
     _exclude(ws)
     write_json(ws / RUN_PROGRESS, progress)
+
+
+VERIFY_SUFFIX = ".verify.json"
+GAB_TEST_FIELDS = ("name", "passed", "output", "error")
+
+
+def verification_report(report: dict[str, Any]) -> dict[str, Any]:
+    """goagentbench's VerificationReport from harness's report.json: the same verdict
+    (``success``), its test rows without harness's nested detail, and the run's progress."""
+
+    def rows(key: str) -> list[dict[str, Any]]:
+        return [{k: row.get(k) for k in GAB_TEST_FIELDS} for row in report.get(key) or []]
+
+    out: dict[str, Any] = {
+        "run_id": report.get("run_id"),
+        "scenario": report.get("scenario"),
+        "agent": report.get("agent"),
+        "agent_version": report.get("agent_version"),
+        "model": report.get("model"),
+        "started_at": report.get("started_at"),
+        "progress": report.get("progress"),
+        "verified_at": report.get("verified_at"),
+        "success": bool(report.get("success")),
+        "tests": rows("tests"),
+    }
+    if report.get("partial_tests"):
+        out["partial_score"] = report.get("partial_score")
+        out["partial_tests"] = rows("partial_tests")
+    return {k: v for k, v in out.items() if v is not None or k in ("tests", "success")}
+
+
+def write_verification_report(run_dir: Path, report: dict[str, Any]) -> Path:
+    """``<run>/<run_id>.verify.json`` (goagentbench's reader walks ``results/`` for
+    ``*.verify.json``); harness's ``verify/report.json`` stays the record of truth."""
+    path = run_dir / f"{run_dir.name}{VERIFY_SUFFIX}"
+    write_json(path, verification_report(report))
+    return path

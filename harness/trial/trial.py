@@ -30,6 +30,7 @@ from harness.scoring.appkit.slot import scoring_slot
 from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.trial.wslock import holding
 from harness.util.fs import read_json, write_atomic, write_json
 from harness.util.git import full_diff
 from harness.verify.engine import copy_hidden
@@ -100,7 +101,12 @@ def resolve_entrant(
         )
     if opts.agent == "oracle":
         reference_solution(loaded, "use --agent oracle")
-    return Entrant(agent, entry.name, reported, llm, _model_access(llm, opts, settings))
+    fleet_file = _model_access(llm, opts, settings)
+    if opts.replay is not None and llm.name != NO_MODEL:
+        from harness.fleet.cassette import check_model
+
+        check_model(opts.replay, llm.id_for(entry.name))  # another model's cassette: exit 2
+    return Entrant(agent, entry.name, reported, llm, fleet_file)
 
 
 @dataclass
@@ -326,6 +332,7 @@ class Trial:
             if gateway is not None:
                 usage = _usage(gateway, run.path / "gateway" / suffix, result.self_reported_usage)
                 run.usage = merge_usage(run.usage, usage)
+            guard.raise_fault()  # a cassette miss or a fleet that cannot answer: error
             return result
         finally:
             if gateway is not None:
@@ -404,6 +411,8 @@ class Trial:
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
         report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
+        if last is not None and last.outcome == "error" and not report.get("error"):
+            report["error"] = f"agent phase: {last.detail}"  # the harness's, named
         loaded = self.loaded
         here = proof_environment(
             loaded,
@@ -418,6 +427,7 @@ class Trial:
         report["scoring_slot"] = slot
         text = render_text(report, outcome.report_text)
         write_json(run.verify_dir / "report.json", report)
+        gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)
         run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
         return TrialResult(verdict.outcome, run.path, report, text)
@@ -468,20 +478,23 @@ def run_agent(
     loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
 ) -> RunDir:
     """``harness run-agent``: run the agent on a set-up workspace and record it."""
-    trial = Trial.open(loaded, settings, opts.sandbox)
-    trial.check_fresh()
-    return trial.run_agent(resolve_entrant(loaded, settings, registry, opts, trial.backend), opts)
+    with holding(workspace_path(loaded, settings)):
+        trial = Trial.open(loaded, settings, opts.sandbox)
+        trial.check_fresh()
+        entrant = resolve_entrant(loaded, settings, registry, opts, trial.backend)
+        return trial.run_agent(entrant, opts)
 
 
 def verify(
     loaded: LoadedScenario, settings: Settings, *, sandbox: str = "docker", copy_only: bool = False
 ) -> TrialResult | None:
     """``harness verify``: verify the workspace's current run (or only copy hidden files)."""
-    trial = Trial.open(loaded, settings, sandbox)
-    if copy_only:
-        trial.copy_hidden()
-        return None
-    return trial.verify()
+    with holding(workspace_path(loaded, settings)):
+        trial = Trial.open(loaded, settings, sandbox)
+        if copy_only:
+            trial.copy_hidden()
+            return None
+        return trial.verify()
 
 
 def execute(
@@ -490,7 +503,8 @@ def execute(
     """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
     backend = get_backend(opts.sandbox)
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
-    return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
+    with holding(workspace_path(loaded, settings)):
+        return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
 
 
 # ---- helpers ---------------------------------------------------------------------------

@@ -61,6 +61,7 @@ def build_report(
         "agent_version": run.get("agent_version"),
         "model": run.get("model"),
         "harness_version": run.get("harness_version"),
+        "sandboxes": run.get("sandboxes") or {},  # where each phase ran
         "turns": run.get("turns", 1),
         "success": outcome.success,
         "outcome": result,
@@ -146,7 +147,9 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
-        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({chain.get('go_reason') or 'image'})"]
+        verifier = (report.get("sandboxes") or {}).get("verify")
+        where = chain.get("go_reason") or ("host" if verifier == "local" else "image")
+        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({where})"]
     if scoring_text:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from harness.report.board.assets import CSS, JS
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
+from harness.report.board.trialpage import trial_html
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
+from harness.report.trialview import load_view
 from harness.util.fs import write_atomic as _write_atomic
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
@@ -76,5 +78,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     for run in (r.full() for r in runs):  # a run page shows the whole report
         shots = copy_screenshots(run, out)
         diff, note = _diff(run)
-        write_atomic(out / "runs" / f"{run.run_id}.html", run_page(run, shots, diff, note))
+        trial = trial_html(load_view(run.run_dir), shots)
+        page = run_page(run, shots, diff, note, trial)
+        write_atomic(out / "runs" / f"{run.run_id}.html", page)
     return out / "index.html"
