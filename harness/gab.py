@@ -37,8 +37,13 @@ def _go_version() -> str:
 
 
 def _exclude(ws: Path) -> None:
-    """Keep the run files out of ``git status`` (and so out of the agent's changes)."""
+    """Keep the run files out of the agent's own ``git status`` (harness's diff leaves
+    them out by its own exclude file). Written only through real folders and a regular
+    file: a link the agent planted at ``.git``, ``.git/info`` or the file is left alone."""
     exclude = ws / ".git" / "info" / "exclude"
+    for part in (ws / ".git", exclude.parent, exclude):
+        if part.is_symlink() or (part.exists() and not (part.is_dir() or part.is_file())):
+            return
     if not (ws / ".git").is_dir():
         return
     exclude.parent.mkdir(parents=True, exist_ok=True)
@@ -50,9 +55,12 @@ def _exclude(ws: Path) -> None:
         )
 
 
-def run_start(meta: dict[str, Any], ws: Path, go_version: str | None = None) -> dict[str, Any]:
+def run_start(
+    meta: dict[str, Any], ws: Path | str, go_version: str | None = None
+) -> dict[str, Any]:
     """goagentbench's RunStart from run.json's content (``go_version``: the scenario's
-    pinned Go when run.json names one, else the host's)."""
+    pinned Go when run.json names one, else the host's); ``ws`` is the workspace as the
+    agent sees it (``/workspace`` in a container)."""
     pinned = (meta.get("toolchain") or {}).get("go") or ""
     if go_version is None and pinned.startswith("go1"):
         go_version = pinned.split()[0]
@@ -111,11 +119,22 @@ def run_progress(
     }
 
 
-def write_run_start(ws: Path, meta: dict[str, Any]) -> None:
+def write_run_start(ws: Path, meta: dict[str, Any], seen_as: str | None = None) -> None:
+    """``.run-start.json`` (before the agent's first turn); ``seen_as`` is the
+    workspace's path inside the agent's sandbox."""
     _exclude(ws)
-    write_json(ws / RUN_START, run_start(meta, ws))
+    write_json(ws / RUN_START, run_start(meta, seen_as or ws))
 
 
 def write_run_progress(ws: Path, progress: dict[str, Any]) -> None:
-    _exclude(ws)
+    """``.run-progress.json`` after a turn: replaced, never followed (the agent may have
+    left a link or a folder there)."""
+    _replace(ws / RUN_PROGRESS)
     write_json(ws / RUN_PROGRESS, progress)
+
+
+def _replace(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink()

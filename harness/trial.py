@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import __version__, containment, gab, trialseed
+from harness import __version__, containment, gab, trialgit, trialseed
 from harness.agents import Agent, AgentContext, AgentResult, get_agent
 from harness.agents.builtin import reference_solution
 from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
@@ -23,7 +23,6 @@ from harness.budget import Budget
 from harness.controls import grader_verdict
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fsutil import read_json, write_atomic, write_json
-from harness.gitutil import full_diff
 from harness.proof_env import environment as proof_environment
 from harness.registry import NO_MODEL, LLMEntry, Registry
 from harness.results import Phase, RunDir, RunMeta, new_run_id, now_iso
@@ -38,7 +37,7 @@ from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
 from harness.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 
-POINTER = Path(".git") / "harness" / "run.json"
+POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
 MAX_CONTINUES = 3
 CONTINUE_PROMPT = "Please continue until the problem is solved."
 
@@ -118,7 +117,7 @@ class Trial:
         """The trial of the set-up workspace, with the run it already has (if any)."""
         ws = workspace_path(loaded, settings)
         trial = cls(loaded, settings, get_backend(sandbox), ws, read_state(ws, loaded))
-        pointer = ws / POINTER
+        pointer = trialgit.private_dir(ws) / POINTER
         if pointer.exists():
             run = RunDir.open(Path(read_json(pointer)["path"]))
             if (run.path / "run.json").is_file():  # else its folder was deleted by hand
@@ -142,7 +141,10 @@ class Trial:
         self.run = RunDir.create(self.settings.results, self.loaded.name, meta.run_id)
         self.meta = meta
         self.save()
-        write_json(self.workspace / POINTER, {"run_id": meta.run_id, "path": str(self.run.path)})
+        write_json(
+            trialgit.private_dir(self.workspace) / POINTER,
+            {"run_id": meta.run_id, "path": str(self.run.path)},
+        )
         return self.run
 
     def _meta(self, run_id: str, **fields: Any) -> RunMeta:
@@ -177,7 +179,7 @@ class Trial:
 
     def check_fresh(self) -> None:
         """Refuse a second run on one workspace."""
-        if self.run is not None or (self.workspace / POINTER).exists():
+        if self.run is not None or (trialgit.private_dir(self.workspace) / POINTER).exists():
             raise UserError(
                 "this workspace already has a run",
                 file=self.workspace,
@@ -241,16 +243,18 @@ class Trial:
             meta.toolchain = self.backend.provision(spec, self.loaded, ws, self.state.baseline)
             self.save()
             if turn == 1:
-                gab.write_run_start(ws, meta.as_json())  # goagentbench's .run-start.json
+                # goagentbench's .run-start.json, with the workspace as the agent sees it
+                seen = str(ws) if self.backend.on_host else spec.project_dir
+                gab.write_run_start(ws, meta.as_json(), seen)
             result = self._agent_in_sandbox(entrant, opts, spec, instructions, turn)
         except UserError:
             if turn == 1:
                 shutil.rmtree(run.path, ignore_errors=True)
-                (ws / POINTER).unlink(missing_ok=True)
+                (trialgit.private_dir(ws) / POINTER).unlink(missing_ok=True)
             raise
         except HarnessError as exc:
             run.end(phase, "error", exc.one_line())
-            write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+            self._record_diff()
             self._gab_progress(write=True)
             raise
         except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
@@ -260,8 +264,18 @@ class Trial:
             run.end(phase, "interrupted", "stopped by a signal")
             raise
         run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
-        write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+        self._record_diff()
         self._gab_progress(write=True)
+
+    def _record_diff(self) -> None:
+        """``workspace.diff`` from harness's own git dir; how it came out goes into
+        run.json (``workspace_diff``) and so into the report: never silently missing."""
+        assert self.run is not None and self.meta is not None
+        record = trialgit.write_diff(
+            self.workspace, self.state.baseline, self.run.path / "workspace.diff"
+        )
+        self.meta = self.meta.model_copy(update={"workspace_diff": record.as_json()})
+        self.save()
 
     def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None:
         """goagentbench's run progress (None when no agent ran); written to the
@@ -408,7 +422,10 @@ class Trial:
         report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
         report.update(containment.report_fields(meta.as_json(), last))
         report["scoring_slot"] = slot
-        text = render_text(report, outcome.report_text)
+        diff = meta.as_json().get("workspace_diff")
+        if diff is not None:
+            report["workspace_diff"] = diff
+        text = render_text(report, outcome.report_text) + diff_note(diff)
         write_json(run.verify_dir / "report.json", report)
         write_atomic(run.verify_dir / "report.txt", text)
         run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
@@ -486,6 +503,17 @@ def execute(
 
 
 # ---- helpers ---------------------------------------------------------------------------
+
+
+def diff_note(diff: dict[str, Any] | None) -> str:
+    """A line for report.txt when workspace.diff is not the whole change."""
+    if not diff or (diff.get("status") == "ok" and not diff.get("skipped")):
+        return ""
+    left = "; ".join(f"{k}: {v}" for k, v in sorted((diff.get("skipped") or {}).items())[:10])
+    detail = diff.get("detail") or ""
+    return f"workspace.diff: {diff.get('status')} {detail}".rstrip() + (
+        f" (not diffed: {left})\n" if left else "\n"
+    )
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

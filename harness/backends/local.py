@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from harness.agentfiles import scrub_tree
 from harness.agents.base import Agent
 from harness.backends.base import GatewaySpec, VerifySpec, started
 from harness.fleet.local import LocalGateway
@@ -60,4 +61,9 @@ class LocalBackend:
         request = spec.request
         if spec.evidence_dest is not None:
             request = request.model_copy(update={"evidence_dir": str(spec.evidence_dest)})
-        return verify_local(spec.workspace, request), None
+        cap = spec.loaded.scenario.sandbox.bytes("workspace_size")
+        try:
+            return verify_local(spec.workspace, request, cap), None
+        finally:
+            if spec.evidence_dest is not None and spec.evidence_dest.is_dir():
+                scrub_tree(spec.evidence_dest)  # the app's links out and special files
