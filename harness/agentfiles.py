@@ -9,8 +9,8 @@ refused before anything is copied (``OverCap``), which is the agent's failure.
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import stat
 import tarfile
 from dataclasses import dataclass, field
@@ -142,15 +142,42 @@ def _copy_one(
             os.chmod(target, stat.S_IMODE(mode) & 0o777 | 0o700)
             stack.append((entry.path, target))
         elif stat.S_ISREG(mode):
-            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            with os.fdopen(fd, "rb") as fin, open(target, "xb") as fout:
-                shutil.copyfileobj(fin, fout, 1 << 20)
+            copy_file(entry.path, target, info.st_size)
             os.chmod(target, stat.S_IMODE(mode) & 0o777)
         else:
             return _kind(mode) or "an unknown kind of file, not copied"
     except OSError as exc:
         return f"not copied ({exc.strerror or type(exc).__name__})"
     return None
+
+
+def copy_file(src: str, dest: str, size: int) -> None:
+    """Copy one regular file (never through a link), keeping its holes: a sparse file
+    costs the copy what it holds on disk, not what it claims."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fin, open(dest, "xb") as fout:
+        offset = 0
+        while offset < size:
+            try:
+                start = os.lseek(fd, offset, os.SEEK_DATA)
+                end = os.lseek(fd, start, os.SEEK_HOLE)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # nothing but a hole from offset on
+                    break
+                start, end = offset, size  # no hole support here: copy the rest
+            if start >= size:
+                break
+            fin.seek(start)
+            fout.seek(start)
+            left = end - start
+            while left > 0:
+                chunk = fin.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                fout.write(chunk)
+                left -= len(chunk)
+            offset = end
+        fout.truncate(size)
 
 
 def scrub_tree(root: Path) -> dict[str, str]:
