@@ -173,7 +173,7 @@ def test_special_files_odd_names_and_sparse_files_are_data(
     repo, sha = ws
     sock = plant_odd_files(repo)
     try:
-        text, record = diff_of(repo, sha, tmp_path)
+        _, record = diff_of(repo, sha, tmp_path)
         changed = trialgit.changed(trialgit.git_dir(repo), repo, sha)
         tree = tmp_path / "verify" / "tree"
         skipped = stage_tree(repo, tree, max_bytes=4 * 1024**3)

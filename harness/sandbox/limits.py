@@ -71,7 +71,8 @@ def tree_bytes(root: Path) -> int:
                     if (info.st_dev, info.st_ino) in seen:
                         continue
                     seen.add((info.st_dev, info.st_ino))
-                total += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
+                claimed = info.st_size if stat.S_ISREG(info.st_mode) else 0
+                total += max(info.st_blocks * 512, claimed)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
     return total
