@@ -21,10 +21,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness import trialgit
 from harness.backends import get_backend
 from harness.errors import InfraError
 from harness.fsutil import write_json
-from harness.gitutil import git
 from harness.results import now_iso
 from harness.scenario import LoadedScenario
 
@@ -95,7 +95,7 @@ def local_toolchain(runner: str | None) -> dict[str, str | None]:
 
 def dependency_lock(workspace: Path, baseline: str) -> str | None:
     """sha256 over the lock files of the baseline tree (by git blob id); None if none."""
-    listing = git(["ls-tree", "-r", "--full-tree", baseline], workspace, check=False).stdout
+    listing = trialgit.baseline_read(workspace, ["ls-tree", "-r", "--full-tree", baseline]) or ""
     rows = sorted(
         f"{path}\0{fields.split()[2]}"
         for fields, _, path in (line.partition("\t") for line in listing.splitlines())

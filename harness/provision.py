@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import trialgit
 from harness.backends import get_backend
 from harness.errors import InfraError, UserError
-from harness.gitutil import GitError, git
 from harness.pyreqs import project_requirements
 from harness.scenario import LoadedScenario
 from harness.toolchain import (
@@ -115,10 +115,8 @@ class Provision:
 
 
 def _at_baseline(ws: Path, baseline: str, name: str) -> str | None:
-    try:
-        return git(["show", f"{baseline}:{name}"], ws).stdout
-    except GitError:
-        return None
+    """A file of the baseline, read from harness's own git dir (never the agent's)."""
+    return trialgit.baseline_read(ws, ["show", f"{baseline}:{name}"])
 
 
 def provision(

@@ -182,6 +182,20 @@ def ensure_private(workspace: Path) -> Path:
     return gitdir
 
 
+def baseline_read(workspace: Path, args: list[str]) -> str | None:
+    """Read-only git (``show``, ``ls-tree``) on the baseline of ``workspace``: from
+    harness's git dir (a hand-made workspace's own ``.git`` when it has none), with no
+    work tree, no replace refs and none of the user's config. None when git fails."""
+    gitdir = git_dir(workspace)
+    if not (gitdir / "HEAD").is_file():
+        gitdir = workspace / ".git"
+    try:
+        out = run(gitdir, args, check=False, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else None
+
+
 def copy_git(workspace: Path, dest: Path) -> None:
     """Put a copy of harness's git dir at ``dest`` (the ``.git`` of a verifier's tree)."""
     shutil.copytree(ensure_private(workspace), dest, symlinks=True)
