@@ -45,6 +45,8 @@ CONFIG = (
     "core.splitIndex=false",
     "core.bigFileThreshold=1m",
     "core.sparseCheckout=false",
+    "core.protectNTFS=false",
+    "core.protectHFS=false",
     "diff.external=",
     "diff.renames=false",
     "diff.noprefix=false",
@@ -411,8 +413,23 @@ def changed(gitdir: Path, worktree: Path, baseline: str) -> list[str]:
             worktree=worktree,
             index=staged.index,
         ).stdout
-    names = {name(p) for p in _split(out)} | set(staged.skipped)
+    names = {name(p) for p in _split(out)} | set(staged.skipped) | git_blind(worktree)
     return sorted(names)
+
+
+def git_blind(worktree: Path) -> set[str]:
+    """Folders git never looks into (any ``.git`` but the top one, in any case, such
+    as ``sub/.GIT/``): named, so the rules see them as changes."""
+    found: set[str] = set()
+    top = os.fsencode(worktree)
+    for folder, dirs, _ in os.walk(top):
+        for d in list(dirs):
+            if d.lower() == b".git":
+                dirs.remove(d)
+                rel = os.path.relpath(os.path.join(folder, d), top)
+                if rel != b".git":
+                    found.add(name(rel) + "/")
+    return found
 
 
 def skipped_lines(skipped: dict[str, str]) -> Iterable[str]:

@@ -247,3 +247,12 @@ def test_run_start_names_the_workspace_as_the_agent_sees_it(ws: tuple[Path, str]
     gab.write_run_start(repo, {"run_id": "r", "scenario": "s"}, "/workspace")
     start = json.loads((repo / ".run-start.json").read_text())
     assert start["workspace"] == "/workspace" and str(repo) not in json.dumps(start)
+
+
+def test_paths_git_cannot_see_are_still_changes(ws: tuple[Path, str]) -> None:
+    repo, sha = ws
+    for rel in (".git.", "GIT~1", "x/.GIT/conftest.py", "sub/.git/HEAD"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("x\n")
+    changed = set(trialgit.changed(trialgit.git_dir(repo), repo, sha))
+    assert {".git.", "GIT~1", "x/.GIT/", "sub/.git/"} <= changed
