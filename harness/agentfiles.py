@@ -202,6 +202,21 @@ def scrub_tree(root: Path) -> dict[str, str]:
     return removed
 
 
+def real_path(root: Path, rel: str) -> bool:
+    """Whether every existing part of ``root/rel`` is a real folder (and the last part,
+    if it exists, a regular file): writing there cannot be steered out by a link."""
+    path = root
+    parts = Path(rel).parts
+    for i, part in enumerate(parts):
+        path = path / part
+        if not os.path.lexists(path):
+            return True
+        last = i == len(parts) - 1
+        if path.is_symlink() or not (path.is_file() if last else path.is_dir()):
+            return False
+    return True
+
+
 def data_filter(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
     """tarfile's ``data`` filter, skipping (not failing on) what it refuses: links out of
     the destination, absolute names, devices and pipes."""

@@ -11,12 +11,14 @@ harness keeps them out of the agent's diff through the workspace's git exclude f
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from harness.agentfiles import real_path
 from harness.fsutil import write_json
 from harness.settings import env_value  # noqa: F401  (re-exported: goagentbench aliases)
 
@@ -41,10 +43,7 @@ def _exclude(ws: Path) -> None:
     them out by its own exclude file). Written only through real folders and a regular
     file: a link the agent planted at ``.git``, ``.git/info`` or the file is left alone."""
     exclude = ws / ".git" / "info" / "exclude"
-    for part in (ws / ".git", exclude.parent, exclude):
-        if part.is_symlink() or (part.exists() and not (part.is_dir() or part.is_file())):
-            return
-    if not (ws / ".git").is_dir():
+    if not real_path(ws, ".git/info/exclude") or not (ws / ".git").is_dir():
         return
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text() if exclude.exists() else ""
@@ -134,7 +133,8 @@ def write_run_progress(ws: Path, progress: dict[str, Any]) -> None:
 
 
 def _replace(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
+    """Remove whatever the agent left at ``path`` (a link is removed, not followed)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
         path.unlink()
-    elif path.exists():
-        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink()

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import __version__, trialgit, trialseed
+from harness.agentfiles import real_path
 from harness.errors import UserError
 from harness.fsutil import (
     copy_destinations,
@@ -85,7 +86,8 @@ def read_state(workspace: Path, loaded: LoadedScenario) -> WorkspaceState:
 
 def write_state(workspace: Path, state: WorkspaceState) -> None:
     """Record the state in the workspace (for the agent) and in harness's own folder."""
-    write_json(workspace / STATE, asdict(state))
+    if real_path(workspace, str(STATE)):  # never through a link the agent left
+        write_json(workspace / STATE, asdict(state))
     if trialgit.private_dir(workspace).is_dir():
         write_json(trialgit.private_dir(workspace) / "state.json", asdict(state))
 

@@ -256,3 +256,21 @@ def test_paths_git_cannot_see_are_still_changes(ws: tuple[Path, str]) -> None:
         (repo / rel).write_text("x\n")
     changed = set(trialgit.changed(trialgit.git_dir(repo), repo, sha))
     assert {".git.", "GIT~1", "x/.GIT/", "sub/.git/"} <= changed
+
+
+def test_state_and_progress_are_never_written_through_links(
+    ws: tuple[Path, str], tmp_path: Path
+) -> None:
+    from harness.workspace import WorkspaceState, write_state
+
+    repo, sha = ws
+    host = tmp_path / "hostdir"
+    host.mkdir()
+    (repo / ".git" / "harness").symlink_to(host)
+    (repo / ".run-progress.json").mkdir()
+    state = WorkspaceState("s", "x", "0" * 16, sha, sha, None, "0", "now")
+    write_state(repo, state)
+    gab.write_run_progress(repo, {"run_id": "r"})
+    assert os.listdir(host) == []
+    assert json.loads((trialgit.private_dir(repo) / "state.json").read_text())["baseline"] == sha
+    assert json.loads((repo / ".run-progress.json").read_text()) == {"run_id": "r"}
