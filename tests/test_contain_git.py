@@ -274,3 +274,16 @@ def test_state_and_progress_are_never_written_through_links(
     assert os.listdir(host) == []
     assert json.loads((trialgit.private_dir(repo) / "state.json").read_text())["baseline"] == sha
     assert json.loads((repo / ".run-progress.json").read_text()) == {"run_id": "r"}
+
+
+def test_a_forged_workspace_state_is_not_believed(ws: tuple[Path, str]) -> None:
+    from types import SimpleNamespace
+
+    from harness.workspace import WorkspaceState, read_state, write_state
+
+    repo, sha = ws
+    write_state(repo, WorkspaceState("s", "x", "0" * 16, sha, sha, None, "0", "now"))
+    forged = repo / ".git" / "harness" / "state.json"
+    forged.write_text(forged.read_text().replace(sha, "f" * 40))
+    loaded = SimpleNamespace(name="s")
+    assert read_state(repo, loaded).baseline == sha  # type: ignore[arg-type]
