@@ -329,6 +329,8 @@ def _unstageable(worktree: Path, raw: bytes) -> str | None:
         return "missing"  # a tracked file replaced by a folder: its files are others
     if not stat.S_ISREG(info.st_mode):
         return "a special file (pipe, socket or device), not diffed"
+    if not os.access(os.path.join(os.fsencode(worktree), raw), os.R_OK):
+        return "unreadable, not diffed"
     if info.st_size > MAX_DIFF_FILE:
         return f"{info.st_size} bytes{LARGE}"
     return None
