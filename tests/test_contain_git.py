@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import gab, trialgit
-from harness.agentfiles import OverCap, copy_tree, data_filter, scrub_tree
-from harness.verify.local import stage_tree
+from harness.backends.local.verify import stage_tree
+from harness.results import gab
+from harness.util import trialgit
+from harness.util.agentfiles import OverCap, copy_tree, data_filter, scrub_tree
 from tests.conftest import make_repo
 
 pytestmark = pytest.mark.unit
@@ -261,7 +262,7 @@ def test_paths_git_cannot_see_are_still_changes(ws: tuple[Path, str]) -> None:
 def test_state_and_progress_are_never_written_through_links(
     ws: tuple[Path, str], tmp_path: Path
 ) -> None:
-    from harness.workspace import WorkspaceState, write_state
+    from harness.trial.workspace import WorkspaceState, write_state
 
     repo, sha = ws
     host = tmp_path / "hostdir"
@@ -279,7 +280,7 @@ def test_state_and_progress_are_never_written_through_links(
 def test_a_forged_workspace_state_is_not_believed(ws: tuple[Path, str]) -> None:
     from types import SimpleNamespace
 
-    from harness.workspace import WorkspaceState, read_state, write_state
+    from harness.trial.workspace import WorkspaceState, read_state, write_state
 
     repo, sha = ws
     write_state(repo, WorkspaceState("s", "x", "0" * 16, sha, sha, None, "0", "now"))
