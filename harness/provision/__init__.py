@@ -34,7 +34,7 @@ from harness.provision.toolchain import (
     python_refusal,
 )
 from harness.scenario.model import LoadedScenario
-from harness.util.git import GitError, git
+from harness.util import trialgit
 
 CONTAINER_DEPS = "/opt/harness-deps"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt")
@@ -114,10 +114,8 @@ class Provision:
 
 
 def _at_baseline(ws: Path, baseline: str, name: str) -> str | None:
-    try:
-        return git(["show", f"{baseline}:{name}"], ws).stdout
-    except GitError:
-        return None
+    """A file of the baseline, read from harness's own git dir (never the agent's)."""
+    return trialgit.baseline_read(ws, ["show", f"{baseline}:{name}"])
 
 
 def provision(

@@ -8,6 +8,7 @@ import threading
 import docker
 from docker.errors import DockerException
 
+from harness.config.settings import read_env
 from harness.errors import InfraError
 
 START_HINT = "start the engine (dockerd >/var/log/dockerd.log 2>&1 &) or use --sandbox local"
@@ -21,7 +22,7 @@ def docker_client(timeout: int = 600) -> docker.DockerClient:
 
     One per thread, process, engine and timeout, checked (pinged) when made: a trial asks
     for a client several times, and a new one with its ping cost ~50 ms each under load."""
-    key = (os.getpid(), os.environ.get("DOCKER_HOST"), timeout)
+    key = (os.getpid(), read_env("DOCKER_HOST"), timeout)
     cache: dict[tuple[int, str | None, int], docker.DockerClient] = _local.__dict__.setdefault(
         "clients", {}
     )

@@ -31,8 +31,8 @@ from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 from harness.trial.wslock import holding
+from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
-from harness.util.git import full_diff
 from harness.verify.engine import copy_hidden
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.proof import environment as proof_environment
@@ -41,7 +41,7 @@ from harness.verify.report import build_report, render_text
 from harness.verify.request import make_request
 from harness.verify.verdict import decide
 
-POINTER = Path(".git") / "harness" / "run.json"
+POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
 MAX_CONTINUES = 3
 CONTINUE_PROMPT = "Please continue until the problem is solved."
 
@@ -126,7 +126,7 @@ class Trial:
         """The trial of the set-up workspace, with the run it already has (if any)."""
         ws = workspace_path(loaded, settings)
         trial = cls(loaded, settings, get_backend(sandbox), ws, read_state(ws, loaded))
-        pointer = ws / POINTER
+        pointer = trialgit.private_dir(ws) / POINTER
         if pointer.exists():
             run = RunDir.open(Path(read_json(pointer)["path"]))
             if (run.path / "run.json").is_file():  # else its folder was deleted by hand
@@ -150,7 +150,10 @@ class Trial:
         self.run = RunDir.create(self.settings.results, self.loaded.name, meta.run_id)
         self.meta = meta
         self.save()
-        write_json(self.workspace / POINTER, {"run_id": meta.run_id, "path": str(self.run.path)})
+        write_json(
+            trialgit.private_dir(self.workspace) / POINTER,
+            {"run_id": meta.run_id, "path": str(self.run.path)},
+        )
         return self.run
 
     def _meta(self, run_id: str, **fields: Any) -> RunMeta:
@@ -185,7 +188,7 @@ class Trial:
 
     def check_fresh(self) -> None:
         """Refuse a second run on one workspace."""
-        if self.run is not None or (self.workspace / POINTER).exists():
+        if self.run is not None or (trialgit.private_dir(self.workspace) / POINTER).exists():
             raise UserError(
                 "this workspace already has a run",
                 file=self.workspace,
@@ -249,16 +252,18 @@ class Trial:
             meta.toolchain = self.backend.provision(spec, self.loaded, ws, self.state.baseline)
             self.save()
             if turn == 1:
-                gab.write_run_start(ws, meta.as_json())  # goagentbench's .run-start.json
+                # goagentbench's .run-start.json, with the workspace as the agent sees it
+                seen = str(ws) if self.backend.on_host else spec.project_dir
+                gab.write_run_start(ws, meta.as_json(), seen)
             result = self._agent_in_sandbox(entrant, opts, spec, instructions, turn)
         except UserError:
             if turn == 1:
                 shutil.rmtree(run.path, ignore_errors=True)
-                (ws / POINTER).unlink(missing_ok=True)
+                (trialgit.private_dir(ws) / POINTER).unlink(missing_ok=True)
             raise
         except HarnessError as exc:
             run.end(phase, "error", exc.one_line())
-            write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+            self._record_diff()
             self._gab_progress(write=True)
             raise
         except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
@@ -268,8 +273,18 @@ class Trial:
             run.end(phase, "interrupted", "stopped by a signal")
             raise
         run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
-        write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+        self._record_diff()
         self._gab_progress(write=True)
+
+    def _record_diff(self) -> None:
+        """``workspace.diff`` from harness's own git dir; how it came out goes into
+        run.json (``workspace_diff``) and so into the report: never silently missing."""
+        assert self.run is not None and self.meta is not None
+        record = trialgit.write_diff(
+            self.workspace, self.state.baseline, self.run.path / "workspace.diff"
+        )
+        self.meta = self.meta.model_copy(update={"workspace_diff": record.as_json()})
+        self.save()
 
     def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None:
         """goagentbench's run progress (None when no agent ran); written to the
@@ -425,7 +440,10 @@ class Trial:
         report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
         report.update(containment.report_fields(meta.as_json(), last))
         report["scoring_slot"] = slot
-        text = render_text(report, outcome.report_text)
+        diff = meta.as_json().get("workspace_diff")
+        if diff is not None:
+            report["workspace_diff"] = diff
+        text = render_text(report, outcome.report_text) + diff_note(diff)
         write_json(run.verify_dir / "report.json", report)
         gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)
@@ -508,6 +526,17 @@ def execute(
 
 
 # ---- helpers ---------------------------------------------------------------------------
+
+
+def diff_note(diff: dict[str, Any] | None) -> str:
+    """A line for report.txt when workspace.diff is not the whole change."""
+    if not diff or (diff.get("status") == "ok" and not diff.get("skipped")):
+        return ""
+    left = "; ".join(f"{k}: {v}" for k, v in sorted((diff.get("skipped") or {}).items())[:10])
+    detail = diff.get("detail") or ""
+    return f"workspace.diff: {diff.get('status')} {detail}".rstrip() + (
+        f" (not diffed: {left})\n" if left else "\n"
+    )
 
 
 def merge_usage(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
