@@ -88,9 +88,10 @@ def test_unpreparable_dependency_is_an_error_not_a_failure(go_project, cli: CLI)
     done = cli("exec", "gomod/greet", "--agent", "oracle", "--sandbox", "local", env=env)
     assert done.returncode == 3, done.stdout + done.stderr
     report = _report(project, "gomod/greet")
-    assert report["outcome"] == "error" and "Go modules" in report["error"]
+    assert report["outcome"] == "error" and "dependency" in report["error"]
+    assert any("Go modules not prepared" in n for n in report["toolchain"]["notes"])
     deep = cli("validate", "--deep", "--sandbox", "local", "gomod/greet", env=env)
-    assert deep.returncode == 3 and "environment" in deep.stdout
+    assert deep.returncode == 3 and "ENVIRONMENT ./app: dependency" in deep.stdout
 
 
 def test_go124_module_under_debian_go_is_an_error_naming_the_fix(go_project, cli: CLI) -> None:  # type: ignore[no-untyped-def]

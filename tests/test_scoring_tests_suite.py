@@ -38,7 +38,8 @@ def test_rules_violation_zeroes_an_untrustworthy_result() -> None:
     score = Scorer(suite).score_rows(rows)
     assert score.final == 0.0
     assert score.factors[0].check == "modification-rules"
-    assert "protected files changed" in render_text(score)
+    assert "the modification rules do not hold" in render_text(score)
+    assert "protected files changed" not in render_text(score)  # must-modify is no such thing
 
 
 def test_single_kind_takes_full_weight_and_passes_selftest() -> None:

@@ -51,6 +51,7 @@ class NopAgent:
 
 class OracleAgent:
     name = "oracle"
+    needs_sandbox = False  # works on the host's workspace: no agent container is started
 
     def version(self) -> str:
         return BUILTIN_VERSION

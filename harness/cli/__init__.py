@@ -28,7 +28,8 @@ from harness.scenario.model import SEED, LoadedScenario, list_scenarios, load_sc
 from harness.scenario.repo import commit_exists
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.trial import RunOptions, TrialResult, execute, run_agent, verify
-from harness.trial.workspace import read_state, setup
+from harness.trial.workspace import read_state, setup, workspace_path
+from harness.trial.wslock import holding
 
 app = typer.Typer(
     add_completion=False,
@@ -105,7 +106,8 @@ RecordOpt = Annotated[
     bool, typer.Option("--record", help="keep the gateway's request/response recording")
 ]
 SeedOpt = Annotated[
-    str | None, typer.Option("--seed", help="16 hex digits; overrides the scenario's")
+    str | None,
+    typer.Option("--seed", help="16 hex digits: replay a trial's seed; default: a fresh one"),
 ]
 
 
@@ -133,6 +135,8 @@ def guarded(func: F) -> F:
 
 def _is_infra(exc: BaseException) -> bool:
     """Docker engine and connection failures: the environment, not the user's input."""
+    if isinstance(exc, BrokenPipeError):
+        return False  # stdout's reader left (`| head`): click ends quietly
     names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
     return bool(names & {"docker", "requests", "urllib3", "httpx"}) or isinstance(
         exc, ConnectionError | TimeoutError
@@ -241,14 +245,18 @@ def validate(
         raise typer.Exit(worst)
 
 
+app.command("validate-scenario", help="Alias of `validate` (goagentbench's name).")(validate)
+
+
 @app.command("setup")
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
     loaded = _load(scenario)
-    path = setup(loaded, _settings(), _seed(seed))
-    # the toolchain and dependencies, fetched now (with network) for the offline phases
-    chosen = provision(loaded, path, read_state(path, loaded).baseline, on_host=True).record()
+    with holding(workspace_path(loaded, _settings())):
+        path = setup(loaded, _settings(), _seed(seed))
+        # the toolchain and dependencies, fetched now (with network) for the offline phases
+        chosen = provision(loaded, path, read_state(path, loaded).baseline, on_host=True).record()
     if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
         typer.echo(
             f"toolchain: {chosen['go'] or 'image'}; go modules: "
@@ -266,9 +274,19 @@ def run_agent_cmd(
     sandbox: SandboxOpt = "docker",
     replay: ReplayOpt = None,
     record: RecordOpt = False,
+    only_start: Annotated[
+        bool,
+        typer.Option("--only-start", help="only record the run and .run-start.json; run no agent"),
+    ] = False,
 ) -> None:
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
     opts = _options(agent, model, None, sandbox, replay, record)
+    if only_start:  # goagentbench's: the agent is driven by hand, `verify` grades it
+        from harness.trial.gabmodes import start_only
+
+        run = start_only(_load(scenario), _settings(), _registry(), opts)
+        typer.echo(f"run started (no agent ran): {run.path}")
+        return
     run = run_agent(_load(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
@@ -276,8 +294,11 @@ def run_agent_cmd(
 def _finish(result: TrialResult) -> None:
     typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
     typer.echo(f"result: {result.run_dir}")
-    code = {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(result.outcome, EXIT_FAILED)
-    raise typer.Exit(code)
+    raise typer.Exit(_exit_code(result.outcome))
+
+
+def _exit_code(outcome: str) -> int:
+    return {"success": EXIT_SUCCESS, "error": EXIT_INFRA}.get(outcome, EXIT_FAILED)
 
 
 @app.command("verify")
@@ -291,8 +312,18 @@ def verify_cmd(
         ),
     ] = False,
     sandbox: SandboxOpt = "docker",
+    only_report: Annotated[
+        bool,
+        typer.Option("--only-report", help="print the report without writing any results"),
+    ] = False,
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
+    if only_report:
+        from harness.trial.gabmodes import report_only
+
+        graded = report_only(_load(scenario), _settings(), _sandbox(sandbox))
+        typer.echo(graded.text, nl=False)
+        raise typer.Exit(_exit_code(graded.outcome))
     result = verify(
         _load(scenario),
         _settings(),
@@ -373,7 +404,7 @@ def controls_cmd(
         list[str] | None, typer.Option("--attack", help="only these attacks (repeatable)")
     ] = None,
 ) -> None:
-    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json.
+    """Prove the grader: HIGH, LOW, ISOLATION, CRITICAL, DETERMINISM; writes controls.json.
     With --containment: prove the sandbox instead, attack by attack."""
     if containment:
         from harness.grader.containment.catalogue import load_attacks

@@ -78,11 +78,14 @@ def doctor_checks(ray_address: str | None = None) -> list[Check]:
     checks.append(
         Check("chromium", CHROMIUM.is_file(), str(CHROMIUM), "apt-get install -y chromium")
     )
-    for tool, package in (("go", "golang-go"), ("git", "git")):
-        found = shutil.which(tool)
-        checks.append(
-            Check(tool, bool(found), found or "not on PATH", f"apt-get install -y {package}")
-        )
+    found = shutil.which("git")
+    checks.append(Check("git", bool(found), found or "not on PATH", "apt-get install -y git"))
+    from harness.cli.toolcheck import fleet_check, go_checks  # against what scenarios need
+
+    settings = Settings.from_env()
+    checks += [Check(c.name, c.ok, c.detail, c.fix) for c in go_checks(settings)]
+    fleet = fleet_check(settings)
+    checks.append(Check(fleet.name, fleet.ok, fleet.detail, fleet.fix))
     checks.extend(_cluster_checks(ray_address))
     return checks
 

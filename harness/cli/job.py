@@ -7,6 +7,7 @@ The lead wires it into the main app: ``app.command("run")(run_command)`` and
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -80,6 +81,7 @@ def _config(
     sandbox: str,
     settings: Settings,
     budget: Budget | None = None,
+    replay: Path | None = None,
 ) -> JobConfig:
     if not agents:
         stored = job.read_config() if job else None
@@ -95,7 +97,19 @@ def _config(
         seeds=_seeds(seeds),
         sandbox=sandbox,
         budget=budget,
+        replay=str(_cassette(replay)) if replay else None,
     )
+
+
+def _cassette(path: Path) -> Path:
+    if not path.is_file():
+        raise UserError(
+            "cassette not found",
+            file=path,
+            field="--replay",
+            fix="give a recorded cassette, e.g. tests/cassettes/mini-py-fast-solve.jsonl",
+        )
+    return path.resolve()
 
 
 def _check_resume(job: JobDir, config: JobConfig, force: bool) -> None:
@@ -185,7 +199,9 @@ def run_command(
     reps: Annotated[int, typer.Option("--reps", help="repetitions per seed")] = 1,
     seeds: Annotated[
         list[str] | None,
-        typer.Option("--seeds", help="16-hex seeds, comma separated; default: scenario's"),
+        typer.Option(
+            "--seeds", help="16-hex seeds, comma separated; default: a fresh seed per trial"
+        ),
     ] = None,
     concurrency: Annotated[
         int | None,
@@ -226,6 +242,14 @@ def run_command(
     budget_tokens: BudgetTokensOpt = None,
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            "--replay",
+            help="a cassette every trial's gateway serves instead of the fleet "
+            "(with --models replay)",
+        ),
+    ] = None,
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
@@ -254,6 +278,7 @@ def run_command(
             sandbox,
             settings,
             budget_flags(budget_tokens, budget_cost_usd, budget_calls),
+            replay,
         )
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
         where = make_executor(executor, settings, address=address, router_host=router_host)

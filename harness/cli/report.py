@@ -24,6 +24,7 @@ from harness.report.collect import Filters, RunResult, collect
 from harness.report.compare import DEFAULT_DELTA, as_dict, find, power_text, text
 from harness.report.formats import REPORT_FORMATS
 from harness.report.publish import (
+    check_markers,
     refuse_uncalibrated,
     update_markdown,
     write_summary_folder,
@@ -184,8 +185,9 @@ def report_command(
         emit(tables, datetime.now(UTC).isoformat(timespec="seconds"), include_tokens)
         if publish or publish_to:
             refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
-            folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             target = publish_to or settings.project_root / "README.md"
+            check_markers(target)  # a refusal (exit 2) writes nothing
+            folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             update_markdown(tables, target, folder)
             typer.echo(f"published {folder} and updated {target}", err=True)
     except HarnessError as exc:
@@ -250,14 +252,34 @@ def serve(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
 
 
 def view_command(
+    run: Annotated[
+        str | None,
+        typer.Argument(help="a run id or run folder: print what the agent did, step by step"),
+    ] = None,
     directory: Annotated[
         Path | None, typer.Option("--dir", help="board folder; default board/")
     ] = None,
     port: Annotated[int, typer.Option("--port", help="0 picks a free port")] = 8765,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="build the board first")] = False,
 ) -> None:
-    """Serve the board on 127.0.0.1 with the standard library's http.server."""
+    """Serve the board on 127.0.0.1 (http.server); with RUN, print that trial instead:
+    its conversation call by call (tokens, time), commands, failing checks, diff."""
     settings = Settings.from_env()
+    if run is not None:
+        from harness.report.trialview import find_run, load_view, render_view
+
+        found = find_run(settings.results, run)
+        if found is None:
+            raise _fail(
+                UserError(
+                    f"no run '{run}'",
+                    file=settings.results,
+                    field="RUN",
+                    fix="give a run id (a folder name under results/<scenario>/) or its path",
+                )
+            )
+        typer.echo(render_view(load_view(found)), nl=False)
+        return
     folder = (directory or settings.project_root / "board").resolve()
     if rebuild or not (folder / "index.html").is_file():
         board_command(out=folder)

@@ -15,6 +15,7 @@ from harness.fleet.config import Price
 from harness.fleet.lease import Outcome, Routing
 from harness.fleet.telemetry import EnergyMeter, TelemetrySink, energy_kwh, rates, token_cost
 from harness.gateway.calls import Attempt, Call, rnd
+from harness.gateway.transcript import Transcript, reply_of
 
 STREAM_BROKEN = "stream_broken"  # the host accepted the call, then its stream broke
 
@@ -43,6 +44,7 @@ class Accounting:
         artefact: Callable[[str, str], str | None],
         recorder: Recorder | None = None,
         budget: Budget | None = None,
+        transcript: Transcript | None = None,
     ) -> None:
         self.telemetry = telemetry
         self.routing = routing
@@ -51,9 +53,11 @@ class Accounting:
         self.watts = watts
         self.artefact = artefact
         self.recorder = recorder
+        self.transcript = transcript  # the conversation per call (harness view, the board)
         self.budget = budget if budget is not None and not budget.unlimited else None
         self.energy = {h: EnergyMeter() for h in watts}
         self.spent: dict[str | None, Spent] = {}
+        self.faults: dict[str | None, str] = {}  # trial -> the first harness fault it met
 
     # ---- the one row builder --------------------------------------------------------------
     def row(self, call: Call, **fields: Any) -> dict[str, Any]:
@@ -208,29 +212,57 @@ class Accounting:
         return None
 
     def budget_state(self, trial: str | None) -> dict[str, Any]:
-        """``GET /v1/harness/budget``: the limit reached (if any), usage and limits."""
+        """``GET /v1/harness/budget``: the limit reached (if any), usage and limits, and
+        the harness fault that makes further calls pointless (``fault``, None if none)."""
         spent = self.spent.get(trial) or Spent()
         budget = self.budget or Budget()
         return {
             "exhausted": budget.exceeded(spent.tokens, spent.cost_usd, spent.calls),
             "used": spent.to_json(),
             "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
+            "fault": self.faults.get(trial),
         }
+
+    # ---- harness faults -------------------------------------------------------------------
+    def fault(self, trial: str | None, reason: str) -> None:
+        """Record that a trial cannot go on for the harness's sake (a cassette that
+        does not match, a fleet that cannot be reached, a model nobody serves): the trial
+        reads it from the budget endpoint and stops the agent as ``error``. The first
+        fault of a trial is kept, on one line."""
+        line = " ".join(reason.split())
+        self.faults.setdefault(trial, line[:400])
 
     # ---- recording ------------------------------------------------------------------------
     def record(
         self, call: Call, response: dict[str, Any], meta: dict[str, Any] | None = None
     ) -> None:
+        if "raw" in response and not call.endpoint.endswith("/embeddings"):  # as it came
+            self.transcribe(call, {"raw": response["raw"]})
+        elif "events" in response:
+            self.transcribe(call, {"events": len(response["events"])})
         if self.recorder is not None:
             self.recorder.add(call.endpoint, call.body, response, meta or {"stream": call.stream})
+
+    def transcribe(
+        self, call: Call, reply: dict[str, Any] | None = None, error: str | None = None
+    ) -> None:
+        """One line of the trial's transcript (see ``transcript.py``)."""
+        if self.transcript is not None:
+            self.transcript.add(
+                call.call_id, call.key.trial, call.endpoint, call.body, reply, error
+            )
 
     def record_reply(
         self, call: Call, acc: wire.ChunkAccumulator, body: dict[str, Any] | None
     ) -> None:
-        """A chat/text reply as a cassette response: message (or text), finish, usage."""
-        if self.recorder is None:
+        """A chat/text reply as a cassette response: message (or text), finish, usage;
+        and the transcript's line for it."""
+        if self.recorder is None and self.transcript is None:
             return
         body = body or acc.body(call.kind, call.requested or None)
+        self.transcribe(call, reply_of(body))
+        if self.recorder is None:
+            return
         choice = (body.get("choices") or [{}])[0]
         resp: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
         if call.kind == "chat":

@@ -37,6 +37,7 @@ from harness.gateway.calls import (
 from harness.gateway.keys import KeyStore
 from harness.gateway.messages_route import messages_routes
 from harness.gateway.replay import CassetteUpstream
+from harness.gateway.transcript import TRANSCRIPT, Transcript
 from harness.gateway.upstream import FleetUpstream, Upstream
 
 BUDGET = "/v1/harness/budget"
@@ -91,6 +92,9 @@ class Gateway:
             artefact=self.artefact,
             recorder=Recorder(config.record_path) if config.record_path else None,
             budget=config.budget,
+            transcript=Transcript(
+                Path(config.telemetry_path).parent / TRANSCRIPT if config.telemetry_path else None
+            ),
         )
         self.upstream: Upstream
         if config.replay_path:
@@ -125,6 +129,8 @@ class Gateway:
             await self.upstream.stop()
             await self.routing.aclose()
             self.telemetry.close()
+            if self.accounting.transcript is not None:
+                self.accounting.transcript.close()
             if self.accounting.recorder:
                 self.accounting.recorder.close()
 
@@ -214,6 +220,9 @@ class Gateway:
         model = self.upstream.resolve(requested, key.model, key.agent)
         if model is None:
             known = ", ".join(self.config.fleet.models) or "none"
+            self.accounting.fault(
+                key.trial, f"model {requested!r} is not served by the fleet (models: {known})"
+            )
             return error_response(
                 404,
                 f"model {requested!r} is not served by this gateway (models: {known})",

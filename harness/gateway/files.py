@@ -4,6 +4,7 @@ the files it reads (fleet.yml, keys.yml, the cassette) and the job's shared rout
 
 from __future__ import annotations
 
+import re
 import secrets
 import shutil
 from pathlib import Path
@@ -56,5 +57,7 @@ def gateway_files(
 
 
 def cassette_name(replay: Path) -> str:
-    """The cassette's file name in the gateway's folder (its suffix kept)."""
-    return f"cassette{replay.suffix or '.jsonl'}"
+    """The cassette's file name in the gateway's folder: its own name (which faults
+    quote), shell-safe, its suffix kept."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", replay.stem)
+    return f"{stem}{replay.suffix or '.jsonl'}"

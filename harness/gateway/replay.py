@@ -50,6 +50,8 @@ class CassetteUpstream:
                 "cassette_mismatch" if isinstance(exc, CassetteMismatch) else "cassette_exhausted"
             )
             self.accounting.replayed(call, t0, ts, 400, error=str(exc))
+            self.accounting.fault(call.key.trial, fault_text(exc, self.replayer.path.name))
+            self.accounting.transcribe(call, error=fault_text(exc, self.replayer.path.name))
             return error_response(400, f"harness gateway replay: {exc}", kind)
         status, payload = replay_payload(item["response"], call)
         usage = None
@@ -66,6 +68,9 @@ class CassetteUpstream:
             usage = payload.get("usage") or (payload.get("response") or {}).get("usage")
         self.accounting.replayed(
             call, t0, ts, status, usage or item["response"].get("usage"), index
+        )
+        self.accounting.transcribe(
+            call, {k: v for k, v in item["response"].items() if k != "usage"}
         )
         if status != 200 or not isinstance(payload, list):
             return JSONResponse(payload, status_code=status)
@@ -88,6 +93,17 @@ class CassetteUpstream:
                 yield b
 
         return StreamingResponse(gen(), media_type="text/event-stream")
+
+
+def fault_text(exc: CassetteMismatch | CassetteExhausted, cassette: str) -> str:
+    """One line for the trial: which request, which cassette, the first difference."""
+    if isinstance(exc, CassetteExhausted):
+        return f"cassette {cassette} exhausted: {exc}"
+    first = next((ln[2:] for ln in exc.diff.splitlines() if ln.startswith("- ")), "")
+    return (
+        f"cassette {cassette} does not match request #{exc.index + 1} ({first}); "
+        "is it this scenario's and agent's cassette, and was --model replay given?"
+    )
 
 
 def replay_payload(resp: dict[str, Any], call: Call) -> tuple[int, Any]:

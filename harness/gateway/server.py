@@ -11,7 +11,7 @@ from harness.errors import UserError
 from harness.fleet.config import FleetConfig, Price, load_fleet
 from harness.gateway.app import Gateway, GatewayConfig
 from harness.gateway.keys import load_keys
-from harness.util.serving import ThreadedServer
+from harness.util.serving import KEEP_ALIVE_S, ThreadedServer
 
 
 def build_config(
@@ -139,4 +139,11 @@ def serve(config: GatewayConfig, host: str = "127.0.0.1", port: int = 8080) -> N
     import uvicorn
 
     gateway = Gateway(config)
-    uvicorn.run(gateway.app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    uvicorn.run(
+        gateway.app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )

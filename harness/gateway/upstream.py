@@ -82,7 +82,12 @@ class FleetUpstream:
         r = self.fleet.routing
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(r.read_timeout_s, connect=r.connect_timeout_s),
-            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
+            # idle connections dropped before a host's server drops them (Node's and
+            # uvicorn's default is 5 s, as is httpx's): sending on one the host is closing
+            # that instant fails as a ReadError before any header comes back
+            limits=httpx.Limits(
+                max_connections=1000, max_keepalive_connections=200, keepalive_expiry=2.0
+            ),
         )
         if self.fleet.hosts:
             await self.probe()
@@ -154,6 +159,10 @@ class FleetUpstream:
 
     async def _exhausted(self, call: Call, exc: Retryable) -> Response:
         detail = "; ".join(call.errors) or str(exc)
+        fault = harness_fault(call)
+        if fault is not None:  # no host could ever answer: stop the trial, not the agent
+            self.accounting.fault(call.key.trial, fault)
+        self.accounting.transcribe(call, error=fault or detail)
         if isinstance(exc, NoHost):
             wait = await self.routing.wait_s(call.candidates)
             return error_response(
@@ -178,6 +187,8 @@ class FleetUpstream:
             except Retryable:
                 if n + 1 >= r.max_attempts:
                     raise
+                if set(call.candidates) <= set(call.tried) and harness_fault(call):
+                    raise  # every host is down or lacks the model: waiting will not help
             # another host is usually free at once; else wait out the shortest cooldown
             # (a 429's Retry-After included)
             wait = min(await self.routing.wait_s(call.candidates), r.max_wait_s)
@@ -305,3 +316,17 @@ class FleetUpstream:
             take_chunk(att, opened.acc, ev[1])
         if not att.done and not opened.acc.finished():
             raise httpx.RemoteProtocolError("upstream stream ended without finishing")
+
+
+HOST_DOWN = ("connect_error", "router:", " 404 ")  # unreachable, or the model is not loaded
+
+
+def harness_fault(call: Call) -> str | None:
+    """Why no host could answer ``call`` when the harness's configuration is to blame:
+    the model has no host, or every attempt found the host unreachable or without the
+    model. A busy fleet (429, 503, a broken stream) is not a fault: the agent may retry."""
+    if not call.candidates:
+        return f"no fleet host serves model {call.model!r}: check the fleet file's models"
+    if call.errors and all(any(m in e for m in HOST_DOWN) for e in call.errors):
+        return f"the fleet cannot serve model {call.model!r}: " + "; ".join(call.errors)
+    return None

@@ -205,6 +205,7 @@ class JobRunner:
             "budget": (
                 self.config.budget.model_dump(exclude_none=True) if self.config.budget else None
             ),
+            "replay": self.config.replay,
             "trial": {
                 "scenario": trial.scenario,
                 "agent": trial.agent,

@@ -61,6 +61,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             trial_key=spec["key"],
             repetition=trial["repetition"],
             budget=Budget(**spec["budget"]) if spec.get("budget") else None,
+            replay=Path(spec["replay"]) if spec.get("replay") else None,
         )
         result = execute(loaded, settings, registry, opts)
     except UserError as exc:

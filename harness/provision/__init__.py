@@ -34,7 +34,7 @@ from harness.provision.toolchain import (
     python_refusal,
 )
 from harness.scenario.model import LoadedScenario
-from harness.util.git import GitError, git
+from harness.util import trialgit
 
 CONTAINER_DEPS = "/opt/harness-deps"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt")
@@ -114,10 +114,8 @@ class Provision:
 
 
 def _at_baseline(ws: Path, baseline: str, name: str) -> str | None:
-    try:
-        return git(["show", f"{baseline}:{name}"], ws).stdout
-    except GitError:
-        return None
+    """A file of the baseline, read from harness's own git dir (never the agent's)."""
+    return trialgit.baseline_read(ws, ["show", f"{baseline}:{name}"])
 
 
 def provision(
@@ -127,8 +125,10 @@ def provision(
 
     The first call for given baseline files downloads (network needed); later calls reuse
     the cache. ``on_host``: the code runs on this host (``--sandbox local``), not in an
-    image. Raises UserError for an unusable declaration, InfraError when a download
-    or a dependency resolution fails.
+    image. Raises UserError for an unusable declaration, InfraError for a toolchain that
+    cannot be had. A download that fails (``Unprepared``: no module proxy, no package
+    index) is a note, not a failure: what could not be prepared is missing at verify
+    time, where the baseline check makes a build that needs it an ``error``.
     """
     scn = loaded.scenario
     runner = scn.runner(ws)
@@ -145,7 +145,11 @@ def provision(
             prov.goroot = go_root(prov.go.release)
         go_sum = _at_baseline(ws, baseline, "go.sum")
         if go_mod and _requires(go_mod):
-            prov.gomod = go_modules(go_mod, go_sum or "", prov.goroot)
+            try:
+                prov.gomod = go_modules(go_mod, go_sum or "", prov.goroot)
+            except Unprepared as exc:  # prepared lazily: only a build that needs one fails
+                prov.gomod = _empty_dir("gomod")
+                prov.notes.append(f"Go modules not prepared: {exc.message}")
     else:
         refusal = python_refusal(declared_py, on_host=on_host)
         if refusal:
@@ -165,18 +169,40 @@ def provision(
             present["project-requirements.txt"] = "\n".join(runtime) + "\n"
         if tests:
             present["project-test-requirements.txt"] = "\n".join(tests) + "\n"
-        if present:
-            try:
-                prov.wheels, prov.pysite = python_wheels(present)
-            except InfraError as exc:
-                if not tests:
-                    raise
-                # the test extras are a convenience: prepare the rest, say what was left
+        _prepare_python(prov, present, bool(tests))
+    return prov
+
+
+_FAILED: dict[Path, str] = {}  # dependency folders whose download failed in this process
+
+
+class Unprepared(InfraError):
+    """A download that failed (no module proxy, no package index): setup goes on, and
+    verification is an ``error`` only if a build really needs what is missing."""
+
+
+def _prepare_python(prov: Provision, present: dict[str, str], tests: bool) -> None:
+    """Wheels for what can be prepared; notes for what could not (the test extras are a
+    convenience: the rest is tried without them)."""
+    while present:
+        try:
+            prov.wheels, prov.pysite = python_wheels(present)
+            return
+        except Unprepared as exc:
+            if tests and "project-test-requirements.txt" in present:
                 present.pop("project-test-requirements.txt")
                 prov.notes.append(f"test extras not prepared: {exc.message}")
-                if present:
-                    prov.wheels, prov.pysite = python_wheels(present)
-    return prov
+                continue
+            prov.notes.append(f"Python requirements not prepared: {exc.message}")
+            return
+
+
+def _empty_dir(kind: str) -> Path:
+    """An empty dependency folder: what is mounted when nothing could be prepared, so
+    local and Docker runs see the same (nothing) instead of the host's own cache."""
+    path = _deps_dir(kind, "empty")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _requires(go_mod: str) -> bool:
@@ -208,6 +234,8 @@ def go_modules(go_mod: str, go_sum: str, goroot: Path | None) -> Path:
     dest = _deps_dir("gomod", key)
     if (dest / ".complete").exists():
         return dest
+    if dest in _FAILED:  # asked again in this process (agent phase, then verify): no retry
+        raise Unprepared(_FAILED[dest])
     go = str(goroot / "bin" / "go") if goroot else shutil.which("go")
     if not go:
         raise InfraError("no Go toolchain to prepare modules with", fix="install golang-go")
@@ -230,7 +258,7 @@ def go_modules(go_mod: str, go_sum: str, goroot: Path | None) -> Path:
             }
             if goroot:
                 env["GOROOT"] = str(goroot)
-            if env.get("GOPROXY", "") in ("", "off"):
+            if env.get("GOPROXY", "") == "":
                 env.pop("GOPROXY", None)  # the default proxy, for a host that reaches it
             proc = subprocess.run(
                 [go, "mod", "download"],
@@ -247,9 +275,9 @@ def go_modules(go_mod: str, go_sum: str, goroot: Path | None) -> Path:
                 if why and why.startswith("toolchain"):
                     raise InfraError(f"could not prepare the Go modules: {why}")
                 tail = " | ".join(out.strip().splitlines()[-2:])
-                raise InfraError(
-                    f"could not prepare the Go modules go.mod requires: {tail}",
-                    fix="run setup where the Go module proxy (GOPROXY) is reachable",
+                _FAILED[dest] = f"could not prepare the Go modules go.mod requires: {tail}"
+                raise Unprepared(
+                    _FAILED[dest], fix="run setup where the Go module proxy (GOPROXY) is reachable"
                 )
             (cache / ".complete").write_text("go mod download\n")
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -267,6 +295,8 @@ def python_wheels(requirements: dict[str, str]) -> tuple[Path, Path]:
     dest = _deps_dir("python", key)
     if (dest / ".complete").exists():
         return dest / "wheels", dest / "site"
+    if dest in _FAILED:
+        raise Unprepared(_FAILED[dest])
     with file_lock(f"python-{key}"):
         if (dest / ".complete").exists():
             return dest / "wheels", dest / "site"
@@ -296,8 +326,9 @@ def python_wheels(requirements: dict[str, str]) -> tuple[Path, Path]:
                 proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
                 if proc.returncode != 0:
                     tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
-                    raise InfraError(
-                        f"could not prepare the Python requirements: {tail}",
+                    _FAILED[dest] = f"could not prepare the Python requirements: {tail}"
+                    raise Unprepared(
+                        _FAILED[dest],
                         fix="run setup where the package index is reachable (PIP_CERT for a "
                         "TLS proxy)",
                     )

@@ -54,6 +54,18 @@ def replace_block(text: str, block: str, file: Path) -> str:
     return f"{text[: start + len(BEGIN)]}\n{block.rstrip()}\n{text[end:]}"
 
 
+def check_markers(file: Path) -> None:
+    """Refuse (exit 2) a target without the markers before anything is written."""
+    if not file.is_file():
+        raise UserError(
+            "file not found",
+            file=file,
+            field="--publish-to",
+            fix="name an existing Markdown file that holds the markers",
+        )
+    replace_block(file.read_text(encoding="utf-8"), "", file)
+
+
 def update_markdown(tables: list[EraTable], file: Path, summary_dir: Path | None = None) -> None:
     """Rewrite the marked block of ``file`` with one table per era (atomically)."""
     if not file.is_file():

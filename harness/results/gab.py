@@ -11,14 +11,16 @@ harness keeps them out of the agent's diff through the workspace's git exclude f
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from harness.util.fs import write_json
 from harness.config.settings import env_value  # noqa: F401  (re-exported: goagentbench aliases)
+from harness.util.agentfiles import real_path
+from harness.util.fs import write_json
 
 RUN_START, RUN_PROGRESS = ".run-start.json", ".run-progress.json"
 
@@ -37,9 +39,11 @@ def _go_version() -> str:
 
 
 def _exclude(ws: Path) -> None:
-    """Keep the run files out of ``git status`` (and so out of the agent's changes)."""
+    """Keep the run files out of the agent's own ``git status`` (harness's diff leaves
+    them out by its own exclude file). Written only through real folders and a regular
+    file: a link the agent planted at ``.git``, ``.git/info`` or the file is left alone."""
     exclude = ws / ".git" / "info" / "exclude"
-    if not (ws / ".git").is_dir():
+    if not real_path(ws, ".git/info/exclude") or not (ws / ".git").is_dir():
         return
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text() if exclude.exists() else ""
@@ -50,9 +54,12 @@ def _exclude(ws: Path) -> None:
         )
 
 
-def run_start(meta: dict[str, Any], ws: Path, go_version: str | None = None) -> dict[str, Any]:
+def run_start(
+    meta: dict[str, Any], ws: Path | str, go_version: str | None = None
+) -> dict[str, Any]:
     """goagentbench's RunStart from run.json's content (``go_version``: the scenario's
-    pinned Go when run.json names one, else the host's)."""
+    pinned Go when run.json names one, else the host's); ``ws`` is the workspace as the
+    agent sees it (``/workspace`` in a container)."""
     pinned = (meta.get("toolchain") or {}).get("go") or ""
     if go_version is None and pinned.startswith("go1"):
         go_version = pinned.split()[0]
@@ -111,11 +118,60 @@ def run_progress(
     }
 
 
-def write_run_start(ws: Path, meta: dict[str, Any]) -> None:
+def write_run_start(ws: Path, meta: dict[str, Any], seen_as: str | None = None) -> None:
+    """``.run-start.json`` (before the agent's first turn); ``seen_as`` is the
+    workspace's path inside the agent's sandbox."""
     _exclude(ws)
-    write_json(ws / RUN_START, run_start(meta, ws))
+    write_json(ws / RUN_START, run_start(meta, seen_as or ws))
 
 
 def write_run_progress(ws: Path, progress: dict[str, Any]) -> None:
-    _exclude(ws)
+    """``.run-progress.json`` after a turn: replaced, never followed (the agent may have
+    left a link or a folder there)."""
+    _replace(ws / RUN_PROGRESS)
     write_json(ws / RUN_PROGRESS, progress)
+
+
+VERIFY_SUFFIX = ".verify.json"
+GAB_TEST_FIELDS = ("name", "passed", "output", "error")
+
+
+def verification_report(report: dict[str, Any]) -> dict[str, Any]:
+    """goagentbench's VerificationReport from harness's report.json: the same verdict
+    (``success``), its test rows without harness's nested detail, and the run's progress."""
+
+    def rows(key: str) -> list[dict[str, Any]]:
+        return [{k: row.get(k) for k in GAB_TEST_FIELDS} for row in report.get(key) or []]
+
+    out: dict[str, Any] = {
+        "run_id": report.get("run_id"),
+        "scenario": report.get("scenario"),
+        "agent": report.get("agent"),
+        "agent_version": report.get("agent_version"),
+        "model": report.get("model"),
+        "started_at": report.get("started_at"),
+        "progress": report.get("progress"),
+        "verified_at": report.get("verified_at"),
+        "success": bool(report.get("success")),
+        "tests": rows("tests"),
+    }
+    if report.get("partial_tests"):
+        out["partial_score"] = report.get("partial_score")
+        out["partial_tests"] = rows("partial_tests")
+    return {k: v for k, v in out.items() if v is not None or k in ("tests", "success")}
+
+
+def write_verification_report(run_dir: Path, report: dict[str, Any]) -> Path:
+    """``<run>/<run_id>.verify.json`` (goagentbench's reader walks ``results/`` for
+    ``*.verify.json``); harness's ``verify/report.json`` stays the record of truth."""
+    path = run_dir / f"{run_dir.name}{VERIFY_SUFFIX}"
+    write_json(path, verification_report(report))
+    return path
+
+
+def _replace(path: Path) -> None:
+    """Remove whatever the agent left at ``path`` (a link is removed, not followed)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        path.unlink()

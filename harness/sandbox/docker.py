@@ -17,7 +17,6 @@ kills the command's processes and is reported in ``ExecResult.limit``.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import posixpath
 import secrets
@@ -50,6 +49,7 @@ from harness.sandbox.dockerio import (
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, keepalive_pids
 from harness.scenario.policy import parse_size
+from harness.util.agentfiles import data_filter
 
 KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout
@@ -420,18 +420,20 @@ class DockerSandbox:
             owner = self._owner if self._in_workspace(dest) else None
         base = self._writable_base(target)
         rel = posixpath.relpath(target, base)
-        data = io.BytesIO()
-        with tarfile.open(fileobj=data, mode="w") as tar:
-            parts = rel.split("/")[:-1] if rel != "." else []
-            for i in range(len(parts)):  # folders on the way, owned like the rest
-                info = tarfile.TarInfo("/".join(parts[: i + 1]))
-                info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
-                tar.addfile(own(info, owner))
-            tar.add(str(src), arcname=rel, filter=lambda info: own(info, owner))
-        try:
-            container.put_archive(base, data.getvalue())
-        except APIError as exc:
-            raise InfraError(f"copy into {self.name}:{dest} failed: {exc}") from exc
+        # the archive is spooled to a file, never held in memory
+        with tempfile.TemporaryFile(prefix="harness-copyin-") as data:
+            with tarfile.open(fileobj=data, mode="w") as tar:
+                parts = rel.split("/")[:-1] if rel != "." else []
+                for i in range(len(parts)):  # folders on the way, owned like the rest
+                    info = tarfile.TarInfo("/".join(parts[: i + 1]))
+                    info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+                    tar.addfile(own(info, owner))
+                tar.add(str(src), arcname=rel, filter=lambda info: own(info, owner))
+            data.seek(0)
+            try:
+                container.put_archive(base, data)
+            except APIError as exc:
+                raise InfraError(f"copy into {self.name}:{dest} failed: {exc}") from exc
         if self._owner is not None and owner is not None:  # root mode: hand files back
             self._chown(container)
 
@@ -464,7 +466,7 @@ class DockerSandbox:
                     handle.write(chunk)
             unpacked = Path(tmp) / "x"
             with tarfile.open(archive) as tar:
-                tar.extractall(unpacked, filter="tar")
+                tar.extractall(unpacked, filter=data_filter)  # no links out, no devices
             top = unpacked / posixpath.basename(path.rstrip("/") or "/")
             if top.is_dir() and not top.is_symlink():
                 shutil.copytree(top, dest, symlinks=True, dirs_exist_ok=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from harness.errors import UserError
+from harness.errors import InfraError, UserError
 from harness.scenario.model import LoadedScenario
 from harness.util.git import GitError, git
 
@@ -109,6 +109,11 @@ def _source_repo(
         git(["clone", "-q", "--bare", origin, str(bare)])
     except GitError as exc:
         last = exc.stderr.splitlines()[-1] if exc.stderr else "git clone failed"
+        if source.kind == "remote" and network_failure(exc.stderr or ""):
+            raise InfraError(
+                f"cannot reach '{loaded.scenario.repo}' to clone it: {last}",
+                fix=f"check the network, or set {CACHE_HINT}",
+            ) from None
         raise UserError(
             f"cannot clone '{loaded.scenario.repo}': {last}",
             file=loaded.path,
@@ -116,6 +121,35 @@ def _source_repo(
             fix=f"check the repo location and your access to it, or set {CACHE_HINT}",
         ) from None
     return bare
+
+
+NETWORK_SIGNS = (
+    "could not resolve host",
+    "failed to connect",
+    "connection refused",
+    "connection timed out",
+    "operation timed out",
+    "network is unreachable",
+    "no route to host",
+    "temporary failure in name resolution",
+    "connection reset",
+    "early eof",
+    "rpc failed",
+    "the remote end hung up unexpectedly",
+    "ssl",
+    "tls",
+    "proxy connect",
+)
+
+
+def network_failure(stderr: str) -> bool:
+    """Whether git's error says the network failed (a harness fault, exit 3), rather than
+    that the location is wrong (bad input, exit 2)."""
+    text = stderr.lower()
+    wrong = ("repository not found", "does not appear to be a git repository", "permission denied")
+    if any(sign in text for sign in wrong):
+        return False
+    return any(sign in text for sign in NETWORK_SIGNS)
 
 
 def clone(

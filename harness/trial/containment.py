@@ -6,6 +6,9 @@ proxy that remembers the first command a limit stopped (``limit: disk``, ``limit
 gateway ``GET /v1/harness/budget`` and interrupts the running command once the budget is
 exhausted. ``guard.verdict`` then turns the agent's own result into the phase outcome
 (``limit`` or ``budget``) with a reason, which the trial records as outcome ``failed``.
+The same endpoint names a harness fault (a cassette that does not match, a fleet that
+cannot answer, a model nobody serves): the guard stops the agent within seconds and
+``raise_fault`` makes the phase an ``error`` naming it, never the agent's failure.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from harness.config.budget import Budget
+from harness.errors import InfraError
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.verdict import STOP_OUTCOMES
 
@@ -40,6 +44,8 @@ BudgetCallsOpt = Annotated[
     int | None, typer.Option("--budget-calls", help="stop each trial past this many calls", min=1)
 ]
 BUDGET_POLL_S = 1.0
+FAULT_POLL_S = 2.0  # without a budget the gateway is still asked for harness faults
+HARNESS_FAULT = "harness"  # the interrupt reason when the gateway reports a harness fault
 BUDGET_PATH = "/harness/budget"  # under the gateway's /v1
 
 
@@ -75,13 +81,15 @@ class Guard:
         self.sandbox = WatchedSandbox(sandbox)
         self.budget = budget if budget is not None and not budget.unlimited else None
         self.exhausted: str | None = None
+        self.fault: str | None = None  # a harness fault the gateway reported (not the agent's)
         self.used: dict[str, Any] = {}
         self._stop = threading.Event()
 
     @contextlib.contextmanager
     def watching(self, gateway: Any) -> Iterator[None]:
-        """While the block runs, stop the agent's command once the budget is exhausted."""
-        if self.budget is None or gateway is None:
+        """While the block runs, stop the agent's command once the budget is exhausted or
+        the gateway reports a harness fault (a cassette miss, a fleet that cannot answer)."""
+        if gateway is None:
             yield
             return
         thread = threading.Thread(
@@ -96,9 +104,10 @@ class Guard:
             self._check(gateway)  # a last look: the agent may have stopped on the refusal
 
     def _poll(self, gateway: Any) -> None:
-        while not self._stop.wait(BUDGET_POLL_S):
+        every = BUDGET_POLL_S if self.budget is not None else FAULT_POLL_S
+        while not self._stop.wait(every):
             if self._check(gateway):
-                self.sandbox.inner.interrupt("budget")
+                self.sandbox.inner.interrupt(HARNESS_FAULT if self.fault else "budget")
                 return
 
     def _check(self, gateway: Any) -> bool:
@@ -106,13 +115,21 @@ class Guard:
         if state is None:
             return False
         self.used = state.get("used") or {}
-        if state.get("exhausted") and self.exhausted is None:
+        if state.get("fault") and self.fault is None:
+            self.fault = str(state["fault"])
+        if self.budget is not None and state.get("exhausted") and self.exhausted is None:
             self.exhausted = str(state["exhausted"])
-        return self.exhausted is not None
+        return self.exhausted is not None or self.fault is not None
+
+    def raise_fault(self) -> None:
+        """Raise the harness fault the gateway reported, if any: the phase is an ``error``
+        naming the cause, never the agent's failure."""
+        if self.fault is not None:
+            raise InfraError(f"harness fault, the agent was stopped: {self.fault}")
 
     def reason(self) -> tuple[str, str, str] | None:
         """``(phase outcome, reason, detail)`` when the phase ended on a limit or budget."""
-        if self.sandbox.limit is not None:
+        if self.sandbox.limit is not None and self.sandbox.limit[0] != HARNESS_FAULT:
             kind, detail = self.sandbox.limit
             if kind == "budget":
                 return "budget", "budget", self._budget_detail()

@@ -68,7 +68,12 @@ def resolve_entrant(
         )
     if opts.agent == "oracle":
         reference_solution(loaded, "use --agent oracle")
-    return Entrant(agent, entry.name, reported, llm, model_access(llm, opts, settings))
+    fleet_file = model_access(llm, opts, settings)
+    if opts.replay is not None and llm.name != NO_MODEL:
+        from harness.fleet.cassette import check_model
+
+        check_model(opts.replay, llm.id_for(entry.name))  # another model's cassette: exit 2
+    return Entrant(agent, entry.name, reported, llm, fleet_file)
 
 
 def model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | None:

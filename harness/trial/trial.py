@@ -30,19 +30,18 @@ from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
 from harness.trial.hooks import emit, error_fields, seconds_since
+from harness.trial.reporting import trial_report
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.trial.wslock import holding
+from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
-from harness.util.git import full_diff
 from harness.verify.engine import copy_hidden
 from harness.verify.outcome import VerifyOutcome
-from harness.verify.proof import environment as proof_environment
-from harness.verify.proof import grader_verdict
-from harness.verify.report import build_report, render_text
 from harness.verify.request import make_request
 from harness.verify.verdict import decide
 
-POINTER = Path(".git") / "harness" / "run.json"
+POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
 MAX_CONTINUES = 3
 CONTINUE_PROMPT = "Please continue until the problem is solved."
 
@@ -72,7 +71,7 @@ class Trial:
         """The trial of the set-up workspace, with the run it already has (if any)."""
         ws = workspace_path(loaded, settings)
         trial = cls(loaded, settings, get_backend(sandbox), ws, read_state(ws, loaded))
-        pointer = ws / POINTER
+        pointer = trialgit.private_dir(ws) / POINTER
         if pointer.exists():
             run = RunDir.open(Path(read_json(pointer)["path"]))
             if (run.path / "run.json").is_file():  # else its folder was deleted by hand
@@ -96,7 +95,10 @@ class Trial:
         self.run = RunDir.create(self.settings.results, self.loaded.name, meta.run_id)
         self.meta = meta
         self.save()
-        write_json(self.workspace / POINTER, {"run_id": meta.run_id, "path": str(self.run.path)})
+        write_json(
+            trialgit.private_dir(self.workspace) / POINTER,
+            {"run_id": meta.run_id, "path": str(self.run.path)},
+        )
         self.log(
             "start",
             scenario=self.loaded.name,
@@ -145,7 +147,7 @@ class Trial:
 
     def check_fresh(self) -> None:
         """Refuse a second run on one workspace."""
-        if self.run is not None or (self.workspace / POINTER).exists():
+        if self.run is not None or (trialgit.private_dir(self.workspace) / POINTER).exists():
             raise UserError(
                 "this workspace already has a run",
                 file=self.workspace,
@@ -212,17 +214,19 @@ class Trial:
             meta.toolchain = self.backend.provision(spec, self.loaded, ws, self.state.baseline)
             self.save()
             if turn == 1:
-                gab.write_run_start(ws, meta.as_json())  # goagentbench's .run-start.json
+                # goagentbench's .run-start.json, with the workspace as the agent sees it
+                seen = str(ws) if self.backend.on_host else spec.project_dir
+                gab.write_run_start(ws, meta.as_json(), seen)
             result = self._agent_in_sandbox(entrant, opts, spec, instructions, turn)
         except UserError:
             if turn == 1:
                 shutil.rmtree(run.path, ignore_errors=True)
-                (ws / POINTER).unlink(missing_ok=True)
+                (trialgit.private_dir(ws) / POINTER).unlink(missing_ok=True)
             raise
         except HarnessError as exc:
             run.end(phase, "error", exc.one_line())
             self._log_error("agent", exc, turn)
-            write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+            self._record_diff()
             self._gab_progress(write=True)
             raise
         except Exception as exc:  # a docker SDK or OS failure: infrastructure, not the agent
@@ -235,8 +239,18 @@ class Trial:
             raise
         run.end(phase, result.exit, result.detail + (f" (turn {turn})" if turn > 1 else ""))
         self.log("agent-end", turn=turn, exit=result.exit, detail=result.detail, usage=run.usage)
-        write_atomic(run.path / "workspace.diff", full_diff(ws, self.state.baseline))
+        self._record_diff()
         self._gab_progress(write=True)
+
+    def _record_diff(self) -> None:
+        """``workspace.diff`` from harness's own git dir; how it came out goes into
+        run.json (``workspace_diff``) and so into the report: never silently missing."""
+        assert self.run is not None and self.meta is not None
+        record = trialgit.write_diff(
+            self.workspace, self.state.baseline, self.run.path / "workspace.diff"
+        )
+        self.meta = self.meta.model_copy(update={"workspace_diff": record.as_json()})
+        self.save()
 
     def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None:
         """goagentbench's run progress (trial/usage.py ``gab_progress``)."""
@@ -252,7 +266,8 @@ class Trial:
         sandbox = self.backend.sandbox(spec)
         gateway: Gateway | None = None
         try:
-            sandbox.start()
+            if llm.name != NO_MODEL or getattr(entrant.agent, "needs_sandbox", True):
+                sandbox.start()  # an agent that says it needs none (the oracle) saves ~1 s
             budget = self.budget(opts)
             guard = containment.Guard(sandbox, budget)  # limits and the budget stop the agent
             if llm.name != NO_MODEL:
@@ -293,11 +308,12 @@ class Trial:
                     gateway, run.path / "gateway" / suffix, result.self_reported_usage
                 )
                 run.usage = merge_usage(run.usage, usage)
+            guard.raise_fault()  # a cassette miss or a fleet that cannot answer: error
             return result
         finally:
             if gateway is not None:
                 gateway.stop()
-            sandbox.stop()
+            sandbox.stop()  # safe when it never started
 
     # ---- verify phase -----------------------------------------------------------------
 
@@ -378,25 +394,9 @@ class Trial:
         self.save()
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
-        loaded = self.loaded
-        here = proof_environment(
-            loaded,
-            self.backend.name,
-            self.workspace,
-            s.baseline,
-            on_host=self.backend.on_host,
-            image=meta.images.get("verify"),
-        )
-        report = build_report(
-            meta.as_json(),
-            outcome,
-            verdict.outcome,
-            self._gab_progress(),
-            grader=grader_verdict(self.settings.results, loaded.name, loaded.sha256, here),
-            extra={**containment.report_fields(meta.as_json(), last), "scoring_slot": slot},
-        )
-        text = render_text(report, outcome.report_text)
+        report, text = trial_report(self, outcome, verdict.outcome, last, slot)
         write_json(run.verify_dir / "report.json", report)
+        gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)
         run.end(phase, "error" if outcome.error else "ok", outcome.error or "")
         fields = {k: report[k] for k in ("success", "score", "era", "error")}
@@ -454,20 +454,23 @@ def run_agent(
     loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
 ) -> RunDir:
     """``harness run-agent``: run the agent on a set-up workspace and record it."""
-    trial = Trial.open(loaded, settings, opts.sandbox)
-    trial.check_fresh()
-    return trial.run_agent(resolve_entrant(loaded, settings, registry, opts, trial.backend), opts)
+    with holding(workspace_path(loaded, settings)):
+        trial = Trial.open(loaded, settings, opts.sandbox)
+        trial.check_fresh()
+        entrant = resolve_entrant(loaded, settings, registry, opts, trial.backend)
+        return trial.run_agent(entrant, opts)
 
 
 def verify(
     loaded: LoadedScenario, settings: Settings, *, sandbox: str = "docker", copy_only: bool = False
 ) -> TrialResult | None:
     """``harness verify``: verify the workspace's current run (or only copy hidden files)."""
-    trial = Trial.open(loaded, settings, sandbox)
-    if copy_only:
-        trial.copy_hidden()
-        return None
-    return trial.verify()
+    with holding(workspace_path(loaded, settings)):
+        trial = Trial.open(loaded, settings, sandbox)
+        if copy_only:
+            trial.copy_hidden()
+            return None
+        return trial.verify()
 
 
 def execute(
@@ -476,7 +479,8 @@ def execute(
     """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
     backend = get_backend(opts.sandbox)
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
-    return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
+    with holding(workspace_path(loaded, settings)):
+        return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
 
 
 __all__ = [  # the entrant's and usage's names stay importable from here (harness.trial)

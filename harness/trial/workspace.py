@@ -20,6 +20,8 @@ from harness.errors import UserError
 from harness.scenario.model import LoadedScenario
 from harness.scenario.repo import clone, seal
 from harness.trial import seed as trialseed
+from harness.util import trialgit
+from harness.util.agentfiles import real_path
 from harness.util.fs import (
     copy_destinations,
     copy_pairs,
@@ -59,8 +61,13 @@ def workspace_path(loaded: LoadedScenario, settings: Settings) -> Path:
 
 
 def read_state(workspace: Path, loaded: LoadedScenario) -> WorkspaceState:
-    """The state of a ready workspace, or a UserError telling the user to run setup."""
-    path = workspace / STATE
+    """The state of a ready workspace, or a UserError telling the user to run setup.
+
+    Harness's own copy (beside the workspace, out of the agent's reach) is the one
+    trusted; the copy in the workspace's ``.git`` is only read for workspaces that have
+    none (made by hand or by an older harness)."""
+    trusted = trialgit.private_dir(workspace) / "state.json"
+    path = trusted if trusted.is_file() and workspace.is_dir() else workspace / STATE
     if not path.is_file():
         raise UserError(
             "workspace is not set up",
@@ -80,7 +87,11 @@ def read_state(workspace: Path, loaded: LoadedScenario) -> WorkspaceState:
 
 
 def write_state(workspace: Path, state: WorkspaceState) -> None:
-    write_json(workspace / STATE, asdict(state))
+    """Record the state in the workspace (for the agent) and in harness's own folder."""
+    if real_path(workspace, str(STATE)):  # never through a link the agent left
+        write_json(workspace / STATE, asdict(state))
+    if trialgit.private_dir(workspace).is_dir():
+        write_json(trialgit.private_dir(workspace) / "state.json", asdict(state))
 
 
 def _run_exec(cmd: str, cwd: Path, seed: str, loaded: LoadedScenario, index: int) -> None:
@@ -179,10 +190,14 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
         if target.exists():
             shutil.rmtree(target)
         tree.rename(target)
+        # harness's own git dir and state, copied before any agent saw the workspace
+        trialgit.make_private(target, target / ".git")
+        write_state(target, read_state(target, loaded))
         ready = True
         trialseed.store(settings.workspace, loaded.name, seed, baseline)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if not ready:
+            shutil.rmtree(trialgit.private_dir(target), ignore_errors=True)
             remove_empty_dirs(created)
     return target

@@ -11,15 +11,19 @@ from pathlib import Path
 from typing import Any
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write via a temp file in the same folder and rename: readers never see half."""
+def write_atomic(path: Path, data: str | bytes, durable: bool = True) -> None:
+    """Write via a temp file in the same folder and rename: readers never see half.
+
+    ``durable=False`` skips the fsync: still atomic for readers, but a power cut may lose
+    the new content (fine for derived artefacts such as the board's pages)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode() if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -72,24 +72,12 @@ def commit_all(repo: Path, message: str) -> str:
 
 
 def changed_files(repo: Path, base: str) -> list[str]:
-    """Files that differ from ``base``: committed, staged, unstaged and untracked."""
-    diff = git(["diff", "--name-only", "-z", "--no-renames", base], repo).stdout
-    untracked = git(["ls-files", "--others", "--exclude-standard", "-z"], repo).stdout
-    names = {n for n in (diff + untracked).split("\0") if n}
-    return sorted(names)
+    """Files that differ from ``base``: committed, staged, unstaged and untracked, read
+    with harness's own git settings (``trialgit``: no agent config, attributes, replace
+    refs or ignore files count). ``repo/.git`` is harness's copy in a verifier's tree."""
+    from harness.util import trialgit
 
-
-def full_diff(repo: Path, base: str) -> str:
-    """The whole change since ``base`` (untracked files included) without touching the
-    repository's own index: a throwaway index file is used."""
-    index = repo / ".git" / "harness-diff-index"
-    env = {"GIT_INDEX_FILE": str(index)}
-    try:
-        git(["read-tree", base], repo, env=env)
-        git(["add", "-A"], repo, env=env)
-        return git(["diff", "--cached", "--binary", base], repo, env=env).stdout
-    finally:
-        index.unlink(missing_ok=True)
+    return trialgit.changed(repo / ".git", repo, base)
 
 
 def apply_patch(patch: Path, tree: Path, what: str, *, file: Path, field: str, fix: str) -> None:

@@ -10,6 +10,13 @@ from typing import Any
 
 import uvicorn
 
+# Keep idle connections open longer than any client does (httpx, and the openai client on
+# it, drop theirs after 5 s; uvicorn's own default is also 5 s): with equal timeouts a
+# client may send on a connection the server is closing that instant, and sees
+# httpx.ReadError / "Server disconnected" while waiting for headers. The server must
+# never be the side that closes an idle kept-alive connection first.
+KEEP_ALIVE_S = 75
+
 
 def bind_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -44,7 +51,11 @@ class ThreadedServer:
         sock = bind_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_level=self.log_level, lifespan="auto", timeout_graceful_shutdown=1
+            self.app,
+            log_level=self.log_level,
+            lifespan="auto",
+            timeout_graceful_shutdown=1,
+            timeout_keep_alive=KEEP_ALIVE_S,
         )
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]

@@ -26,8 +26,8 @@ from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
 from harness.scoring import Thresholds
 from harness.scoring.era import load_thresholds
+from harness.util import trialgit
 from harness.util.fs import read_json, write_json
-from harness.util.git import git
 
 NOT_PROVEN_HERE = "NOT PROVEN FOR THIS ENVIRONMENT"
 CONTROLS_FILE = "controls.json"
@@ -98,7 +98,7 @@ def local_toolchain(runner: str | None) -> dict[str, str | None]:
 
 def dependency_lock(workspace: Path, baseline: str) -> str | None:
     """sha256 over the lock files of the baseline tree (by git blob id); None if none."""
-    listing = git(["ls-tree", "-r", "--full-tree", baseline], workspace, check=False).stdout
+    listing = trialgit.baseline_read(workspace, ["ls-tree", "-r", "--full-tree", baseline]) or ""
     rows = sorted(
         f"{path}\0{fields.split()[2]}"
         for fields, _, path in (line.partition("\t") for line in listing.splitlines())

@@ -69,6 +69,7 @@ def build_report(
         "agent_version": run.get("agent_version"),
         "model": run.get("model"),
         "harness_version": run.get("harness_version"),
+        "sandboxes": run.get("sandboxes") or {},  # where each phase ran
         "turns": run.get("turns", 1),
         "success": outcome.success,
         "outcome": result,
@@ -157,7 +158,9 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
-        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({chain.get('go_reason') or 'image'})"]
+        verifier = (report.get("sandboxes") or {}).get("verify")
+        where = chain.get("go_reason") or ("host" if verifier == "local" else "image")
+        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({where})"]
     if scoring_text:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):
@@ -167,3 +170,14 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def diff_note(diff: dict[str, Any] | None) -> str:
+    """A line for report.txt when workspace.diff is not the whole change."""
+    if not diff or (diff.get("status") == "ok" and not diff.get("skipped")):
+        return ""
+    left = "; ".join(f"{k}: {v}" for k, v in sorted((diff.get("skipped") or {}).items())[:10])
+    detail = diff.get("detail") or ""
+    return f"workspace.diff: {diff.get('status')} {detail}".rstrip() + (
+        f" (not diffed: {left})\n" if left else "\n"
+    )

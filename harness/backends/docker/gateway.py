@@ -127,7 +127,7 @@ class TrialGateway:
                 "sh",
                 "-c",
                 f"mkdir -p {ROOT}/out && PYTHONPATH={pythonpath} nohup {line} "
-                f"> {ROOT}/out/gateway.log 2>&1 &",
+                f"> {ROOT}/out/gateway.log 2>&1 & echo $! > {ROOT}/gateway.pid",
             ],
             timeout=30,
         )
@@ -136,17 +136,33 @@ class TrialGateway:
         self._wait_healthy()
 
     def _wait_healthy(self, budget: float = 60.0) -> None:
+        # exit 0: healthy; 3: the gateway process has died (no point waiting); else not yet
         probe = (
-            "import urllib.request,sys;"
-            f"urllib.request.urlopen('http://127.0.0.1:{PORT}/health', timeout=2)"
+            "import os,sys,urllib.request\n"
+            "try:\n"
+            f" urllib.request.urlopen('http://127.0.0.1:{PORT}/health', timeout=2)\n"
+            "except Exception:\n"
+            " try:\n"
+            f"  pid = int(open('{ROOT}/gateway.pid').read())\n"
+            "  state = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0]\n"
+            " except (OSError, ValueError, IndexError):\n"
+            "  sys.exit(3)\n"
+            " sys.exit(3 if state in 'ZX' else 1)\n"
         )
         deadline = time.monotonic() + budget
+        dead = False
         while time.monotonic() < deadline:
-            if self.sandbox.exec(["python3", "-c", probe], timeout=10).ok:
+            res = self.sandbox.exec(["python3", "-c", probe], timeout=10)
+            if res.ok:
                 return
+            if res.returncode == 3:
+                dead = True
+                break
             time.sleep(0.3)
         log = self.sandbox.exec(["sh", "-c", f"tail -n 20 {ROOT}/out/gateway.log"], timeout=10)
-        raise InfraError(f"gateway never became healthy: {log.stdout.strip()[-400:]}")
+        tail = " | ".join(log.stdout.strip().splitlines()[-5:])[-400:]
+        what = "gateway exited at start" if dead else "gateway never became healthy"
+        raise InfraError(f"{what}: {tail or 'no log'}")
 
     def budget_state(self) -> dict[str, Any]:
         """``GET /v1/harness/budget`` with the trial's key, from inside the container."""

@@ -13,12 +13,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from harness.backends.local.verify import refused, stage_tree, with_note
 from harness.errors import InfraError, UserError
 from harness.images import ensure_image
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
 from harness.sandbox.inject import inject_harness_source
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
+from harness.util.agentfiles import OverCap, copy_tree
 from harness.util.fs import copytree, write_atomic
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
@@ -26,9 +28,12 @@ from harness.verify.request import VerifyRequest
 ROOT = "/verify"
 
 
-def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyRequest:
-    """Lay out tree/, hidden/, suite/ and request.json; return the inner request."""
-    copytree(workspace, staging / "tree")
+def stage(
+    workspace: Path, request: VerifyRequest, staging: Path, max_bytes: int | None = None
+) -> tuple[VerifyRequest, dict[str, str]]:
+    """Lay out tree/, hidden/, suite/ and request.json; return the inner request and
+    what the tree copy left out (``OverCap`` when the workspace is over its caps)."""
+    skipped = stage_tree(workspace, staging / "tree", max_bytes)
     hidden_root = Path(request.hidden_root)
     for step in request.copy_:
         src = hidden_root / step.from_
@@ -54,7 +59,7 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
     if request.suite_dir:
         copytree(Path(request.suite_dir), staging / "suite")
     write_atomic(staging / "request.json", inner.model_dump_json(by_alias=True))
-    return inner
+    return inner, skipped
 
 
 def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
@@ -115,7 +120,10 @@ def verify_in_docker(
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     sandbox = DockerSandbox(spec)
     try:
-        stage(workspace, request, tmp / "stage")
+        try:
+            _, skipped = stage(workspace, request, tmp / "stage", policy.bytes("workspace_size"))
+        except OverCap as exc:
+            return refused(exc), ref.id
         sandbox.start()
         sandbox.copy_in(tmp / "stage", ROOT)
         pythonpath = inject_harness_source(sandbox)
@@ -137,6 +145,8 @@ def verify_in_docker(
         with contextlib.suppress(FileNotFoundError, InfraError):
             sandbox.copy_out(f"{ROOT}/out", tmp / "out")
         outcome_file = tmp / "out" / "outcome.json"
+        if outcome_file.is_symlink():  # never followed on the host
+            outcome_file.unlink()
         if not outcome_file.is_file() and result.limit:  # the agent's code blew a limit
             return _stopped_by(result.limit, result.limit_detail), ref.id
         if not outcome_file.is_file():
@@ -148,9 +158,9 @@ def verify_in_docker(
                 raise UserError(data["fatal"])
             raise InfraError(f"verifier failed: {data['fatal'].strip().splitlines()[-1]}")
         evidence = tmp / "out" / "evidence"
-        if evidence_dest is not None and evidence.is_dir():
-            shutil.copytree(evidence, evidence_dest, dirs_exist_ok=True)
-        return VerifyOutcome.model_validate(data), ref.id
+        if evidence_dest is not None and evidence.is_dir() and not evidence.is_symlink():
+            copy_tree(evidence, evidence_dest)  # links out of it and special files stay out
+        return with_note(VerifyOutcome.model_validate(data), skipped), ref.id
     finally:
         sandbox.stop()
         shutil.rmtree(tmp, ignore_errors=True)

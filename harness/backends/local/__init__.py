@@ -20,6 +20,7 @@ from harness.provision.toolchain import expand
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.local import LocalSandbox
 from harness.scenario.model import LoadedScenario
+from harness.util.agentfiles import scrub_tree
 from harness.verify.outcome import VerifyOutcome
 
 
@@ -60,4 +61,9 @@ class LocalBackend:
         request = spec.request
         if spec.evidence_dest is not None:
             request = request.model_copy(update={"evidence_dir": str(spec.evidence_dest)})
-        return verify_local(spec.workspace, request), None
+        cap = spec.loaded.scenario.sandbox.bytes("workspace_size")
+        try:
+            return verify_local(spec.workspace, request, cap), None
+        finally:
+            if spec.evidence_dest is not None and spec.evidence_dest.is_dir():
+                scrub_tree(spec.evidence_dest)  # the app's links out and special files
