@@ -31,6 +31,9 @@ class Report(BaseModel):
     agent_version: str | None = Field(description="the agent's reported version")
     model: str | None = Field(description="llms.yml name of the model ('none' for no model)")
     harness_version: str | None = Field(description="harness version that ran the trial")
+    sandboxes: dict[str, str] | None = Field(
+        default=None, description="phase (agent, verify) -> the backend it ran on"
+    )
     turns: int = Field(description="agent turns (1, or more with continues)")
     success: bool = Field(description="the one verdict: every rule holds and the bar is met")
     outcome: str = Field(description="success, failed, error, timeout or interrupted")
@@ -77,6 +80,12 @@ default=None, description="which limit or budget stopped the agent")
 default=None, description="the stop's full detail")
     scoring_slot: dict[str, Any] | None = Field(
         default=None, description="the app-scoring slot's wait (one app scored at a time)"
+    )
+
+    workspace_diff: dict[str, Any] | None = Field(
+        default=None,
+        description="how workspace.diff came out: status (ok, truncated, failed), detail, "
+        "skipped paths",
     )
 
     def as_json(self) -> dict[str, Any]:
