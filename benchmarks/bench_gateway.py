@@ -1,7 +1,7 @@
 """Gateway benchmark: overhead, makespan against the ideal, prefill saved by affinity.
 
-Everything runs on 127.0.0.1: test hosts (``python -m harness.fleet.testserver``) and the
-gateway (``python -m harness.fleet.gateway serve``) as subprocesses, the load from here.
+Everything runs on 127.0.0.1: test hosts (``python -m harness.fleet.stubhost``) and the
+gateway (``python -m harness.cli gateway serve``) as subprocesses, the load from here.
 Speeds are the issue's 350 / 1200 / 2200 prefill tokens/s (decode a tenth of that),
 multiplied by ``--speedup`` so that the run takes well under two minutes.
 
@@ -52,7 +52,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_http(url: str, proc: subprocess.Popen, timeout: float = 20) -> None:
+def wait_http(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -85,7 +85,7 @@ def test_host(prefill: float, decode: float, **extra: object) -> Iterator[str]:
     port = free_port()
     args = [
         "-m",
-        "harness.fleet.testserver",
+        "harness.fleet.stubhost",
         "--port",
         str(port),
         "--model",
@@ -116,7 +116,8 @@ def gateway(fleet: dict, workdir: Path, name: str) -> Iterator[tuple[str, Path]]
     with process(
         [
             "-m",
-            "harness.fleet.gateway",
+            "harness.cli",
+            "gateway",
             "serve",
             "--port",
             str(port),
@@ -172,23 +173,53 @@ def measure(client: httpx.Client, url: str, model: str, stream: bool, n: int) ->
     return out
 
 
-def overhead(workdir: Path, n: int) -> dict:
+@contextlib.contextmanager
+def minimal_proxy(upstream: str) -> Iterator[str]:
+    """The anchor: ``benchmarks/minimal_proxy.py`` in front of the same host."""
+    port = free_port()
+    script = str(ROOT / "benchmarks" / "minimal_proxy.py")
+    url = f"http://127.0.0.1:{port}"
+    with process([script, "--port", str(port), "--upstream", upstream], url + "/health"):
+        yield url
+
+
+def overhead(workdir: Path, n: int, rounds: int = 10) -> dict:
+    """Direct, gateway and minimal proxy, interleaved in ``rounds`` blocks, so that the
+    machine's load at any moment weighs on all three alike."""
     results = {}
     with test_host(1e9, 1e9, parallel=4) as host:
         fleet = fleet_dict({"h": host}, workdir)
-        with gateway(fleet, workdir, "overhead") as (gw, _), httpx.Client(timeout=30) as c:
+        with (
+            gateway(fleet, workdir, "overhead") as (gw, _),
+            minimal_proxy(host) as mini,
+            httpx.Client(timeout=30) as c,
+        ):
             for stream in (False, True):
-                measure(c, host, MODEL, stream, 20)  # warm up both paths
-                measure(c, gw, "coder", stream, 20)
-                direct = measure(c, host, MODEL, stream, n)
-                via = measure(c, gw, "coder", stream, n)
+                targets = {
+                    "direct": (host, MODEL),
+                    "gateway": (gw, "coder"),
+                    "minimal": (mini, MODEL),
+                }
+                for url, model in targets.values():
+                    measure(c, url, model, stream, 20)  # warm up every path
+                ms: dict[str, list[float]] = {k: [] for k in targets}
+                for _ in range(rounds):
+                    for k, (url, model) in targets.items():
+                        ms[k] += measure(c, url, model, stream, max(1, n // rounds))
+                direct, via, anchor = ms["direct"], ms["gateway"], ms["minimal"]
+                added = statistics.median(via) - statistics.median(direct)
+                added_min = statistics.median(anchor) - statistics.median(direct)
                 results["stream" if stream else "non-stream"] = {
                     "direct_p50_ms": statistics.median(direct),
                     "direct_p99_ms": pct(direct, 0.99),
                     "gateway_p50_ms": statistics.median(via),
                     "gateway_p99_ms": pct(via, 0.99),
-                    "added_p50_ms": statistics.median(via) - statistics.median(direct),
+                    "added_p50_ms": added,
                     "added_p99_ms": pct(via, 0.99) - pct(direct, 0.99),
+                    "minimal_p50_ms": statistics.median(anchor),
+                    "minimal_added_p50_ms": added_min,
+                    "vs_minimal": statistics.median(via) / statistics.median(anchor),
+                    "added_vs_minimal": added / added_min if added_min > 0 else float("nan"),
                 }
     return results
 
@@ -293,19 +324,28 @@ def affinity(workdir: Path, urls: dict[str, str], n_conv: int, turns: int) -> di
 
 
 # ---- report ------------------------------------------------------------------------------
-def report(res: dict) -> str:
+def report_overhead(res: dict) -> list[str]:
     lines = [
         "",
-        "== gateway overhead (ms per call; host answers instantly) ==",
+        "== gateway overhead (ms per call; host answers instantly; anchor: minimal proxy,"
+        " interleaved) ==",
         f"{'':12}{'direct p50':>12}{'gateway p50':>13}{'added p50':>11}"
-        f"{'direct p99':>12}{'gateway p99':>13}{'added p99':>11}",
+        f"{'direct p99':>12}{'gateway p99':>13}{'added p99':>11}"
+        f"{'minimal p50':>13}{'min added':>11}{'x minimal':>11}{'added x':>9}",
     ]
     for mode, o in res["overhead"].items():
         lines.append(
             f"{mode:12}{o['direct_p50_ms']:12.2f}{o['gateway_p50_ms']:13.2f}"
             f"{o['added_p50_ms']:11.2f}{o['direct_p99_ms']:12.2f}"
             f"{o['gateway_p99_ms']:13.2f}{o['added_p99_ms']:11.2f}"
+            f"{o['minimal_p50_ms']:13.2f}{o['minimal_added_p50_ms']:11.2f}"
+            f"{o['vs_minimal']:11.2f}{o['added_vs_minimal']:9.2f}"
         )
+    return lines
+
+
+def report(res: dict) -> str:
+    lines = report_overhead(res)
     m = res["makespan"]
     lines += [
         "",
@@ -350,6 +390,7 @@ def main() -> None:
     p.add_argument("--conversations", type=int, default=6)
     p.add_argument("--turns", type=int, default=6)
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    p.add_argument("--overhead-only", action="store_true", help="only part 1 (overhead)")
     a = p.parse_args()
     t_start = time.monotonic()
     speeds = {k: v * a.speedup for k, v in BASE_SPEEDS.items()}
@@ -357,6 +398,9 @@ def main() -> None:
         workdir = Path(tmp)
         res: dict = {"speeds": speeds}
         res["overhead"] = overhead(workdir, a.overhead_calls)
+        if a.overhead_only:
+            print("\n".join(report_overhead(res)))
+            return
         with contextlib.ExitStack() as stack:
             urls = {
                 name: stack.enter_context(test_host(s, s * DECODE_RATIO, cache_entries=4))

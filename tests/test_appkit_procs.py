@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 
 # A tiny app: counts its starts in DATA/starts, serves /health and /starts, and leaves a
 # child process in its group (a sleeping grandchild) to prove the whole group dies.
-TINY = r'''
+TINY = r"""
 import http.server, subprocess, sys
 from pathlib import Path
 port, data = int(sys.argv[1]), Path(sys.argv[2])
@@ -39,7 +39,7 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 print("ready", flush=True)
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-'''
+"""
 
 
 def _gone(pid: int) -> bool:
@@ -64,8 +64,13 @@ def tiny(tmp_path: Path) -> Iterator[tuple[AppProcess, Path]]:
     script = tmp_path / "tiny.py"
     script.write_text(TINY)
     data = tmp_path / "data"
-    app = AppProcess([sys.executable, str(script), "{port}", str(data)], cwd=tmp_path,
-                     logs=tmp_path / "logs", budget=15.0, name="tiny")
+    app = AppProcess(
+        [sys.executable, str(script), "{port}", str(data)],
+        cwd=tmp_path,
+        logs=tmp_path / "logs",
+        budget=15.0,
+        name="tiny",
+    )
     try:
         yield app, data
     finally:
@@ -104,10 +109,14 @@ def test_context_manager_cleans_up_on_error(tmp_path: Path) -> None:
     script = tmp_path / "tiny.py"
     script.write_text(TINY)
     pid = None
-    with pytest.raises(RuntimeError), AppProcess(
-        [sys.executable, str(script), "{port}", str(tmp_path / "d")], cwd=tmp_path,
-        logs=tmp_path / "logs",
-    ) as app:
+    with (
+        pytest.raises(RuntimeError),
+        AppProcess(
+            [sys.executable, str(script), "{port}", str(tmp_path / "d")],
+            cwd=tmp_path,
+            logs=tmp_path / "logs",
+        ) as app,
+    ):
         app.start()
         pid = app.pid
         raise RuntimeError("a check blew up")
@@ -133,8 +142,10 @@ def test_port_in_use_is_detected_and_another_port_used(
 
 def test_an_app_that_dies_is_not_healthy(tmp_path: Path) -> None:
     dies = "import sys; print('boom', file=sys.stderr); sys.exit(4)"
-    with AppProcess([sys.executable, "-c", dies], cwd=tmp_path, logs=tmp_path / "logs") as app, \
-            pytest.raises(AppNotHealthy) as err:
+    with (
+        AppProcess([sys.executable, "-c", dies], cwd=tmp_path, logs=tmp_path / "logs") as app,
+        pytest.raises(AppNotHealthy) as err,
+    ):
         app.start()
     assert "exited with code 4" in str(err.value) and "boom" in err.value.log_tail
 
@@ -142,8 +153,13 @@ def test_an_app_that_dies_is_not_healthy(tmp_path: Path) -> None:
 def test_an_app_without_health_times_out(tmp_path: Path) -> None:
     script = tmp_path / "tiny.py"
     script.write_text(TINY)
-    with AppProcess([sys.executable, str(script), "{port}", str(tmp_path / "d")], cwd=tmp_path,
-                    logs=tmp_path / "logs", health_path="/nope", budget=1.0) as app:
+    with AppProcess(
+        [sys.executable, str(script), "{port}", str(tmp_path / "d")],
+        cwd=tmp_path,
+        logs=tmp_path / "logs",
+        health_path="/nope",
+        budget=1.0,
+    ) as app:
         with pytest.raises(AppNotHealthy, match="did not answer"):
             app.start()
         pid = app.pid

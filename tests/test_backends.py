@@ -11,13 +11,14 @@ import pytest
 from harness import backends
 from harness.backends import backend_names, check_backend, get_backend, register_backend
 from harness.backends.local import LocalBackend
+from harness.config.entrants import Registry
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.registry import Registry
-from harness.scenario import load_scenario
-from harness.settings import Settings
-from harness.trial import RunOptions, Trial, execute
-from harness.verify.results import TargetResult, VerifyOutcome
-from harness.verify.results import TestCase as Case
+from harness.scenario.model import load_scenario
+from harness.trial.hooks import read_log
+from harness.trial.trial import RunOptions, Trial, execute
+from harness.verify.outcome import TargetResult, VerifyOutcome
+from harness.verify.outcome import TestCase as Case
 from harness.verify.rules import RuleResult
 from harness.verify.verdict import decide
 from tests.test_cli_errors import calc  # noqa: F401  (the fixture)
@@ -48,7 +49,7 @@ def test_a_registered_backend_runs_a_whole_trial(
     calc: tuple[Path, str],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(backends, "_REGISTERED", {})  # forgotten after the test
+    monkeypatch.setattr(backends.BACKENDS, "_registered", {})  # forgotten after the test
     register_backend("counting", CountingBackend)
     CountingBackend.calls.clear()
     monkeypatch.setenv("HARNESS_SCENARIO_ROOT", str(project / "scenarios"))
@@ -63,6 +64,10 @@ def test_a_registered_backend_runs_a_whole_trial(
     assert trial.meta.agent == "oracle" and trial.run is not None
     assert trial.run.path == result.run_dir
     assert "counting" in backend_names()
+    events = [e["event"] for e in read_log(result.run_dir)]  # trial.log, phase by phase
+    assert events == [
+        "start", "setup", "agent-start", "gateway", "agent-end", "verify-start", "verdict", "end"
+    ]  # fmt: skip
 
 
 @pytest.mark.unit

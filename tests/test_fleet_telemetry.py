@@ -113,3 +113,21 @@ def test_sink_writes_jsonl_and_summarises(tmp_path):
     assert list(rows[0])[:3] == ["ts", "call", "trial"]
     assert trial_usage_from_file(path, "t1")["prompt_tokens"] == 5
     assert sink.trial_usage("t2")["calls"] == 1
+
+
+def test_sink_streams_to_its_file_and_reads_back_only_its_own_lines(tmp_path):
+    """A file sink keeps no lines in memory; what it reads back is what it wrote this
+    time (not an older gateway's lines in the same file), whole lines only."""
+    path = tmp_path / "telemetry.jsonl"
+    path.write_text(json.dumps(line(call="old", trial="t1")) + "\n")
+    sink = TelemetrySink(path)
+    for i in range(500):
+        sink.write(line(call=f"c{i}", trial=f"t{i % 2}", prompt_tokens=1))
+    assert sink._records == []  # memory stays bounded: lines go to the file only
+    assert [r["call"] for r in sink.records("t1")] == [f"c{i}" for i in range(1, 500, 2)]
+    assert sink.trial_usage("t1")["prompt_tokens"] == 250
+    with path.open("a") as fh:  # someone else's half-written line after ours: not read
+        fh.write('{"call": "torn"')
+    assert len(sink.records()) == 500
+    sink.close()
+    assert sink.trial_usage("t0")["calls"] == 250

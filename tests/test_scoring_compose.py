@@ -21,15 +21,24 @@ pytestmark = pytest.mark.unit
 
 
 def _suite(**kw: object) -> Suite:
-    suite = Suite(name="app", version="2.1.0",
-                  tier_weights={"core": 0.6, "console": 0.25, "cosmetic": 0.15}, **kw)
+    suite = Suite(
+        name="app",
+        version="2.1.0",
+        tier_weights={"core": 0.6, "console": 0.25, "cosmetic": 0.15},
+        **kw,
+    )
     ok = lambda c: graded(1)  # noqa: E731
     suite.add("boot", ok, tier="core", harm="dead app: nothing starts")
     suite.add("list", ok, tier="core", harm="lost data: rows missing", root="boot")
-    suite.add("money", ok, harm="wrong money: exponent misapplied", critical=True,
-              severity="money", root="boot")
-    suite.add("persist", ok, harm="lost data: restart drops rows", critical=True,
-              severity="data")
+    suite.add(
+        "money",
+        ok,
+        harm="wrong money: exponent misapplied",
+        critical=True,
+        severity="money",
+        root="boot",
+    )
+    suite.add("persist", ok, harm="lost data: restart drops rows", critical=True, severity="data")
     suite.add("console", ok, tier="console", harm="console errors: broken scripts")
     suite.add("align", ok, tier="cosmetic", harm="ugly: misaligned columns")
     suite.add("contrast", ok, tier="cosmetic", harm="unreadable: low contrast")
@@ -41,8 +50,7 @@ def _rows(suite: Suite, **changes: float | Status) -> list[Row]:
     rows = []
     for chk in suite.checks:
         change = changes.get(chk.name, 1.0)
-        rows.append(chk.row_of(0.0, change) if isinstance(change, Status)
-                    else chk.row_of(change))
+        rows.append(chk.row_of(0.0, change) if isinstance(change, Status) else chk.row_of(change))
     return mark_vacuous(rows)
 
 
@@ -88,10 +96,13 @@ def test_unavailable_critical_is_not_a_factor() -> None:
 def test_failed_root_multiplies_once() -> None:
     suite = _suite()
     score = compose(_rows(suite, boot=Status.ABSENT), suite)
-    assert [b.model_dump() for b in score.blocks] == [{
-        "root": "boot", "downstream": ["list", "money"],
-        "note": "2 further checks are downstream of boot: one defect, not 3",
-    }]
+    assert [b.model_dump() for b in score.blocks] == [
+        {
+            "root": "boot",
+            "downstream": ["list", "money"],
+            "note": "2 further checks are downstream of boot: one defect, not 3",
+        }
+    ]
     money = [f for f in score.factors if f.check == "money"]
     assert len(money) == 1 and money[0].factor == 0.6
     # the core tier is all zero (boot absent, list vacuous): inner loses the core weight
@@ -105,8 +116,7 @@ def test_critical_root_folds_downstream_criticals() -> None:
     suite.add("pay", ok, harm="wrong money", critical=True, severity="money", root="auth")
     suite.add("page", ok, tier="core", harm="h", root="pay")
     suite.add("other", ok, tier="core", harm="h")
-    rows = mark_vacuous([c.row_of(s) for c, s in zip(suite.checks, [0.0, 1, 1, 1],
-                                                     strict=True)])
+    rows = mark_vacuous([c.row_of(s) for c, s in zip(suite.checks, [0.0, 1, 1, 1], strict=True)])
     score = compose(rows, suite)
     assert len(score.factors) == 1
     assert score.factors[0].check == "auth" and score.factors[0].covers == ["pay"]
@@ -114,8 +124,13 @@ def test_critical_root_folds_downstream_criticals() -> None:
 
 
 def test_excellence_slice_follows_gates() -> None:
-    suite = Suite(name="e", version="1.0.0", tier_weights={"core": 1.0},
-                  excellence_weight=0.2, gates=["core >= 0.9", "polish > 0.5"])
+    suite = Suite(
+        name="e",
+        version="1.0.0",
+        tier_weights={"core": 1.0},
+        excellence_weight=0.2,
+        gates=["core >= 0.9", "polish > 0.5"],
+    )
     suite.add("polish", lambda c: graded(1), tier="core", harm="h")
     suite.add("extra", lambda c: graded(1), tier="excellence", harm="h")
     for polish, extra, gate in ((1.0, 1.0, 1.0), (0.6, 0.5, 0.5), (0.4, 1.0, 0.0)):
@@ -136,13 +151,28 @@ def test_nothing_measurable_is_flagged() -> None:
 
 def test_text_shows_arithmetic_harm_status_and_era() -> None:
     suite = _suite()
-    score = compose(_rows(suite, boot=Status.ABSENT, align=0.5, console=Status.UNAVAILABLE),
-                    suite, era="app@2.1.0", fingerprint="f" * 64)
+    score = compose(
+        _rows(suite, boot=Status.ABSENT, align=0.5, console=Status.UNAVAILABLE),
+        suite,
+        era="app@2.1.0",
+        fingerprint="f" * 64,
+    )
     text = render_text(score)
-    for needle in ("era app@2.1.0", "inner", "gate", "excellence", "final",
-                   "money [money]: 0.6 + 0.4 x 0.0000", "[absent] boot",
-                   "dead app: nothing starts", "[vacuous] list", "ugly: misaligned columns",
-                   "one defect, not 3", "unavailable (excluded", f"{score.final:.4f}"):
+    for needle in (
+        "era app@2.1.0",
+        "inner",
+        "gate",
+        "excellence",
+        "final",
+        "money [money]: 0.6 + 0.4 x 0.0000",
+        "[absent] boot",
+        "dead app: nothing starts",
+        "[vacuous] list",
+        "ugly: misaligned columns",
+        "one defect, not 3",
+        "unavailable (excluded",
+        f"{score.final:.4f}",
+    ):
         assert needle in text, needle
     assert "contrast" not in text  # rows at 1.0 are not listed
     data = render_json(score)

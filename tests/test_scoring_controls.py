@@ -86,8 +86,9 @@ def test_epsilon_tolerates_small_drops_and_missed_checks_fail() -> None:
 def test_unknown_declared_check_and_unavailable_rows() -> None:
     high = _score()
     bad = DefectOutcome(name="typo", declared=["totl"], score=_score(total=0.0))
-    unav = DefectOutcome(name="u", declared=["total"],
-                         score=_score(total=0.0, layout=Status.UNAVAILABLE))
+    unav = DefectOutcome(
+        name="u", declared=["total"], score=_score(total=0.0, layout=Status.UNAVAILABLE)
+    )
     report = evaluate_controls(high, _low(), [bad, unav], (high.vector(), high.vector()), T)
     assert report.defects[0].unknown == ["totl"] and report.defects[0].cascades == ["total"]
     assert report.defects[1].cascades == ["layout"]  # a check that broke is not excused

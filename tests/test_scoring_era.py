@@ -30,8 +30,14 @@ def _suite(tmp_path: Path, thresholds: str | None, pin: str | None = None) -> Su
     fixtures = tmp_path / "fixtures"
     fixtures.mkdir(exist_ok=True)
     (fixtures / "seed.json").write_text('{"seed": 1}')
-    suite = Suite(name="ledger", version="1.2.3", tier_weights={"core": 1.0},
-                  thresholds=path, thresholds_pin=pin, fixtures=[fixtures])
+    suite = Suite(
+        name="ledger",
+        version="1.2.3",
+        tier_weights={"core": 1.0},
+        thresholds=path,
+        thresholds_pin=pin,
+        fixtures=[fixtures],
+    )
     suite.add("a", lambda c: graded(1), tier="core", harm="h")
     return suite
 
@@ -93,8 +99,14 @@ def test_fingerprint_covers_fixtures_and_thresholds(tmp_path: Path) -> None:
     assert Path(__file__).resolve() in suite.source_files()  # the checks' module
 
 
-@pytest.mark.parametrize("text", ["high: [", "calibrated: maybe\nhigh: 0.9\nlow: 0.1\n",
-                                  "calibrated: true\nhigh: 1.5\nlow: 0.1\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "high: [",
+        "calibrated: maybe\nhigh: 0.9\nlow: 0.1\n",
+        "calibrated: true\nhigh: 1.5\nlow: 0.1\n",
+    ],
+)
 def test_malformed_thresholds_are_user_errors(tmp_path: Path, text: str) -> None:
     path = tmp_path / "t.yml"
     path.write_text(text)

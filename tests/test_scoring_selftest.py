@@ -24,11 +24,15 @@ pytestmark = pytest.mark.unit
 RANKING = ["money", "console", "cosmetic"]
 
 
-def _suite(weights: dict[str, float] | None = None, ran: list[str] | None = None,
-           **kw: object) -> Suite:
-    suite = Suite(name="app", version="1.0.0",
-                  tier_weights=weights or {"core": 0.6, "console": 0.25, "cosmetic": 0.15},
-                  **kw)
+def _suite(
+    weights: dict[str, float] | None = None, ran: list[str] | None = None, **kw: object
+) -> Suite:
+    suite = Suite(
+        name="app",
+        version="1.0.0",
+        tier_weights=weights or {"core": 0.6, "console": 0.25, "cosmetic": 0.15},
+        **kw,
+    )
 
     def ok(ctx: object) -> object:
         if ran is not None:
@@ -54,8 +58,7 @@ def test_sound_suite_passes_and_scores() -> None:
 
 def test_inverted_weight_refuses_to_score() -> None:
     ran: list[str] = []
-    suite = _suite({"core": 0.6, "console": 0.05, "cosmetic": 0.35}, ran,
-                   severity_ranking=RANKING)
+    suite = _suite({"core": 0.6, "console": 0.05, "cosmetic": 0.35}, ran, severity_ranking=RANKING)
     with pytest.raises(SelftestFailed) as err:
         Scorer(suite).score(None)
     assert "console (console) costs 0.0500, not more than align (cosmetic)" in str(err.value)
@@ -111,8 +114,7 @@ def test_property_sweeps_over_weights_and_floors() -> None:
             suite = _suite(weights, critical_floor=floor)
             names = [c.name for c in suite.checks if c.tier != "diagnostic"]
             for name in names:
-                finals = [compose(_rows(suite, {name: s / 20}), suite).final
-                          for s in range(21)]
+                finals = [compose(_rows(suite, {name: s / 20}), suite).final for s in range(21)]
                 assert all(b >= a - 1e-12 for a, b in pairwise(finals))
                 zero = compose(_rows(suite, {name: 0.0}), suite).final
                 gone = compose(_rows(suite, {name: Status.UNAVAILABLE}), suite).final
@@ -129,5 +131,4 @@ def test_selftest_accepts_every_sound_configuration() -> None:
             selftest(_suite(weights, critical_floor=floor, severity_ranking=RANKING))
     # and refuses the configuration where console weighs less per check than cosmetic
     with pytest.raises(SelftestFailed):
-        selftest(_suite({"core": 0.7, "console": 0.1, "cosmetic": 0.2},
-                        severity_ranking=RANKING))
+        selftest(_suite({"core": 0.7, "console": 0.1, "cosmetic": 0.2}, severity_ranking=RANKING))

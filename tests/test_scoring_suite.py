@@ -27,8 +27,10 @@ def _suite(**kw: object) -> Suite:
     return Suite(name="s", version="1.0.0", tier_weights={"core": 0.7, "ui": 0.3}, **kw)
 
 
-@pytest.mark.parametrize("weights", [{"core": 0.7, "ui": 0.2}, {"core": 1.1},
-                                     {"core": 1.0, "ui": 0.0}, {}, {"diagnostic": 1.0}])
+@pytest.mark.parametrize(
+    "weights",
+    [{"core": 0.7, "ui": 0.2}, {"core": 1.1}, {"core": 1.0, "ui": 0.0}, {}, {"diagnostic": 1.0}],
+)
 def test_bad_tier_weights_are_user_errors(weights: dict[str, float]) -> None:
     with pytest.raises(UserError) as err:
         Suite(name="s", version="1.0.0", tier_weights=weights)
@@ -59,8 +61,7 @@ def test_check_registration_rules() -> None:
         suite.add("b", lambda c: graded(1), tier="core", harm="h", severity="money")
     with pytest.raises(UserError, match="excellence_weight"):
         suite.add("b", lambda c: graded(1), tier="excellence", harm="h")
-    crit = suite.add("m", lambda c: graded(1), harm="wrong money", critical=True,
-                     severity="money")
+    crit = suite.add("m", lambda c: graded(1), harm="wrong money", critical=True, severity="money")
     assert (crit.tier, crit.severity, crit.severity_class) == ("critical", "money", "money")
     assert [c.name for c in suite.checks] == ["a", "m"]
 
@@ -91,8 +92,7 @@ def test_gates_parse_and_validate() -> None:
 
 def test_run_checks_order_exceptions_and_bad_returns() -> None:
     suite = _suite()
-    suite.add("ok", lambda c: graded(c["v"], "fine", [Path("/tmp/x.png")]), tier="core",
-              harm="h")
+    suite.add("ok", lambda c: graded(c["v"], "fine", [Path("/tmp/x.png")]), tier="core", harm="h")
     suite.add("boom", lambda c: c["missing"], tier="core", harm="h")
     suite.add("wrong", lambda c: 0.5, tier="ui", harm="h")  # type: ignore[arg-type,return-value]
     rows = run_checks(suite, {"v": 0.25})
@@ -128,8 +128,7 @@ def test_mark_vacuous_matches_run_checks() -> None:
     suite = _suite()
     suite.add("boot", lambda c: graded(0), tier="core", harm="h")
     suite.add("dep", lambda c: graded(1), tier="core", harm="h", root="boot")
-    synthetic = mark_vacuous([c.row_of(s) for c, s in zip(suite.checks, [0.0, 1.0],
-                                                         strict=True)])
+    synthetic = mark_vacuous([c.row_of(s) for c, s in zip(suite.checks, [0.0, 1.0], strict=True)])
     assert synthetic == run_checks(suite, None)
 
 

@@ -38,7 +38,8 @@ def test_rules_violation_zeroes_an_untrustworthy_result() -> None:
     score = Scorer(suite).score_rows(rows)
     assert score.final == 0.0
     assert score.factors[0].check == "modification-rules"
-    assert "protected files changed" in render_text(score)
+    assert "the modification rules do not hold" in render_text(score)
+    assert "protected files changed" not in render_text(score)  # must-modify is no such thing
 
 
 def test_single_kind_takes_full_weight_and_passes_selftest() -> None:
@@ -49,8 +50,11 @@ def test_single_kind_takes_full_weight_and_passes_selftest() -> None:
 
 
 def test_no_tests_and_no_error_is_unavailable() -> None:
-    suite, rows = suite_from_tests([TestTargetResult("a", "required", 1, 1),
-                                    TestTargetResult("b", "required", 0, 0)], True, "ok")
+    suite, rows = suite_from_tests(
+        [TestTargetResult("a", "required", 1, 1), TestTargetResult("b", "required", 0, 0)],
+        True,
+        "ok",
+    )
     assert rows[1].status is Status.UNAVAILABLE
     score = Scorer(suite).score_rows(rows)
     assert score.final == 1.0 and score.unavailable == ["b"]

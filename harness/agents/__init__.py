@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
-
 from harness.agents.base import Agent, AgentContext, AgentResult
-from harness.agents.builtin import NopAgent, OracleAgent
 from harness.errors import UserError
-
-_BUILTINS: dict[str, type] = {"oracle": OracleAgent, "nop": NopAgent}
+from harness.util.registry import import_spec
 
 
 def load_adapter(spec: str, name: str) -> Agent:
     """Import ``package.module:Class`` (an agents.yml ``adapter``) and instantiate it."""
-    module_name, _, attr = spec.partition(":")
     try:
-        factory = getattr(importlib.import_module(module_name), attr)
+        factory = import_spec(spec)
     except (ImportError, AttributeError, ValueError) as exc:
         raise UserError(
             f"cannot load adapter '{spec}': {exc}",
@@ -23,7 +18,7 @@ def load_adapter(spec: str, name: str) -> Agent:
             field=f"agents.{name}.adapter",
             fix="write it as package.module:ClassName",
         ) from None
-    agent: Agent = factory()
+    agent: Agent = factory()  # type: ignore[operator]
     return agent
 
 
@@ -31,17 +26,17 @@ def get_agent(name: str, adapter: str | None = None) -> Agent:
     """The adapter for ``name``; agents.yml decides whether it may run at all."""
     if adapter:
         return load_adapter(adapter, name)
-    from harness.agents.registry_real import REAL_AGENTS  # they import this package
+    from harness.agents.registry import AGENTS  # adapters import this package
 
-    known: dict[str, type] = {**_BUILTINS, **REAL_AGENTS}
-    if name in known:
-        agent: Agent = known[name]()
+    if name in AGENTS:
+        agent: Agent = AGENTS.load(name, f"agents.{name}.adapter")()
         return agent
     raise UserError(
         f"agent '{name}' is listed but harness has no adapter for it",
         file="agents.yml",
         field=f"agents.{name}.adapter",
-        fix=f"use one of: {', '.join(sorted(known))}, or set adapter: package.module:Class",
+        fix=f"use one of: {', '.join(sorted(AGENTS.names()))}, "
+        "or set adapter: package.module:Class",
     )
 
 

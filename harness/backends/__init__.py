@@ -2,54 +2,48 @@
 
 ``get_backend("docker")`` imports the backend's module only when it is asked for, so a
 host-only run never loads the Docker SDK. Add a backend with one line in ``BUILTIN``
-(``name: "package.module:Class"``) or, from outside the package, ``register_backend``.
+(``name: "package.module:Class"``), from a plugin package with an entry point in the
+``harness.backends`` group, or at run time with ``register_backend`` (see util/registry.py).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 from harness.backends.base import Backend, Gateway, GatewaySpec, VerifySpec
-from harness.errors import UserError
+from harness.util.registry import Registry
 
 BUILTIN: dict[str, str] = {
     "docker": "harness.backends.docker:DockerBackend",
     "local": "harness.backends.local:LocalBackend",
 }
-_REGISTERED: dict[str, Callable[[], Backend]] = {}
+BACKENDS: Registry[Callable[[], Backend]] = Registry(
+    "sandbox", "harness.backends", BUILTIN, field="--sandbox"
+)
 
 
 def register_backend(name: str, factory: Callable[[], Backend]) -> None:
     """Make ``--sandbox NAME`` run trials on ``factory()``."""
-    _REGISTERED[name] = factory
+    BACKENDS.register(name, factory)
 
 
 def backend_names() -> list[str]:
     """Every backend name, the default (``docker``) first."""
-    return list(dict.fromkeys([*BUILTIN, *_REGISTERED]))
+    return BACKENDS.names()
 
 
 def check_backend(name: str, field: str = "--sandbox") -> str:
     """``name`` when it names a backend; otherwise a UserError listing the choices."""
-    if name not in BUILTIN and name not in _REGISTERED:
-        raise UserError(
-            f"unknown sandbox '{name}'", field=field, fix=f"use {' or '.join(backend_names())}"
-        )
-    return name
+    return BACKENDS.check(name, field)
 
 
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (a UserError for an unknown name)."""
-    check_backend(name, "sandbox")
-    if name in _REGISTERED:
-        return _REGISTERED[name]()
-    module_name, _, attr = BUILTIN[name].partition(":")
-    factory: Callable[[], Backend] = getattr(importlib.import_module(module_name), attr)
-    return factory()
+    return BACKENDS.load(name, "sandbox")()
 
 
 __all__ = [
+    "BACKENDS",
     "Backend",
     "Gateway",
     "GatewaySpec",

@@ -176,6 +176,29 @@ def load_interactions(path: str | Path) -> list[dict[str, Any]]:
     return items
 
 
+def model_mismatch(path: str | Path, model_id: str) -> str | None:
+    """What the cassette's first request expects of ``model`` when ``model_id`` does not
+    match it (None when it matches or the cassette does not say): caught before a run."""
+    items = load_interactions(path)
+    expected = (items[0].get("request") or {}).get("model") if items else None
+    if expected is None:
+        return None
+    problems = mismatches(expected, model_id, "model")
+    return problems[0] if problems else None
+
+
+def check_model(path: str | Path, model_id: str) -> None:
+    """Refuse a cassette recorded for another model before anything is written."""
+    wrong = model_mismatch(path, model_id)
+    if wrong is not None:
+        raise UserError(
+            f"the cassette was recorded for another model ({wrong})",
+            file=path,
+            field="--model",
+            fix="pass the model it was recorded with (the shipped cassettes: --model replay)",
+        )
+
+
 class Replayer:
     """Serves interactions in order; a mismatch does not advance the cassette."""
 

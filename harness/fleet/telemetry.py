@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from harness.fleet.config import Price
 
@@ -199,33 +199,56 @@ def trial_usage_from_file(path: str | Path, trial_id: str) -> dict[str, Any]:
 
 
 class TelemetrySink:
-    """Thread-safe: keeps lines in memory and appends them to a JSONL file (flushed)."""
+    """Thread-safe: appends lines to a JSONL file (flushed) and reads them back from it,
+    so memory stays bounded however many calls a gateway serves. Without a file the lines
+    are kept in memory. Only this sink's own lines count (a file may hold older ones)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else None
         self._lock = threading.Lock()
-        self._records: list[dict[str, Any]] = []
-        self._fh = None
+        self._records: list[dict[str, Any]] = []  # only without a file
+        self._fh: BinaryIO | None = None
+        self._start = self._end = 0  # this sink's byte range in the file
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("a", encoding="utf-8")
+            self._fh = self.path.open("ab")
+            self._start = self._end = self._fh.tell()
 
     def write(self, record: dict[str, Any]) -> None:
         line = {k: record.get(k) for k in FIELDS}
         line.update({k: v for k, v in record.items() if k not in line})
+        data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
         with self._lock:
-            self._records.append(line)
-            if self._fh:
-                self._fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+            if self.path is None:
+                self._records.append(line)
+            elif self._fh:
+                self._fh.write(data)
                 self._fh.flush()
+                self._end += len(data)
+
+    def lines(self) -> Iterator[dict[str, Any]]:
+        """This sink's lines so far, read one at a time."""
+        if self.path is None:
+            with self._lock:
+                rows = list(self._records)
+            yield from rows
+            return
+        with self._lock:
+            left = self._end - self._start  # whole lines only: a write in progress is not
+        with self.path.open("rb") as fh:
+            fh.seek(self._start)
+            for raw in fh:
+                if left <= 0:
+                    break
+                left -= len(raw)
+                if raw.strip():
+                    yield json.loads(raw)
 
     def records(self, trial: str | None = None) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = list(self._records)
-        return [r for r in rows if trial is None or r.get("trial") == trial]
+        return [r for r in self.lines() if trial is None or r.get("trial") == trial]
 
     def trial_usage(self, trial_id: str) -> dict[str, Any]:
-        return summarize(self.records(), trial_id)
+        return summarize(self.lines(), trial_id)
 
     def close(self) -> None:
         with self._lock:

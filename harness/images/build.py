@@ -10,7 +10,9 @@ build an image once and the others reuse it.
 from __future__ import annotations
 
 import fcntl
+import re
 import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -20,11 +22,11 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 
+from harness.config.settings import ca_bundle, cache_dir
 from harness.errors import InfraError
 from harness.images import bootstrap, graph
 from harness.images.graph import ImageDef, ImageRef
 from harness.sandbox.engine import docker_client
-from harness.settings import ca_bundle
 
 Progress = Callable[[str], None]
 CA_NAME = "harness-ca.crt"
@@ -38,7 +40,7 @@ def host_ca_bundle() -> Path | None:
 @contextmanager
 def file_lock(name: str) -> Iterator[None]:
     """Exclusive lock ``<cache>/locks/<name>.lock``, honoured by threads and processes."""
-    folder = bootstrap.cache_dir() / "locks"
+    folder = cache_dir() / "locks"
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / f"{name}.lock", "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -61,7 +63,7 @@ class ImageBuilder:
     ) -> None:
         self.client = client or docker_client()
         self.root = graph.images_dir(root)
-        self.progress = progress or (lambda _msg: None)  # one line per image built
+        self.progress = progress or say  # what is built and how far (stderr by default)
         self.log = log or (lambda _msg: None)  # the engine's build output, line by line
         self.built: list[str] = []  # tags built by this builder, in order
         self._mutex = threading.Lock()
@@ -116,7 +118,7 @@ class ImageBuilder:
         return ImageRef(image.name, tag, image_id)
 
     def _build(self, image: ImageDef, tag: str, parent_ref: str) -> str:
-        self.progress(f"building {tag} (parent {parent_ref})")
+        self.progress(f"building image {image.name} as {tag} (parent {parent_ref}); once")
         with tempfile.TemporaryDirectory(prefix=f"harness-ctx-{image.name}-") as tmp:
             context = Path(tmp) / "ctx"
             shutil.copytree(image.path, context, symlinks=True)
@@ -129,7 +131,7 @@ class ImageBuilder:
             image_id = self._run_build(image, tag, parent_ref, context)
         with self._mutex:
             self.built.append(tag)
-        self.progress(f"built {tag} {image_id[:19]}")
+        self.progress(f"built image {image.name} {tag} {image_id[:19]}")
         return image_id
 
     def _run_build(self, image: ImageDef, tag: str, parent_ref: str, context: Path) -> str:
@@ -158,12 +160,25 @@ class ImageBuilder:
                 if line:
                     tail = [*tail[-4:], line]
                     self.log(line)
+                    step = STEP.match(line)
+                    if step:  # "Step 3/12 : RUN ...": how far the build is
+                        self.progress(f"  {image.name} step {step[1]}: {step[2][:80]}")
                 aux = chunk.get("aux")
                 if isinstance(aux, dict) and "ID" in aux:
                     image_id = str(aux["ID"])
         except (APIError, DockerException) as exc:
             raise InfraError(f"building {tag} failed: {exc}", file=image.path) from exc
         return image_id or self._local_id(tag) or _missing(tag)
+
+
+STEP = re.compile(r"Step (\d+/\d+) : (.*)")
+
+
+def say(message: str) -> None:
+    """Build progress on stderr, one plain line each (no redraws), so a first trial that
+    builds images for minutes says what it is doing."""
+    sys.stderr.write(f"harness: {message}\n")
+    sys.stderr.flush()
 
 
 def _missing(tag: str) -> str:

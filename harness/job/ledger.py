@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.fsutil import read_json, write_json
 from harness.job.plan import JobConfig, Trial
 from harness.results import now_iso
-from harness.settings import Settings
+from harness.results.index import indexed_runs
+from harness.util.fs import read_json, write_json
 
 Status = Literal["pending", "running", "done", "interrupted", "error", "refused"]
 
@@ -32,20 +33,20 @@ Status = Literal["pending", "running", "done", "interrupted", "error", "refused"
 class TrialEntry(BaseModel):
     """A trial's ledger record; ``infra_errors`` counts attempts that ended in ``error``."""
 
-    key: str
-    scenario: str
-    agent: str
-    model: str
-    seed: str | None
-    repetition: int
-    status: Status = "pending"
-    attempts: int = 0
-    infra_errors: int = 0
-    outcome: str | None = None
-    score: float | None = None
-    run_dir: str | None = None
-    detail: str = ""
-    updated_at: str = ""
+    key: str = Field(description="the trial's key in the job (scenario, entrant, seed, rep)")
+    scenario: str = Field(description="scenario name, <family>/<name>")
+    agent: str = Field(description="agents.yml name of the agent")
+    model: str = Field(description="llms.yml name of the model")
+    seed: str | None = Field(description="the seed asked for (None: the scenario's)")
+    repetition: int = Field(description="repetition index")
+    status: Status = Field(default="pending", description="where the trial is in the job")
+    attempts: int = Field(default=0, description="attempts started")
+    infra_errors: int = Field(default=0, description="attempts that ended in `error`")
+    outcome: str | None = Field(default=None, description="the last attempt's outcome word")
+    score: float | None = Field(default=None, description="the last attempt's graded score")
+    run_dir: str | None = Field(default=None, description="the last attempt's result folder")
+    detail: str = Field(default="", description="why it ended so (error text, refusal)")
+    updated_at: str = Field(default="", description="last change, ISO 8601 UTC")
 
     @classmethod
     def new(cls, trial: Trial) -> TrialEntry:
@@ -176,7 +177,26 @@ def final_report(run_dir: Path) -> dict[str, Any] | None:
 
 
 def scan_results(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
-    """Runs recorded for ``job``, by trial key, oldest first."""
+    """Runs recorded for ``job``, by trial key, oldest first: through the run index
+    beside the result folders (the job's rows only), else by reading every folder."""
+    rows = indexed_runs(results_root, job, unfinished=True)
+    if rows is not None:
+        found: dict[str, list[RunRecord]] = {}
+        for row in rows:
+            key = row.meta.get("trial_key")
+            if row.meta.get("job") != job or not key:
+                continue
+            outcome = None if row.report is None else str(row.report["outcome"])
+            score = None if row.report is None else row.report.get("score")
+            found.setdefault(str(key), []).append(RunRecord(row.run_dir, outcome, score))
+        for records in found.values():
+            records.sort(key=lambda r: r.run_dir.name)
+        return found
+    return scan_folders(results_root, job)
+
+
+def scan_folders(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
+    """``scan_results`` by reading every run.json under ``results_root``."""
     found: dict[str, list[RunRecord]] = {}
     if not results_root.is_dir():
         return found

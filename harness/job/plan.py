@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.budget import Budget
+from harness.config.budget import Budget
+from harness.config.entrants import Registry
 from harness.errors import UserError
-from harness.registry import Registry
 
 DEFAULT_SEED = "default"
 
@@ -30,13 +30,15 @@ class JobConfig(BaseModel):
     models: list[str] | None = None  # None: each agent's first supported model
     scenarios: list[str]
     reps: int = 1
-    seeds: list[str] | None = None  # None: each scenario's own seed
+    seeds: list[str] | None = None  # None: every trial draws a fresh seed
     sandbox: str = "docker"
     budget: Budget | None = None  # --budget-* limits over each scenario's own (harden, #16)
+    replay: str | None = None  # a cassette every trial's gateway serves (absolute path)
 
     def fingerprint(self) -> str:
         """A short stable hash of the configuration (the default job name uses it)."""
-        data = self.model_dump(mode="json", exclude={"budget"} if self.budget is None else None)
+        unset = {k for k in ("budget", "replay") if getattr(self, k) is None}
+        data = self.model_dump(mode="json", exclude=unset or None)
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
 

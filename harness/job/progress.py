@@ -2,7 +2,8 @@
 
 ``Tally`` is the plain bookkeeping (tested without a terminal); ``LiveProgress`` draws
 it with rich and prints one line per finished trial, so a log of a non-interactive run
-still says what happened.
+still says what happened. When stdout is not a terminal (a pipe, a log file, CI) nothing
+is redrawn: each line is plain text ending in the counts (``[3/10] running 2 ...``).
 """
 
 from __future__ import annotations
@@ -87,8 +88,20 @@ class LiveProgress:
             transient=False,
         )
         self._task: TaskID | None = None
+        self.plain = not self.console.is_terminal  # no carriage-return redraws in a log
+
+    def _say(self, message: str) -> None:
+        """One line; in plain mode with the counts appended."""
+        if self.plain:
+            t = self.tally
+            message = f"{message}  [{t.done}/{t.total}] {t.line()}"
+        self._progress.console.print(message, markup=False, highlight=False, soft_wrap=True)
 
     def __enter__(self) -> LiveProgress:
+        if self.plain:
+            t = self.tally
+            self._say(f"trials: {t.total} ({t.done} done before)")
+            return self
         self._progress.start()
         self._task = self._progress.add_task(
             "trials", total=self.tally.total, completed=self.tally.done, line=self.tally.line()
@@ -101,6 +114,9 @@ class LiveProgress:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if self.plain:
+            self._say("finished")
+            return
         self._refresh()
         self._progress.stop()
 
@@ -116,12 +132,7 @@ class LiveProgress:
     def retrying(self, key: str, detail: str) -> None:
         with self._lock:
             self.tally.retry()
-            self._progress.console.print(
-                f"retry   {key}: infrastructure error: {detail}",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
+            self._say(f"retry   {key}: infrastructure error: {detail}")
             self._refresh()
 
     def finished(self, key: str, status: str, outcome: str | None, detail: str = "") -> None:
@@ -129,11 +140,9 @@ class LiveProgress:
             self.tally.finish(status, outcome)
             word = outcome if status == "done" and outcome else status
             extra = f"  {detail}" if detail else ""
-            self._progress.console.print(
-                f"{word:11} {key}{extra}", markup=False, highlight=False, soft_wrap=True
-            )
+            self._say(f"{word:11} {key}{extra}")
             self._refresh()
 
     def _refresh(self) -> None:
-        if self._task is not None:
+        if self._task is not None and not self.plain:
             self._progress.update(self._task, completed=self.tally.done, line=self.tally.line())

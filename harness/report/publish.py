@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.fsutil import write_atomic
 from harness.report.render import to_csv, to_json, to_markdown
 from harness.report.summary import EraTable
+from harness.util.fs import write_atomic
 
 BEGIN = "<!-- BEGIN_RESULTS -->"
 END = "<!-- END_RESULTS -->"
@@ -52,6 +52,18 @@ def replace_block(text: str, block: str, file: Path) -> str:
             fix=f"add a line {BEGIN} and, below it, a line {END} where the table belongs",
         )
     return f"{text[: start + len(BEGIN)]}\n{block.rstrip()}\n{text[end:]}"
+
+
+def check_markers(file: Path) -> None:
+    """Refuse (exit 2) a target without the markers before anything is written."""
+    if not file.is_file():
+        raise UserError(
+            "file not found",
+            file=file,
+            field="--publish-to",
+            fix="name an existing Markdown file that holds the markers",
+        )
+    replace_block(file.read_text(encoding="utf-8"), "", file)
 
 
 def update_markdown(tables: list[EraTable], file: Path, summary_dir: Path | None = None) -> None:

@@ -4,7 +4,7 @@ The container idles (``sleep infinity`` under docker-init, as an unprivileged ui
 own) and every command is a ``docker exec`` as the run user: the host workspace owner's
 uid:gid, or ``SANDBOX_UID`` when the workspace belongs to root (the workspace is then
 handed to that uid for the sandbox's life and back at ``stop``). By default (see
-``harness.sandbox.policy``) every capability is dropped, ``no-new-privileges`` is set,
+``harness.scenario.policy``) every capability is dropped, ``no-new-privileges`` is set,
 the root filesystem is read-only, and only the workspace, ``$HOME``, ``/tmp`` and any
 ``scratch`` folders are writable; the last three are size-capped tmpfs volumes.
 
@@ -17,7 +17,6 @@ kills the command's processes and is reported in ``ExecResult.limit``.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import posixpath
 import secrets
@@ -36,12 +35,21 @@ from docker.models.networks import Network
 from docker.models.volumes import Volume
 
 from harness.errors import InfraError, UserError
-from harness.fsutil import write_atomic
-from harness.images.bootstrap import cache_dir
 from harness.sandbox.base import ExecResult, SandboxSpec
+from harness.sandbox.dockerio import (
+    HOME_DIR,
+    Capture,
+    chown_tree,
+    identity_files,
+    kill_processes,
+    limit_watch,
+    own,
+    remove_network,
+)
 from harness.sandbox.engine import docker_client
-from harness.sandbox.limits import LimitWatch, host_pids, keepalive_pids, kill_host_pids
-from harness.sandbox.policy import parse_size
+from harness.sandbox.limits import LimitWatch, keepalive_pids
+from harness.scenario.policy import parse_size
+from harness.util.agentfiles import data_filter
 
 KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout
@@ -50,7 +58,6 @@ POLL_S = 0.25  # how often a running command's limits are checked
 KILLED_RC = 137  # 128 + SIGKILL, what `timeout -s KILL` reports
 SANDBOX_UID = 10001  # the run user when the workspace belongs to root
 KEEPER_UID = 65534  # the keep-alive's uid: the run user cannot signal it
-HOME_DIR = "/home/harness"
 HARNESS_SRC = "/opt/harness"  # where inject_harness_source puts the package (root-owned)
 # Root's usual powers over files, given back when commands run as root (non-root: false,
 # or capabilities added), so it can work on and hand back a workspace it does not own.
@@ -172,7 +179,7 @@ class DockerSandbox:
                 volume = self._tmpfs_volume(path, size, mode)
                 volumes[str(volume.name)] = {"bind": path, "mode": "rw"}
             if self.user[0] != 0:
-                volumes.update(self._identity_files())
+                volumes.update(identity_files(self.user))
             for host_path, bind in spec.mounts.items():  # toolchains, prepared dependencies
                 target, _, mode = bind.partition(":")
                 volumes[host_path] = {"bind": target, "mode": mode or "ro"}
@@ -230,31 +237,6 @@ class DockerSandbox:
         self._tmpfs[path] = Path(volume.attrs.get("Mountpoint", ""))
         return volume
 
-    def _identity_files(self) -> dict[str, dict[str, str]]:
-        """/etc/passwd and /etc/group naming the run user (tools look themselves up).
-
-        Kept once per uid:gid in harness's cache folder (never removed, so a killed run
-        leaves nothing new behind; the content depends only on the ids).
-        """
-
-        uid, gid = self.user
-        folder = cache_dir() / "sandbox-identity" / f"{uid}-{gid}"
-        files = {
-            "passwd": "root:x:0:0:root:/root:/bin/bash\n"
-            f"harness:x:{uid}:{gid}:harness:{HOME_DIR}:/bin/bash\n"
-            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-            "group": f"root:x:0:\nharness:x:{gid}:\nnogroup:x:65534:\n",
-        }
-        mounts = {}
-        for name, text in files.items():
-            path = folder / name
-            if not path.is_file() or path.read_text() != text:
-                write_atomic(path, text)
-                path.chmod(0o644)
-            mounts[str(path)] = {"bind": f"/etc/{name}", "mode": "ro"}
-        folder.chmod(0o755)
-        return mounts
-
     def _hand_over(self, host: Path, owner: tuple[int, int]) -> None:
         """Give a root-owned workspace to the run user for the sandbox's life."""
         if os.geteuid() != 0:
@@ -263,7 +245,7 @@ class DockerSandbox:
                 fix="run harness as the workspace's owner, or set sandbox: {non-root: false}",
             )
         self._handback = (host, owner)
-        _chown_tree(host, self.user)
+        chown_tree(host, self.user)
 
     def stop(self) -> None:
         """Kill and remove the container, its volumes and network; safe to repeat."""
@@ -294,7 +276,7 @@ class DockerSandbox:
                 errors.append(err)
         handback, self._handback = self._handback, None
         if handback is not None:
-            _chown_tree(*handback)
+            chown_tree(*handback)
         if errors:
             raise InfraError(f"could not remove sandbox {self.name}: {'; '.join(errors)}")
 
@@ -341,7 +323,7 @@ class DockerSandbox:
         except APIError as exc:
             raise InfraError(f"docker exec failed in {self.name}: {exc}") from exc
         cap = self.spec.policy.bytes("output_limit")
-        sink = _Capture(cap)
+        sink = Capture(cap)
         box: dict[str, Any] = {}
 
         def pump() -> None:
@@ -352,7 +334,7 @@ class DockerSandbox:
             except Exception as exc:  # reported on the calling thread
                 box["error"] = exc
 
-        watch = self._watch(container)
+        watch = limit_watch(container, self.spec, self._tmpfs, self._full)
         worker = threading.Thread(target=pump, name=f"{self.name}-exec", daemon=True)
         worker.start()
         deadline = None if timeout is None else began + timeout + BACKSTOP_GRACE_S
@@ -367,7 +349,7 @@ class DockerSandbox:
                 limit = self._limit_hit(watch, sink)
                 if limit is not None:
                     killed_at = now
-                    self._kill_processes(container)
+                    kill_processes(container, self._keep, self.user)
             elif now - killed_at > KILL_GRACE_S:  # the kill did not land: end the container
                 with contextlib.suppress(APIError, NotFound):
                     container.kill()
@@ -400,22 +382,8 @@ class DockerSandbox:
             return ExecResult(None, stdout, stderr, duration, True, dropped=sink.dropped)
         return ExecResult(code, stdout, stderr, duration, dropped=sink.dropped)
 
-    def _watch(self, container: Container) -> LimitWatch:
-        workspace = None
-        if self.spec.workspace is not None and self.spec.mount_workspace:
-            workspace = Path(self.spec.workspace).resolve()
-        parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or ""
-        return LimitWatch(
-            container_id=str(container.id),
-            cgroup_parent=parent,
-            tmpfs={path: mp for path, mp in self._tmpfs.items() if str(mp)},
-            workspace=workspace,
-            workspace_cap=self.spec.policy.bytes("workspace_size") if workspace else None,
-            skip=self._full,  # reported once; later commands (copying out, cleanup) may run
-        )
-
     def _limit_hit(
-        self, watch: LimitWatch, sink: _Capture, final: bool = False
+        self, watch: LimitWatch, sink: Capture, final: bool = False
     ) -> tuple[str, str] | None:
         if self._interrupt:
             return self._interrupt, f"stopped: {self._interrupt}"
@@ -430,29 +398,6 @@ class DockerSandbox:
         if found is not None and watch.hit:
             self._full.add(watch.hit)
         return found
-
-    def _kill_processes(self, container: Container) -> None:
-        """Kill every process of the run user (the keep-alive runs as another uid).
-
-        From the host when it can see the container's processes (freeze, kill, thaw:
-        a fork bomb cannot outrun it); else by a ``kill -9 -1`` exec as the run user.
-        """
-        parent = (container.attrs.get("HostConfig") or {}).get("CgroupParent") or ""
-        if host_pids(str(container.id), self._keep, parent) is not None:
-            try:
-                container.pause()
-                try:
-                    pids = host_pids(str(container.id), self._keep, parent) or []
-                    kill_host_pids(pids)
-                finally:
-                    container.unpause()
-                return
-            except (APIError, NotFound):
-                pass
-        with contextlib.suppress(APIError, NotFound):
-            container.exec_run(
-                ["kill", "-9", "-1"], user=f"{self.user[0]}:{self.user[1]}", detach=True
-            )
 
     # -- files --------------------------------------------------------------------------
 
@@ -475,18 +420,20 @@ class DockerSandbox:
             owner = self._owner if self._in_workspace(dest) else None
         base = self._writable_base(target)
         rel = posixpath.relpath(target, base)
-        data = io.BytesIO()
-        with tarfile.open(fileobj=data, mode="w") as tar:
-            parts = rel.split("/")[:-1] if rel != "." else []
-            for i in range(len(parts)):  # folders on the way, owned like the rest
-                info = tarfile.TarInfo("/".join(parts[: i + 1]))
-                info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
-                tar.addfile(_own(info, owner))
-            tar.add(str(src), arcname=rel, filter=lambda info: _own(info, owner))
-        try:
-            container.put_archive(base, data.getvalue())
-        except APIError as exc:
-            raise InfraError(f"copy into {self.name}:{dest} failed: {exc}") from exc
+        # the archive is spooled to a file, never held in memory
+        with tempfile.TemporaryFile(prefix="harness-copyin-") as data:
+            with tarfile.open(fileobj=data, mode="w") as tar:
+                parts = rel.split("/")[:-1] if rel != "." else []
+                for i in range(len(parts)):  # folders on the way, owned like the rest
+                    info = tarfile.TarInfo("/".join(parts[: i + 1]))
+                    info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+                    tar.addfile(own(info, owner))
+                tar.add(str(src), arcname=rel, filter=lambda info: own(info, owner))
+            data.seek(0)
+            try:
+                container.put_archive(base, data)
+            except APIError as exc:
+                raise InfraError(f"copy into {self.name}:{dest} failed: {exc}") from exc
         if self._owner is not None and owner is not None:  # root mode: hand files back
             self._chown(container)
 
@@ -519,7 +466,7 @@ class DockerSandbox:
                     handle.write(chunk)
             unpacked = Path(tmp) / "x"
             with tarfile.open(archive) as tar:
-                tar.extractall(unpacked, filter="tar")
+                tar.extractall(unpacked, filter=data_filter)  # no links out, no devices
             top = unpacked / posixpath.basename(path.rstrip("/") or "/")
             if top.is_dir() and not top.is_symlink():
                 shutil.copytree(top, dest, symlinks=True, dirs_exist_ok=True)
@@ -545,64 +492,3 @@ class DockerSandbox:
         assert self._owner is not None
         uid, gid = self._owner
         container.exec_run(["chown", "-R", f"{uid}:{gid}", self.spec.project_dir], user="0")
-
-
-def remove_network(network: Network) -> str | None:
-    """Disconnect every container from ``network`` and remove it; None or an error text."""
-    try:
-        network.reload()
-        for container in network.containers:
-            with contextlib.suppress(NotFound, APIError):
-                network.disconnect(container, force=True)
-        network.remove()
-    except NotFound:
-        return None
-    except APIError as exc:
-        return str(exc)
-    return None
-
-
-def _own(info: tarfile.TarInfo, owner: tuple[int, int] | None) -> tarfile.TarInfo:
-    uid, gid = owner or (0, 0)
-    info.uid, info.gid = uid, gid
-    info.uname = info.gname = "" if owner else "root"
-    return info
-
-
-def _text(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", errors="replace")
-
-
-def _chown_tree(root: Path, owner: tuple[int, int]) -> None:
-    """``chown -R`` on the host, without following symlinks."""
-    uid, gid = owner
-    with contextlib.suppress(OSError):
-        os.lchown(root, uid, gid)
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            with contextlib.suppress(OSError):
-                os.lchown(os.path.join(folder, name), uid, gid)
-
-
-class _Capture:
-    """Two output streams kept up to ``cap`` bytes each; the rest counted and dropped."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.kept: list[bytearray] = [bytearray(), bytearray()]
-        self.dropped = 0
-
-    def add(self, stream: int, chunk: bytes | None) -> None:
-        if not chunk:
-            return
-        buf = self.kept[stream]
-        room = self.cap - len(buf)
-        if room > 0:
-            buf += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
-
-    def text(self, stream: int) -> str:
-        text = _text(bytes(self.kept[stream]))
-        if self.dropped and len(self.kept[stream]) >= self.cap:
-            text += f"\n[harness: output over {self.cap} bytes; the rest was dropped]\n"
-        return text

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +52,8 @@ def _counter(path: Path | None, file: str, key: str) -> int:
 
 
 def tree_bytes(root: Path) -> int:
-    """Disk blocks used below ``root`` in bytes (like ``du -s``), hard links counted once."""
+    """Bytes below ``root``: each file counts the larger of its disk blocks and its
+    apparent size (a sparse file costs what it claims), hard links counted once."""
     total, seen = 0, set()
     stack = [str(root)]
     while stack:
@@ -69,7 +71,8 @@ def tree_bytes(root: Path) -> int:
                     if (info.st_dev, info.st_ino) in seen:
                         continue
                     seen.add((info.st_dev, info.st_ino))
-                total += info.st_blocks * 512
+                claimed = info.st_size if stat.S_ISREG(info.st_mode) else 0
+                total += max(info.st_blocks * 512, claimed)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
     return total

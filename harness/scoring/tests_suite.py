@@ -21,7 +21,7 @@ from harness.scoring.suite import CheckFn, Suite
 REQUIRED_WEIGHT = 0.8
 PARTIAL_WEIGHT = 0.2
 RULES_CHECK = "modification-rules"
-RULES_HARM = "result cannot be trusted: protected files changed"
+RULES_HARM = "result cannot be trusted: the modification rules do not hold"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness.results import REPORT_SCHEMA_VERSION, now_iso
-from harness.verify.results import TargetResult, VerifyOutcome
+from harness.results.report import Report
+from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
 
@@ -31,9 +32,16 @@ def build_report(
     outcome: VerifyOutcome,
     result: str,
     progress: dict[str, Any] | None = None,
+    *,
+    grader: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``run`` is run.json's content; ``result`` the trial outcome word; ``progress``
-    goagentbench's run-progress record (token usage, times), when an agent ran."""
+    """report.json's object, validated as a ``Report`` (the one place it is built).
+
+    ``run`` is run.json's content; ``result`` the trial outcome word; ``progress``
+    goagentbench's run-progress record (token usage, times), when an agent ran;
+    ``grader`` the grader's proof verdict; ``extra`` the trial's further fields
+    (containment's stop reason and policy, the scoring slot), written after the rest."""
     tests = [target_row(t) for t in outcome.targets if t.kind == "required"]
     partial_tests = [target_row(t) for t in outcome.targets if t.kind == "partial"]
     bad_rules = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
@@ -49,7 +57,7 @@ def build_report(
                 "cases": [],
             },
         )
-    return {
+    fields: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run_id": run.get("run_id"),
         "scenario": run.get("scenario"),
@@ -61,6 +69,7 @@ def build_report(
         "agent_version": run.get("agent_version"),
         "model": run.get("model"),
         "harness_version": run.get("harness_version"),
+        "sandboxes": run.get("sandboxes") or {},  # where each phase ran
         "turns": run.get("turns", 1),
         "success": outcome.success,
         "outcome": result,
@@ -97,7 +106,15 @@ def build_report(
         "scoring": outcome.score,
         "verify_duration_s": round(outcome.duration_s, 3),
         "error": outcome.error,
+        "containment": {  # what kept the verdict out of the code's reach (verify/guard.py)
+            "restored": outcome.restored,
+            "rejected": outcome.rejected,
+            "test_user": outcome.test_user,
+        },
     }
+    if grader is not None:
+        fields["grader"] = grader
+    return Report.model_validate({**fields, **(extra or {})}).as_json()
 
 
 def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
@@ -146,9 +163,16 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines.append(f"      x {t['name']}  {first[0][:120]}")
     if len(failing) > 20:
         lines.append(f"      ... {len(failing) - 20} more failing")
+    held = report.get("containment") or {}
+    if held.get("restored") or held.get("rejected"):
+        lines += ["", "restored before the hidden tests ran (runner-steering files):"]
+        lines += [f"  {r}" for r in held.get("restored", [])] or ["  (none)"]
+        lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
-        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({chain.get('go_reason') or 'image'})"]
+        verifier = (report.get("sandboxes") or {}).get("verify")
+        where = chain.get("go_reason") or ("host" if verifier == "local" else "image")
+        lines += ["", f"toolchain {chain.get('ran') or '-'}  ({where})"]
     if scoring_text:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):
@@ -158,3 +182,14 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def diff_note(diff: dict[str, Any] | None) -> str:
+    """A line for report.txt when workspace.diff is not the whole change."""
+    if not diff or (diff.get("status") == "ok" and not diff.get("skipped")):
+        return ""
+    left = "; ".join(f"{k}: {v}" for k, v in sorted((diff.get("skipped") or {}).items())[:10])
+    detail = diff.get("detail") or ""
+    return f"workspace.diff: {diff.get('status')} {detail}".rstrip() + (
+        f" (not diffed: {left})\n" if left else "\n"
+    )

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.verify.testuser import LOCAL_TEST_UID
+
 if TYPE_CHECKING:
-    from harness.scenario import LoadedScenario
+    from harness.scenario.model import LoadedScenario
 
 
 class HiddenCopy(BaseModel):
@@ -50,6 +52,9 @@ class VerifyRequest(BaseModel):
     mounts: dict[str, str] = Field(default_factory=dict)  # host folder -> inside, read-only
     provision_error: str | None = None  # preparing the toolchain or dependencies failed
     toolchain: dict[str, Any] = Field(default_factory=dict)  # what the host chose, and why
+    runner_files: list[str] = Field(default_factory=list)  # runner-steering paths allowed
+    test_uid: int | None = LOCAL_TEST_UID  # the uid hidden tests run as (when root)
+    test_reads_all: bool = True  # on a host: the test user may read (not write) any file
 
 
 GOCACHE_INSIDE = "/opt/harness-gocache"
@@ -62,13 +67,13 @@ def make_request(
     seed: str,
     *,
     copy_only: bool = False,
-    sandbox: str = "docker",
+    on_host: bool = False,
 ) -> VerifyRequest:
     scn = loaded.scenario
     v = scn.verify
     chain: dict[str, object] = {}
     if not copy_only:
-        chain = _provisioned(loaded, workspace, baseline, sandbox)
+        chain = _provisioned(loaded, workspace, baseline, on_host)
     return VerifyRequest(
         **chain,  # type: ignore[arg-type]
         scenario=loaded.name,
@@ -80,6 +85,7 @@ def make_request(
         only_modify=v.only_modify,
         tests=v.tests,
         partial_tests=v.partial_tests,
+        runner_files=v.runner_files,
         copy=[HiddenCopy(**{"from": c.from_, "to": c.to}) for c in v.copy_],
         hidden_root=str(loaded.directory),
         suite_dir=str(loaded.directory / v.suite) if v.suite else None,
@@ -89,26 +95,24 @@ def make_request(
 
 
 def _provisioned(
-    loaded: LoadedScenario, workspace: Path, baseline: str, sandbox: str
+    loaded: LoadedScenario, workspace: Path, baseline: str, on_host: bool
 ) -> dict[str, object]:
     """The toolchain and dependency fields of the request. A download or resolution
     failure becomes ``provision_error`` (the verdict is then ``error``), never a crash."""
-    from harness.backends import get_backend
     from harness.errors import InfraError
     from harness.provision import provision
-    from harness.toolchain import local_python
+    from harness.provision.toolchain import local_python
 
-    on_host = get_backend(sandbox).on_host
     try:
-        prov = provision(loaded, workspace, baseline, sandbox)
+        prov = provision(loaded, workspace, baseline, on_host=on_host)
     except InfraError as exc:
         return {"provision_error": exc.one_line()}
-    mounts, docker_env, local_env = prov.mounts(), prov.env("docker"), prov.env("local")
+    mounts, docker_env, local_env = prov.mounts(), prov.env(on_host=False), prov.env(on_host=True)
     if prov.runner == "go":
         # The verifier's own build cache, kept between trials and shared by Docker and
         # local (Go's cache keys do not depend on where GOROOT sits): the standard
         # library is compiled once per machine, not once per verification.
-        from harness.images.bootstrap import cache_dir
+        from harness.config.settings import cache_dir
 
         gocache = cache_dir() / "gocache-verify"
         gocache.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,9 @@ from harness.scoring import (
     suite_from_tests,
 )
 from harness.scoring.appkit.jail import protecting
+from harness.util.registry import Registry
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
-from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
 
 TESTS_SUITE_VERSION = "1.0.0"
@@ -92,15 +94,42 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
     return score, (thresholds.bar if thresholds else 1.0)
 
 
+def score_tests(
+    outcome: VerifyOutcome, request: VerifyRequest, tree: Path
+) -> tuple[Score, float | None]:
+    """Scorer kind ``tests``: the implicit suite over the test targets (no bar of its own)."""
+    return tests_score(outcome), None
+
+
+def score_suite(
+    outcome: VerifyOutcome, request: VerifyRequest, tree: Path
+) -> tuple[Score, float | None]:
+    """Scorer kind ``suite``: the scenario's own suite (``verify.suite``) and its bar."""
+    return suite_score(request, tree)
+
+
+ScoreKind = Callable[[VerifyOutcome, VerifyRequest, Path], tuple[Score, "float | None"]]
+# the scorer kinds by name; plugins add kinds through the ``harness.scorers`` entry points
+SCORER_KINDS: Registry[ScoreKind] = Registry(
+    "scorer kind",
+    "harness.scorers",
+    {
+        "tests": "harness.verify.scoring_bridge:score_tests",
+        "suite": "harness.verify.scoring_bridge:score_suite",
+    },
+)
+
+
+def scorer_kind(request: VerifyRequest) -> str:
+    """The kind that grades ``request``: ``suite`` with ``verify.suite``, else ``tests``."""
+    return "suite" if request.suite_dir else "tests"
+
+
 def attach_score(outcome: VerifyOutcome, request: VerifyRequest, tree: Path) -> VerifyOutcome:
     """The outcome with its score, era, success bar and (decided once) success."""
     if request.copy_only:
         return outcome.model_copy(update={"success": decide(outcome).success})
-    bar: float | None = None
-    if request.suite_dir:
-        score, bar = suite_score(request, tree)
-    else:
-        score = tests_score(outcome)
+    score, bar = SCORER_KINDS.load(scorer_kind(request))(outcome, request, tree)
     error = outcome.error
     if not score.measurable and error is None:
         error = "the scorer could not measure anything (every check unavailable)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from harness.agents.base import AgentContext, AgentResult
 
@@ -153,3 +154,74 @@ class ShellAgent:
         if res.timed_out:
             return AgentResult(exit="timeout", returncode=None)
         return AgentResult(exit="completed" if res.ok else "crashed", returncode=res.returncode)
+
+
+RETRIER = r"""
+import json, os, time, urllib.error, urllib.request
+for attempt in range(600):  # like a real agent's client: retry a failed call for minutes
+    req = urllib.request.Request(
+        os.environ["GW"] + "/chat/completions",
+        data=json.dumps({"model": os.environ["MODEL"], "messages": [
+            {"role": "user", "content": os.environ["TASK"]}]}).encode(),
+        headers={"Authorization": "Bearer " + os.environ["KEY"],
+                 "Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(req, timeout=60).read()
+        print("answered")
+        break
+    except urllib.error.HTTPError as exc:
+        print("HTTP", exc.code, flush=True)
+    except OSError as exc:
+        print("error", exc, flush=True)
+    time.sleep(1)
+"""
+
+
+class RetryingAgent:
+    """Calls the gateway until it answers, retrying every second for up to ten minutes,
+    as agent CLIs do on errors: a harness fault must stop it, not its patience."""
+
+    name = "retrier"
+
+    def version(self) -> str:
+        return BUILTIN
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        assert ctx.gateway_url and ctx.api_key
+        res = ctx.sandbox.exec(
+            ["python3", "-c", RETRIER],
+            env={
+                "GW": ctx.gateway_url,
+                "KEY": ctx.api_key,
+                "TASK": ctx.instructions,
+                "MODEL": ctx.model.id_for(self.name),
+            },
+            timeout=ctx.timeout_s,
+        )
+        (ctx.out_dir / "stdout.txt").write_text(res.stdout + res.stderr)
+        return AgentResult(exit="completed" if res.ok else "crashed", returncode=res.returncode)
+
+
+class PatchAgent:
+    """Applies the patch named by ``HARNESS_TEST_PATCH`` (a host path) to the workspace:
+    a stand-in for an agent whose answer a test chooses (right, wrong)."""
+
+    name = "patcher"
+
+    def version(self) -> str:
+        return BUILTIN
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        import os
+
+        ctx.sandbox.copy_in(Path(os.environ["HARNESS_TEST_PATCH"]), "answer.patch")
+        res = ctx.sandbox.exec(
+            ["sh", "-c", "git apply answer.patch && rm answer.patch"], timeout=60
+        )
+        return AgentResult(exit="completed" if res.ok else "crashed", detail=res.stderr[-300:])

@@ -26,6 +26,12 @@ pre.diff{background:#fff;border:1px solid #d8dde3;padding:8px;overflow:auto;max-
 .diff .add{color:#1a7f37}.diff .del{color:#b42318}.diff .hunk{color:#3b6ea5}
 img.shot{max-width:100%;border:1px solid #d8dde3;margin:6px 0}
 .note{color:#667}
+details.step{border:1px solid #d6dbe1;border-radius:4px;margin:.3em 0;padding:.2em .6em}
+details.step summary{cursor:pointer}
+.msg{border-left:3px solid #c8d0da;margin:.3em 0;padding-left:.6em}
+.msg.role-assistant{border-color:#5b8def}.msg.role-tool{border-color:#9ac27b}
+.msg pre,pre.tool-call,pre.evidence,ol.commands pre{white-space:pre-wrap;margin:.2em 0}
+pre.tool-call{background:#f3f5f7;padding:.3em}
 """
 
 JS = """

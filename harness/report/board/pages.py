@@ -240,7 +240,10 @@ def _telemetry(run: RunResult) -> str:
     return "".join(parts)
 
 
-def run_page(run: RunResult, shots: dict[str, str], diff: str | None, diff_note: str) -> str:
+def run_page(
+    run: RunResult, shots: dict[str, str], diff: str | None, diff_note: str, trial: str = ""
+) -> str:
+    """A run's card; ``trial`` is the trial viewer's HTML (``board/trialpage.py``)."""
     rep, meta = run.report, run.meta
     slug = entrant_slug(run.agent, run.agent_version, run.model)
     head = table(
@@ -275,6 +278,7 @@ def run_page(run: RunResult, shots: dict[str, str], diff: str | None, diff_note:
     parts.append(_checks(scoring, shots) if scoring else '<p class="note">no scoring</p>')
     if scoring:
         parts.append("<h2>score arithmetic</h2>" + _arithmetic(scoring))
+    parts.append(trial)
     parts.append("<h2>screenshots</h2>")
     if shots:
         parts += [

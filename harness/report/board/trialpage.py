@@ -1,0 +1,71 @@
+"""The run page's trial viewer: the agent's conversation step by step (one ``<details>``
+per model call, with its tokens and time), the commands it ran, and each failing check
+with its evidence. Built from ``harness.report.trialview``; static HTML, no script."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.report.board.pages import esc
+from harness.report.trialview import TrialView, _text, command_of
+
+
+def _message(role: Any, text: str) -> str:
+    return f'<div class="msg role-{esc(role)}"><b>{esc(role)}</b><pre>{esc(text)}</pre></div>'
+
+
+def _step(n: int, step: Any) -> str:
+    t = step.telemetry
+    head = (
+        f"call {n} &middot; {esc(step.turn)} &middot; {esc(t.get('prompt_tokens', '?'))} in / "
+        f"{esc(t.get('completion_tokens', '?'))} out &middot; {esc(t.get('total_s', '?'))} s"
+        + (" &middot; error" if step.error else "")
+        + (f" &middot; {len(step.tool_calls)} tool call(s)" if step.tool_calls else "")
+    )
+    body = [_message(m.get("role"), _text(m.get("content"))) for m in step.messages]
+    if step.error:
+        body.append(f'<p class="error">{esc(step.error)}</p>')
+    if step.reply is not None:
+        body.append(_message("assistant", _text(step.reply.get("content"))))
+        body += [f'<pre class="tool-call">$ {esc(command_of(tc))}</pre>' for tc in step.tool_calls]
+    return f'<details class="step" id="step-{n}"><summary>{head}</summary>{"".join(body)}</details>'
+
+
+def trial_html(view: TrialView, shots: dict[str, str]) -> str:
+    """The viewer's sections for the run page."""
+    parts = ["<h2>conversation</h2>"]
+    if view.steps:
+        parts += [_step(n, s) for n, s in enumerate(view.steps, 1)]
+        if view.truncated:
+            parts.append('<p class="note">the transcript was cut at its size bound</p>')
+    else:
+        parts.append('<p class="note">no model calls recorded</p>')
+    parts.append("<h2>commands the agent ran</h2>")
+    if view.commands:
+        parts.append(
+            '<ol class="commands">'
+            + "".join(f"<li><pre>{esc(c)}</pre></li>" for c in view.commands)
+            + "</ol>"
+        )
+    else:
+        parts.append('<p class="note">none recorded</p>')
+    parts.append("<h2>failing checks</h2>")
+    if not view.failing:
+        parts.append('<p class="note">none</p>')
+    for f in view.failing:
+        links = []
+        for item in f.evidence:
+            name = item.replace("\\", "/").rsplit("/", 1)[-1]
+            links.append(
+                f'<a href="{esc(shots[name])}">{esc(name)}</a>' if name in shots else esc(item)
+            )
+        parts.append(
+            f'<div class="failing"><h3><code>{esc(f.name)}</code></h3><p>{esc(f.detail)}</p>'
+            + (f'<pre class="evidence">{esc(f.output)}</pre>' if f.output else "")
+            + (f"<p>evidence: {', '.join(links)}</p>" if links else "")
+            + "</div>"
+        )
+    if view.log:
+        parts.append(f'<details class="log"><summary>trial log</summary><pre>{esc(view.log)}</pre>')
+        parts.append("</details>")
+    return "".join(parts)

@@ -1,0 +1,211 @@
+"""What the agent did in one trial, read from its run folder for ``harness view RUN`` and
+the board's run page: the conversation as the gateway recorded it (``gateway/
+transcript.jsonl``, every turn's folder), each call's tokens and time (``telemetry.jsonl``,
+joined on the call id), the commands the agent ran (its tool calls), the diff, and each
+failing check's evidence (test output, scoring rows with their evidence files). Anything
+missing (an older run, a built-in agent, no trial log yet) is left out, never an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_LOG = 20_000  # characters of trial.log shown
+
+
+@dataclass
+class Step:
+    """One model call: what was new in the request, the reply, its tokens and time."""
+
+    call: str
+    turn: str
+    messages: list[dict[str, Any]]
+    reply: dict[str, Any] | None
+    error: str | None
+    tools: list[str]
+    telemetry: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        calls = (self.reply or {}).get("tool_calls") or []
+        return [c for c in calls if isinstance(c, dict)]
+
+
+@dataclass
+class Failing:
+    """A check that did not pass, with what shows why."""
+
+    name: str
+    detail: str
+    output: str = ""
+    evidence: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TrialView:
+    run_dir: Path
+    steps: list[Step]
+    commands: list[str]
+    diff: str
+    failing: list[Failing]
+    log: str
+    truncated: bool = False
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            out.append(item)
+    return out
+
+
+def _arguments(tool_call: dict[str, Any]) -> tuple[str, Any]:
+    """``(name, arguments)`` of a tool call in the OpenAI or the cassette shape."""
+    inner = tool_call.get("function")
+    fn: dict[str, Any] = inner if isinstance(inner, dict) else tool_call
+    name = str(fn.get("name") or "?")
+    args = fn.get("arguments")
+    if isinstance(args, str):
+        with contextlib.suppress(ValueError):
+            args = json.loads(args)
+    return name, args
+
+
+def command_of(tool_call: dict[str, Any]) -> str:
+    """A tool call as one readable command line (``bash``'s command as it is)."""
+    name, args = _arguments(tool_call)
+    if isinstance(args, dict) and isinstance(args.get("command"), str):
+        return str(args["command"])
+    return f"{name}({json.dumps(args, ensure_ascii=False)[:300]})"
+
+
+def _steps(run_dir: Path) -> tuple[list[Step], bool]:
+    gateway = run_dir / "gateway"
+    if not gateway.is_dir():
+        return [], False
+    folders = [gateway, *sorted(p for p in gateway.iterdir() if p.is_dir())]
+    steps: list[Step] = []
+    truncated = False
+    for folder in folders:
+        turn = folder.name if folder != gateway else "turn-1"
+        timing = {str(t.get("call")): t for t in _jsonl(folder / "telemetry.jsonl")}
+        for line in _jsonl(folder / "transcript.jsonl"):
+            if line.get("truncated"):
+                truncated = True
+                continue
+            call = str(line.get("call"))
+            steps.append(
+                Step(
+                    call=call,
+                    turn=turn,
+                    messages=[m for m in line.get("messages") or [] if isinstance(m, dict)],
+                    reply=line.get("reply") if isinstance(line.get("reply"), dict) else None,
+                    error=line.get("error"),
+                    tools=list(line.get("tools") or []),
+                    telemetry=timing.get(call, {}),
+                )
+            )
+    return steps, truncated
+
+
+def _failing(report: dict[str, Any]) -> list[Failing]:
+    out = []
+    for rule in report.get("rules") or []:
+        if not rule.get("ok"):
+            out.append(Failing(f"{rule.get('rule')} {rule.get('entry')}", str(rule.get("detail"))))
+    for row in [*(report.get("tests") or []), *(report.get("partial_tests") or [])]:
+        cases = [c for c in row.get("cases") or [] if not c.get("passed")]
+        if row.get("passed") and not cases:
+            continue
+        output = "\n\n".join(
+            f"{c.get('name')}:\n{c.get('output') or ''}".rstrip() for c in cases
+        ) or str(row.get("output") or "")
+        out.append(Failing(str(row.get("name")), str(row.get("error") or "failed"), output))
+    for row in (report.get("scoring") or {}).get("rows") or []:
+        if row.get("status") not in (None, "ok") or (row.get("score") or 0) < 1:
+            if str(row.get("check", "")).startswith(("tests:", "modification-rules")):
+                continue  # shown above, from the test rows and the rules
+            out.append(
+                Failing(
+                    str(row.get("check")),
+                    f"{row.get('harm') or ''}: {row.get('detail') or ''}".strip(": "),
+                    evidence=[str(e) for e in row.get("evidence") or []],
+                )
+            )
+    return out
+
+
+def load_view(run_dir: Path) -> TrialView:
+    """The trial view of ``run_dir`` (every part optional)."""
+    steps, truncated = _steps(run_dir)
+    commands = [command_of(tc) for s in steps for tc in s.tool_calls]
+    diff_path = run_dir / "workspace.diff"
+    diff = diff_path.read_text(errors="replace") if diff_path.is_file() else ""
+    report_path = run_dir / "verify" / "report.json"
+    report = json.loads(report_path.read_text()) if report_path.is_file() else {}
+    log_path = run_dir / "trial.log"
+    log = log_path.read_text(errors="replace")[-MAX_LOG:] if log_path.is_file() else ""
+    return TrialView(run_dir, steps, commands, diff, _failing(report), log, truncated)
+
+
+def find_run(results: Path, name: str) -> Path | None:
+    """A run folder from a path or a run id (searched under ``results``)."""
+    given = Path(name)
+    if (given / "run.json").is_file():
+        return given
+    hits = sorted(p.parent for p in results.glob(f"**/{name}/run.json"))
+    return hits[-1] if hits else None
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        return "\n".join(str(p.get("text", p)) if isinstance(p, dict) else str(p) for p in content)
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def render_view(view: TrialView) -> str:
+    """The trial as text: each call (new messages, reply, tool calls, tokens, time), the
+    commands, failing checks with their output, and the diff's size."""
+    lines = [f"run {view.run_dir}"]
+    if not view.steps:
+        lines.append("no model calls recorded (a built-in agent, or an older run)")
+    for n, step in enumerate(view.steps, 1):
+        t = step.telemetry
+        tokens = f"{t.get('prompt_tokens', '?')} in / {t.get('completion_tokens', '?')} out"
+        lines.append(
+            f"\n-- call {n} ({step.turn}, {step.call}): {tokens}, {t.get('total_s', '?')} s"
+        )
+        for m in step.messages:
+            lines.append(f"  [{m.get('role')}] {_text(m.get('content'))[:600]}")
+        if step.error:
+            lines.append(f"  [error] {step.error}")
+        if step.reply is not None:
+            lines.append(f"  [assistant] {_text(step.reply.get('content'))[:600]}")
+            lines += [f"  [tool call] {command_of(tc)[:600]}" for tc in step.tool_calls]
+    if view.truncated:
+        lines.append("\n(the transcript was cut at its size bound)")
+    if view.commands:
+        lines.append("\ncommands the agent ran:")
+        lines += [f"  $ {c.splitlines()[0][:200]}" for c in view.commands]
+    if view.failing:
+        lines.append("\nfailing checks:")
+        for f in view.failing:
+            lines.append(f"  x {f.name}: {f.detail}")
+            lines += [f"      {ln}" for ln in f.output.strip().splitlines()[-15:]]
+            lines += [f"      evidence: {e}" for e in f.evidence]
+    changed = sum(1 for ln in view.diff.splitlines() if ln.startswith("diff --git"))
+    lines.append(f"\ndiff: {changed} file(s) changed ({view.run_dir / 'workspace.diff'})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,96 @@
+"""``verify/report.json`` as a typed model: goagentbench's fields plus harness's.
+
+``harness.verify.report.build_report`` builds it in one place; ``harness schema report``
+prints its JSON Schema. Keys other modules add travel along (``extra="allow"``) and are
+written after the declared ones, so a new field never breaks an old reader or writer.
+Optional fields (``grader`` onwards) are written only when set, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Number = float | int
+
+
+class Report(BaseModel):
+    """One trial's verification report (``<run>/verify/report.json``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str = Field(description="report format version (goagentbench's)")
+    run_id: str | None = Field(description="the run's id, as in run.json")
+    scenario: str | None = Field(description="scenario name, <family>/<name>")
+    scenario_version: str | None = Field(description="the scenario's `version`")
+    scenario_sha: str | None = Field(description="sha256 over the scenario's files")
+    spec_sha256: str | None = Field(description="sha256 of the scenario's SPEC, if any")
+    seed: str | None = Field(description="the secret seed the scorer used")
+    agent: str | None = Field(description="agents.yml name of the agent")
+    agent_version: str | None = Field(description="the agent's reported version")
+    model: str | None = Field(description="llms.yml name of the model ('none' for no model)")
+    harness_version: str | None = Field(description="harness version that ran the trial")
+    sandboxes: dict[str, str] | None = Field(
+        default=None, description="phase (agent, verify) -> the backend it ran on"
+    )
+    turns: int = Field(description="agent turns (1, or more with continues)")
+    success: bool = Field(description="the one verdict: every rule holds and the bar is met")
+    outcome: str = Field(description="success, failed, error, timeout or interrupted")
+    partial_score: Number | None = Field(description="share of partial tests passed")
+    score: Number | None = Field(description="the composed graded score in [0, 1]")
+    era: str | None = Field(description="scorer era: results compare only within one era")
+    started_at: str | None = Field(description="when the run started (ISO 8601, UTC)")
+    verified_at: str = Field(description="when verification ended (ISO 8601, UTC)")
+    progress: dict[str, Any] | None = Field(
+        description="goagentbench's run progress (token usage, times), when an agent ran"
+    )
+    toolchain: dict[str, Any] = Field(description="the toolchain the verifier ran with")
+    tests: list[dict[str, Any]] = Field(
+        description="required targets as goagentbench writes them (name, passed, output, "
+        "error, kind, passed_tests, total_tests, cases); a rules row first when one broke"
+    )
+    partial_tests: list[dict[str, Any]] = Field(description="partial targets, same rows")
+    targets: list[dict[str, Any]] = Field(
+        description="every target: target, kind, ok, exit_code, passed, total, error, "
+        "env_error, command, duration_s"
+    )
+    rules: list[dict[str, Any]] = Field(description="modification rules: rule, entry, ok, detail")
+    changed_files: list[str] = Field(description="files the agent changed")
+    hidden_files: list[str] = Field(description="hidden files copied in before the tests")
+    scoring: dict[str, Any] | None = Field(description="the score's rows and arithmetic")
+    verify_duration_s: Number = Field(description="verification wall time, seconds")
+    error: str | None = Field(description="the harness's error, when the verdict is error")
+    containment: dict[str, Any] | None = Field(
+        default=None,
+        description="what kept the verdict out of the code's reach: restored, rejected "
+        "(runner-steering files) and test_user",
+    )
+    grader: str | None = Field(
+        default=None, description="whether this scenario's grader is proven (controls.json) here"
+    )
+    sandbox_policy: dict[str, Any] | None = Field(
+        default=None, description="the agent sandbox's policy (run.json), when set"
+    )
+    budget: dict[str, Any] | None = Field(
+default=None, description="the trial's budget, when set")
+    reason: str | None = Field(
+default=None, description="which limit or budget stopped the agent")
+    reason_detail: str | None = Field(
+default=None, description="the stop's full detail")
+    scoring_slot: dict[str, Any] | None = Field(
+        default=None, description="the app-scoring slot's wait (one app scored at a time)"
+    )
+
+    workspace_diff: dict[str, Any] | None = Field(
+        default=None,
+        description="how workspace.diff came out: status (ok, truncated, failed), detail, "
+        "skipped paths",
+    )
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON object written: declared fields that were given, then extra keys."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+__all__ = ["Report"]

@@ -1,0 +1,158 @@
+"""Docs true to the code: one description of seeds, the same controls in --help and the
+README, doctor's Go and fleet checks against what scenarios need, "(host)" not "(image)"
+for --sandbox local, and a must-modify miss that does not claim protected files changed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import toolcheck
+from harness.config.settings import Settings
+from harness.verify.report import render_text
+from tests.conftest import REPO_ROOT, make_repo
+
+README = (REPO_ROOT / "README.md").read_text()
+
+
+def _help(*args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200"}
+    out = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args, "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=True,
+    ).stdout
+    return " ".join(out.replace("│", " ").split())
+
+
+@pytest.mark.unit
+def test_seeds_are_described_one_way() -> None:
+    for command in ("exec", "setup", "run"):
+        text = _help(command)
+        assert "overrides the scenario" not in text and "default: scenario" not in text
+        assert "fresh" in text, command
+    assert "--seed overrides" not in README
+    assert re.search(r"every trial still draws a fresh secret seed", README)
+
+
+@pytest.mark.unit
+def test_controls_are_listed_the_same_in_help_and_readme() -> None:
+    def listed(text: str) -> list[str]:
+        m = re.search(r"[Pp]rove the grader: ([A-Z][A-Z, ]+[A-Z])", text)
+        assert m, text[:300]
+        return [w.strip() for w in m.group(1).split(",")]
+
+    line = next(ln for ln in README.splitlines() if ln.startswith("| `harness controls"))
+    assert listed(line) == listed(_help("controls"))
+    assert listed(line) == ["HIGH", "LOW", "ISOLATION", "CRITICAL", "DETERMINISM"]
+
+
+def _go_project(tmp_path: Path, go_line: str, declared: str | None = None) -> Settings:
+    root = tmp_path / "project"
+    (root / "scenarios" / "g" / "one").mkdir(parents=True)
+    for name in ("agents.yml", "llms.yml"):
+        (root / name).write_text((REPO_ROOT / name).read_text())
+    repo, sha = make_repo(tmp_path / "repo", {"go.mod": f"module x\n\ngo {go_line}\n"})
+    env = f"environment: {{go: '{declared}'}}\n" if declared else ""
+    (root / "scenarios" / "g" / "one" / "scenario.yml").write_text(
+        f"name: one\nrepo: {repo}\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
+        f"agent: {{instructions: x}}\n{env}verify:\n  tests: [./...]\n"
+    )
+    return Settings.from_env(root)
+
+
+@pytest.mark.unit
+def test_doctor_names_the_pinned_go_a_go124_module_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(toolcheck, "host_go", lambda: ("/usr/bin/go", (1, 19, 8)))
+    checks = {c.name: c for c in toolcheck.go_checks(_go_project(tmp_path, "1.24.4"))}
+    assert checks["go"].ok and "go1.19.8" in checks["go"].detail
+    pinned = checks["go 1.24.11"]
+    assert "g/one" in pinned.detail and "too old" in pinned.detail
+
+
+@pytest.mark.unit
+def test_doctor_misses_a_host_go_too_old_for_the_scenario_that_uses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(toolcheck, "host_go", lambda: ("/usr/bin/go", (1, 17, 0)))
+    (check,) = toolcheck.go_checks(_go_project(tmp_path, "1.19", declared="system"))
+    assert not check.ok and "too old for g/one@1.19" in check.detail and check.fix
+
+
+@pytest.mark.unit
+def test_doctor_says_whether_the_fleet_file_exists(tmp_path: Path) -> None:
+    settings = _go_project(tmp_path, "1.24.4")
+    missing = toolcheck.fleet_check(settings)
+    assert "none at" in missing.detail and "fleet.yml.example" in missing.detail
+    settings.fleet_file.write_text("hosts:\n  - {name: a, base_url: 'http://127.0.0.1:9'}\n")
+    assert toolcheck.fleet_check(settings).detail.endswith("1 host(s), 0 model(s)")
+    settings.fleet_file.write_text("hosts: 3\n")
+    broken = toolcheck.fleet_check(settings)
+    assert not broken.ok and "fleet.yml" in broken.detail
+
+
+CMD = ("exec", "t/calc", "--agent", "nop", "--sandbox", "local")
+
+
+def _report(sandbox: str) -> dict[str, object]:
+    return {
+        "scenario": "s",
+        "agent": "nop",
+        "model": "none",
+        "outcome": "failed",
+        "success": False,
+        "rules": [],
+        "targets": [],
+        "tests": [],
+        "toolchain": {"ran": "Python 3.11.7"},
+        "sandboxes": {"agent": sandbox, "verify": sandbox},
+    }
+
+
+@pytest.mark.unit
+def test_local_runs_say_host_not_image() -> None:
+    assert "(host)" in render_text(_report("local"))
+    assert "(image)" in render_text(_report("docker"))
+
+
+@pytest.mark.integration
+def test_a_nop_must_modify_miss_does_not_claim_protected_files_changed(tmp_path: Path) -> None:
+    from tests.conftest import make_bundle
+
+    root = tmp_path / "project"
+    folder = root / "scenarios" / "t" / "calc"
+    folder.mkdir(parents=True)
+    for name in ("agents.yml", "llms.yml"):
+        (root / name).write_text((REPO_ROOT / name).read_text())
+    sha = make_bundle(tmp_path / "src", folder / "repo.bundle", {"calc.py": "X = 1\n"})
+    (folder / "t_test.py").write_text("def test_x():\n    assert False\n")
+    (folder / "scenario.yml").write_text(
+        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
+        "agent: {instructions: x}\nverify:\n  must-modify: calc.py\n"
+        "  copy: [{from: t_test.py, to: .}]\n  tests: [t_test.py]\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *CMD],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "must-modify calc.py: nothing modified there" in done.stdout
+    assert "protected files changed" not in done.stdout
+    assert "(host)" in done.stdout or "toolchain" not in done.stdout

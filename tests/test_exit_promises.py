@@ -1,0 +1,151 @@
+"""Exit codes and promises: a network failure while cloning is exit 3 (not bad input); a
+refused ``report --publish`` writes nothing; a closed stdout pipe ends quietly; a
+workspace another harness process holds is refused with one line (stale locks recovered)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.errors import UserError
+from harness.scenario.repo import network_failure
+from harness.trial.wslock import holding, lock_path
+from tests.conftest import CLI, REPO_ROOT, make_bundle
+
+FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
+
+
+def _scenario(project: Path, tmp_path: Path, repo: str | None = None) -> Path:
+    folder = project / "scenarios" / "t" / "calc"
+    folder.mkdir(parents=True)
+    sha = make_bundle(tmp_path / "src", folder / "repo.bundle", FILES)
+    (folder / "hidden").mkdir()
+    (folder / "hidden" / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    )
+    (folder / "scenario.yml").write_text(
+        f"name: calc\nrepo: {repo or 'repo.bundle'}\ncommit: {sha}\n"
+        "classification: {type: fix-bug}\nagent: {instructions: please fix add}\n"
+        "verify:\n  must-modify: calc.py\n  copy: [{from: hidden/test_calc.py, to: .}]\n"
+        "  tests: [test_calc.py]\n"
+    )
+    return folder
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.unit
+def test_network_failures_are_told_from_wrong_locations() -> None:
+    assert network_failure("fatal: unable to access 'https://x/': Could not resolve host: x")
+    assert network_failure("fatal: unable to access 'http://127.0.0.1:9/x.git/': Failed to connect")
+    assert network_failure("error: RPC failed; curl 56 GnuTLS recv error\nfatal: early EOF")
+    assert not network_failure("remote: Repository not found.\nfatal: repository not found")
+    assert not network_failure("fatal: '/nowhere' does not appear to be a git repository")
+    assert not network_failure("git@x: Permission denied (publickey).")
+
+
+@pytest.mark.integration
+def test_clone_over_an_unreachable_network_is_exit_3(
+    project: Path, tmp_path: Path, cli: CLI
+) -> None:
+    _scenario(project, tmp_path, repo=f"http://127.0.0.1:{_closed_port()}/calc.git")
+    done = cli("setup", "t/calc")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "cannot reach" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.integration
+def test_publish_without_markers_writes_nothing(project: Path, tmp_path: Path, cli: CLI) -> None:
+    _scenario(project, tmp_path)
+    assert cli("exec", "t/calc", "--agent", "nop", "--sandbox", "local").returncode == 1
+    readme = project / "README.md"
+    readme.write_text("# no markers here\n")
+    done = cli("report", "--publish")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "markers" in done.stderr
+    assert not (project / "result_summaries").exists()
+    assert readme.read_text() == "# no markers here\n"
+
+
+@pytest.mark.integration
+def test_a_closed_pipe_ends_quietly(project: Path, tmp_path: Path) -> None:
+    _scenario(project, tmp_path)
+    env = {**os.environ, "HARNESS_SCENARIO_ROOT": str(project / "scenarios")}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "scenarios"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert err == "" and proc.returncode != 3
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from harness.trial.wslock import holding
+with holding(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def _holder(workspace: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(workspace)],
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+@pytest.mark.unit
+def test_a_held_workspace_is_refused_and_a_stale_lock_recovered(tmp_path: Path) -> None:
+    ws = tmp_path / "workspace" / "t" / "calc"
+    proc = _holder(ws)
+    try:
+        with pytest.raises(UserError, match=f"pid {proc.pid}"), holding(ws):
+            pass
+    finally:
+        proc.send_signal(signal.SIGKILL)  # dies holding it: the lock file stays behind
+        proc.wait()
+    assert lock_path(ws).is_file()
+    with holding(ws):  # recovered
+        assert lock_path(ws).read_text().strip() == str(os.getpid())
+
+
+@pytest.mark.integration
+def test_a_second_exec_of_a_busy_workspace_is_refused(
+    project: Path, tmp_path: Path, cli: CLI
+) -> None:
+    _scenario(project, tmp_path)
+    proc = _holder(project / "workspace" / "t" / "calc")
+    try:
+        began = time.monotonic()
+        done = cli("exec", "t/calc", "--agent", "nop", "--sandbox", "local")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"in use by another harness process (pid {proc.pid})" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and time.monotonic() - began < 60
+    assert cli("exec", "t/calc", "--agent", "nop", "--sandbox", "local").returncode == 1
