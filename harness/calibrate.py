@@ -13,6 +13,7 @@ The arithmetic (``propose``) is pure; ``calibrate`` does the I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from harness.errors import UserError
 from harness.fsutil import write_atomic
 from harness.scenario import LoadedScenario
 from harness.scoring.appkit.seeding import derive_bytes
+from harness.scoring.coverage import succeeds
 from harness.scoring.era import load_thresholds, sha256_file
 from harness.settings import Settings
 
@@ -37,6 +39,8 @@ class Spread:
 
     tree: str
     finals: list[float] = field(default_factory=list)
+    verdicts: list[bool] = field(default_factory=list)  # trial success per seed
+    unmet: set[str] = field(default_factory=set)  # SPEC ids left unmet on some seed
 
     @property
     def low(self) -> float:
@@ -51,7 +55,7 @@ class Spread:
         sd = statistics.pstdev(self.finals) if len(self.finals) > 1 else 0.0
         return (
             f"  {self.tree:<28} min {self.low:.4f}  mean {mean:.4f}  max {self.high:.4f}  "
-            f"sd {sd:.4f}"
+            f"sd {sd:.4f}  success {sum(self.verdicts)}/{len(self.verdicts)}"
         )
 
 
@@ -71,6 +75,20 @@ def propose(reference: Spread, broken: list[Spread]) -> Proposal:
     bar = round((reference.low + worst.high) / 2, 3)
     bar = min(max(bar, worst.high + 0.001), reference.low)
     return Proposal(bar, reference.low, worst.high, worst.tree)
+
+
+def must_failures(spreads: dict[str, Spread], violates: dict[str, tuple[str, ...]]) -> list[str]:
+    """MUST verdicts that contradict the trees: the reference must succeed on every seed;
+    a defect that declares violations must fail on every seed with those ids unmet."""
+    out = []
+    ref = spreads["reference"]
+    if ref.verdicts and not all(ref.verdicts):
+        out.append(f"the reference fails on {len(ref.verdicts) - sum(ref.verdicts)} seeds")
+    for name, ids in violates.items():
+        got = spreads.get(name)
+        if ids and got is not None and any(got.verdicts):
+            out.append(f"{name} succeeds on {sum(got.verdicts)} seeds")
+    return out
 
 
 def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
@@ -105,6 +123,7 @@ def calibrate(
     defects = load_defects(loaded)
     runner = ControlRunner(loaded, settings, sandbox)
     spreads: dict[str, Spread] = {}
+    scorer: str | None = None
     try:
         reference = runner.fresh("reference")
         OracleAgent.apply(loaded, reference)
@@ -115,13 +134,21 @@ def calibrate(
         for seed in calibration_seeds(loaded, seeds):
             for name, tree in trees.items():
                 score = runner.score(tree, seed)
-                spreads.setdefault(name, Spread(name)).finals.append(score.final)
+                spread = spreads.setdefault(name, Spread(name))
+                spread.finals.append(score.final)
+                spread.verdicts.append(succeeds(score, current.bar))
+                spread.unmet.update(score.unmet)
+                scorer = score.scorer
     finally:
         runner.close()
     broken = [s for n, s in spreads.items() if n != "reference"]
     proposal = propose(spreads["reference"], broken)
     lines = [f"calibration of {loaded.name} over {seeds} seeds ({sandbox})"]
     lines += [s.line() for s in spreads.values()]
+    wrong = must_failures(spreads, {d.name: d.violates for d in defects})
+    if wrong:
+        lines.append(f"NOT CALIBRATED: {'; '.join(wrong)}; nothing written")
+        return "\n".join(lines) + "\n", dataclasses.replace(proposal, bar=None)
     if proposal.bar is None:
         lines.append(
             f"NOT CALIBRATED: the reference's worst {proposal.reference_min:.4f} does not beat "
@@ -135,6 +162,7 @@ def calibrate(
         "success_bar": proposal.bar,
         "epsilon": current.epsilon,
         "budgets": dict(current.budgets),
+        **({"scorer": scorer} if scorer else {}),
         "calibration": {
             "seeds": seeds,
             "sandbox": sandbox,

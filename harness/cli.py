@@ -371,6 +371,19 @@ def controls_cmd(
     raise typer.Exit(EXIT_FAILED if untrusted else EXIT_SUCCESS)
 
 
+@app.command("coverage")
+@guarded
+def coverage_cmd(
+    scenario: Annotated[str, typer.Argument(help="scenario name")],
+) -> None:
+    """Each SPEC MUST id, the checks verifying it, the defects violating it (exit 1: a hole)."""
+    from harness.coverage import coverage
+
+    report = coverage(_load(scenario), _settings().results)
+    typer.echo(report.text(), nl=False)
+    raise typer.Exit(EXIT_SUCCESS if report.complete else EXIT_FAILED)
+
+
 @app.command("calibrate")
 @guarded
 def calibrate_cmd(

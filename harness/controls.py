@@ -52,10 +52,12 @@ class Defect:
     breaks: list[str]
     harm: str
     critical: bool = False
+    violates: tuple[str, ...] = ()
 
 
 def load_defects(loaded: LoadedScenario) -> list[Defect]:
-    """``defects/<name>.patch`` with ``defects/<name>.yml`` (``breaks``, ``harm``)."""
+    """``defects/<name>.patch`` with ``defects/<name>.yml`` (``breaks``, ``harm``, and
+    optionally ``critical`` and ``violates``: the SPEC MUST ids it violates)."""
     folder = loaded.directory / "defects"
     defects = []
     for patch in sorted(folder.glob("*.patch")) if folder.is_dir() else []:
@@ -76,6 +78,14 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
                 field="breaks",
                 fix="list the checks this defect must break",
             )
+        violates = meta.get("violates", [])
+        if not isinstance(violates, list):
+            raise UserError(
+                "defect violates is not a list",
+                file=meta_file,
+                field="violates",
+                fix="list the SPEC MUST ids it violates, e.g. [M-SYNC-3]",
+            )
         defects.append(
             Defect(
                 patch.stem,
@@ -83,6 +93,7 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
                 [str(b) for b in breaks],
                 str(meta.get("harm", "")),
                 bool(meta.get("critical", False)),
+                tuple(str(v) for v in violates),
             )
         )
     return defects
@@ -201,6 +212,7 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
                 declared=defect.breaks,
                 score=runner.score(tree, seed),
                 critical=defect.critical,
+                violates=list(defect.violates),
             )
         )
     return ControlsRun(high, again, low, low_again, nop, outcomes, low_kind, environment)

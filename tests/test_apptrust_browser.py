@@ -76,6 +76,38 @@ PAGES = {
     "/half-transparent": _table(
         SERVER_ROWS.replace('<tr data-id="inv_000">', '<tr data-id="inv_000" style="opacity:0">')
     ),
+    # one amount cell cut with an ellipsis: the screen shows "900719..."
+    "/ellipsis": _table(
+        SERVER_ROWS.replace(
+            "<td>9007199254740993</td>",
+            '<td><div style="width:60px;overflow:hidden;text-overflow:ellipsis;'
+            'white-space:nowrap">9007199254740993</div></td>',
+            1,
+        )
+    ),
+    # clipped by a fixed-width wrapper without an ellipsis
+    "/clipped": _table(
+        SERVER_ROWS.replace(
+            "<td>12.34</td>",
+            '<td><div style="width:18px;overflow:hidden;white-space:nowrap">12.34</div></td>',
+            1,
+        )
+    ),
+    # a fixed footer over the bottom of the viewport: the last row (scrolled as far as
+    # the page goes) stays under it
+    "/fixed-footer": _table(
+        SERVER_ROWS,
+        '<div style="position:fixed;left:0;right:0;bottom:0;height:60px;background:#fff">'
+        "footer</div>",
+    ),
+    # the same footer with room below the table: every row can be scrolled clear of it
+    "/fixed-footer-padded": _table(
+        SERVER_ROWS,
+        '<div style="height:80px"></div><div style="position:fixed;left:0;right:0;'
+        'bottom:0;height:60px;background:#fff">footer</div>',
+    ),
+    # indented markup and a wrapping cell are a right page
+    "/indented": _table(SERVER_ROWS.replace("<tr ", "\n      <tr ").replace("<td>", "\n<td>")),
     "/form": _table(
         "",
         "<input id='q'><button id='go' onclick=\"document.querySelector('tbody')"
@@ -155,3 +187,31 @@ def test_journey_fills_clicks_and_waits(site: str, tmp_path: Path) -> None:
 def test_a_missing_browser_is_an_infrastructure_error(tmp_path: Path) -> None:
     with pytest.raises(BrowserUnavailable), contextlib.ExitStack():
         probe_page("http://127.0.0.1:9/", tmp_path, executable=tmp_path / "no-chromium")
+
+
+def test_an_ellipsis_clipped_amount_is_not_shown(site: str, tmp_path: Path) -> None:
+    probe = probe_page(f"{site}/ellipsis", tmp_path, name="ellipsis")
+    row = probe.rows[1]
+    assert row["cells"][3] == "9007199254740993"  # innerText ignores the clipping
+    assert row["shown"] == [True, True, True, False] and row["why"][3] == "ellipsis"
+    assert not row["visible"] and probe.visible_rows == len(ROWS) - 1
+
+
+def test_a_cell_cropped_by_its_wrapper_is_clipped(site: str, tmp_path: Path) -> None:
+    probe = probe_page(f"{site}/clipped", tmp_path, name="clipped")
+    assert probe.rows[0]["why"][3] == "clipped"
+    assert probe.visible_rows == len(ROWS) - 1
+
+
+def test_a_fixed_footer_covers_the_last_row(site: str, tmp_path: Path) -> None:
+    probe = probe_page(f"{site}/fixed-footer", tmp_path, name="footer")
+    assert not probe.rows[-1]["visible"] and "covered" in probe.rows[-1]["why"]
+    assert all(r["visible"] for r in probe.rows[:-3])
+    padded = probe_page(f"{site}/fixed-footer-padded", tmp_path, name="footer-padded")
+    assert padded.visible_rows == len(ROWS)
+
+
+def test_indented_markup_is_seen_like_compact_markup(site: str, tmp_path: Path) -> None:
+    server = probe_page(f"{site}/server", tmp_path, name="server")
+    indented = probe_page(f"{site}/indented", tmp_path, name="indented")
+    assert _cells(indented) == _cells(server) and indented.visible_rows == len(ROWS)

@@ -9,6 +9,9 @@ Unavailable rows are excluded from every mean and factor (and listed). The excel
 mean is 1 when the suite has no excellence checks (gates alone unlock the slice); when
 all of them are unavailable the slice folds back into ``inner``. A failed root and the
 criticals downstream of it multiply once: by the worst of their factors.
+
+``final`` ranks. Success is decided by ``spec_met`` when the suite's SPEC carries MUST
+ids (``harness.scoring.must``): every MUST met and no critical fired.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field, computed_field
 
+from harness.scoring.must import MustResult, judge_musts
 from harness.scoring.rows import EXCELLENCE, Row, Status
 from harness.scoring.suite import Gate, Suite
 
@@ -59,6 +63,7 @@ class Score(BaseModel):
     suite: str
     era: str
     fingerprint: str | None = None
+    scorer: str | None = Field(default=None, description="code fingerprint of the scorer")
     tier_weights: dict[str, float]
     tier_means: dict[str, float | None]
     excellence_weight: float
@@ -73,6 +78,12 @@ class Score(BaseModel):
     blocks: list[RootBlock]
     unavailable: list[str]
     rows: list[Row]
+    musts: list[MustResult] = Field(default_factory=list)
+    unmet: list[str] = Field(default_factory=list, description="SPEC ids not met")
+    fired: list[str] = Field(default_factory=list, description="criticals not met")
+    spec_met: bool | None = Field(
+        default=None, description="every MUST met, no critical fired; None: suite has no MUSTs"
+    )
 
     def vector(self) -> dict[str, float | None]:
         """Per-check scores (None when unavailable), for determinism comparisons."""
@@ -80,7 +91,12 @@ class Score(BaseModel):
 
 
 def compose(
-    rows: list[Row], suite: Suite, *, era: str | None = None, fingerprint: str | None = None
+    rows: list[Row],
+    suite: Suite,
+    *,
+    era: str | None = None,
+    fingerprint: str | None = None,
+    scorer: str | None = None,
 ) -> Score:
     """Compose rows into a ``Score`` using the suite's weights, gates and floors.
 
@@ -103,10 +119,15 @@ def compose(
     blocks = _blocks(rows, by_name)
     factors = _factors(rows, by_name, blocks, suite)
     final = base * math.prod(f.factor for f in factors)
+    ids = suite.spec_ids()
+    declared = {r.check: tuple(r.musts) for r in rows if r.musts}
+    musts, fired = judge_musts(ids, rows, declared, {r.check: r.tolerance for r in rows})
+    unmet = [m.id for m in musts if not m.met]
     return Score(
         suite=suite.name,
         era=era or _provisional_era(suite),
         fingerprint=fingerprint,
+        scorer=scorer,
         tier_weights=dict(suite.tier_weights),
         excellence_weight=e,
         tier_means=means,
@@ -121,6 +142,10 @@ def compose(
         blocks=[RootBlock(root=k, downstream=v) for k, v in blocks.items()],
         unavailable=[r.check for r in rows if r.status is Status.UNAVAILABLE],
         rows=list(rows),
+        musts=musts,
+        unmet=unmet,
+        fired=fired,
+        spec_met=(not unmet and not fired) if ids else None,
     )
 
 

@@ -10,7 +10,10 @@ reference, or it becomes unavailable. CRITICAL: a defect marked critical scores 
 the success bar. DETERMINISM: scoring one tree twice gives the same vector, for the
 reference and for a failing tree. Every defect's final score is kept; a check that
 neither LOW nor any defect moves is reported as untested (saturation warning, not a
-failure). All scores must come from one era. The caller does the I/O and passes scores.
+failure). When the SPEC carries MUST ids, success means every MUST met: HIGH needs the
+reference to meet them all, MUSTS needs each defect declaring ``violates`` to fail with
+those ids unmet, COVERAGE needs every id verified by a check and violated alone by a
+failing defect. All scores must come from one era. The caller does the I/O and passes scores.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from harness.scoring.compose import Score
+from harness.scoring.coverage import static_coverage, succeeds, unknown_ids, violation_proven
 from harness.scoring.era import Thresholds
 from harness.scoring.rows import DIAGNOSTIC, Row, Status
 
@@ -36,6 +40,7 @@ class DefectOutcome(BaseModel):
     declared: list[str]
     score: Score
     critical: bool = False
+    violates: list[str] = Field(default_factory=list, description="SPEC ids it violates")
 
 
 class DefectResult(BaseModel):
@@ -48,11 +53,15 @@ class DefectResult(BaseModel):
     passed: bool
     final: float | None = None
     critical: bool = False
-    success: bool | None = Field(default=None, description="final at or above the success bar")
+    success: bool | None = Field(default=None, description="the tree's trial verdict")
+    violates: list[str] = Field(default_factory=list)
+    unmet: list[str] = Field(default_factory=list, description="SPEC ids the tree left unmet")
 
 
 class ControlResult(BaseModel):
-    control: Literal["HIGH", "LOW", "ISOLATION", "CRITICAL", "DETERMINISM", "ERA"]
+    control: Literal[
+        "HIGH", "LOW", "ISOLATION", "CRITICAL", "MUSTS", "COVERAGE", "DETERMINISM", "ERA"
+    ]
     passed: bool
     detail: str
 
@@ -81,6 +90,8 @@ class ControlsReport(BaseModel):
                 if d.passed
                 else f"missed {d.missed}, cascades {d.cascades}, unknown {d.unknown}"
             )
+            if d.violates:
+                ok += f"; violates {d.violates}, unmet {d.unmet}"
             lines.append(
                 f"  defect {d.name:<24} {final}{tag}{' SUCCESS' if d.success else ''}  {ok}"
             )
@@ -109,6 +120,8 @@ def evaluate_controls(
     ]
     if any(d.critical for d in defects):
         controls.append(_critical(defects, bar))
+    if high.spec_met is not None:
+        controls.extend(_musts(high, isolation, defects, bar))
     controls.append(_determinism(*determinism))
     if failing_determinism is not None:
         failing = _determinism(*failing_determinism)
@@ -177,7 +190,9 @@ def judge_defect(
         passed=bool(defect.declared) and not (missed or cascades or unknown),
         final=defect.score.final,
         critical=defect.critical,
-        success=None if bar is None else defect.score.measurable and defect.score.final >= bar,
+        success=None if bar is None else succeeds(defect.score, bar),
+        violates=list(defect.violates),
+        unmet=list(defect.score.unmet),
     )
 
 
@@ -190,9 +205,49 @@ def _closure(declared: set[str], rows: list[Row]) -> set[str]:
     return out
 
 
+def _musts(
+    high: Score, isolation: list[DefectOutcome], defects: list[DefectResult], bar: float
+) -> list[ControlResult]:
+    """MUSTS: every defect declaring violations fails with them unmet. COVERAGE: every
+    SPEC id has a check and a defect violating exactly it that fails so."""
+    proven = {d.name: violation_proven(d.score, d.violates, bar) for d in isolation if d.violates}
+    wrong = [d.name for d in isolation if d.violates and not proven[d.name]]
+    unknown = unknown_ids({m.id: "" for m in high.musts}, {d.name: d.violates for d in defects})
+    bad = [*wrong, *unknown]
+    musts = ControlResult(
+        control="MUSTS",
+        passed=not bad,
+        detail=f"{len(proven) - len(wrong)}/{len(proven)} violating defects fail with the "
+        f"MUST unmet" + (f"; not: {', '.join(bad)}" if bad else ""),
+    )
+    rows = static_coverage(
+        {m.id: "" for m in high.musts},
+        {r.check: tuple(r.musts) for r in high.rows if r.musts},
+        {d.name: d.violates for d in defects if d.violates},
+        proven,
+    )
+    holes = [f"{r.id} ({r.problem})" for r in rows if r.problem]
+    coverage = ControlResult(
+        control="COVERAGE",
+        passed=not holes,
+        detail=f"{len(rows) - len(holes)}/{len(rows)} MUSTs covered"
+        + (f"; uncovered: {', '.join(holes)}" if holes else ""),
+    )
+    return [musts, coverage]
+
+
 def _high(score: Score, t: Thresholds) -> ControlResult:
     ok = score.measurable and not score.unavailable and score.final >= t.high
     why = f"; unavailable: {', '.join(score.unavailable)}" if score.unavailable else ""
+    if score.spec_met is not None:
+        ok = score.measurable and not score.unavailable and score.spec_met
+        why += f"; unmet: {score.unmet}, fired: {score.fired}" if not score.spec_met else ""
+        return ControlResult(
+            control="HIGH",
+            passed=ok,
+            detail=f"reference {'meets' if score.spec_met else 'MISSES'} every MUST "
+            f"(final {score.final:.4f}){why}",
+        )
     return ControlResult(
         control="HIGH",
         passed=ok,
@@ -201,7 +256,7 @@ def _high(score: Score, t: Thresholds) -> ControlResult:
 
 
 def _low(score: Score, t: Thresholds) -> ControlResult:
-    ok = score.measurable and score.final <= t.low and score.final < t.bar
+    ok = score.measurable and score.final <= t.low and not succeeds(score, t.bar)
     why = "" if score.measurable else "; not measurable"
     return ControlResult(
         control="LOW",
@@ -213,7 +268,7 @@ def _low(score: Score, t: Thresholds) -> ControlResult:
 def _critical(defects: list[DefectResult], bar: float) -> ControlResult:
     critical = [d for d in defects if d.critical]
     above = [f"{d.name} {d.final:.4f}" for d in critical if d.success]
-    detail = f"{len(critical) - len(above)}/{len(critical)} critical defects below bar {bar:g}"
+    detail = f"{len(critical) - len(above)}/{len(critical)} critical defects fail"
     if above:
         detail += f"; at or above it: {', '.join(above)}"
     return ControlResult(control="CRITICAL", passed=not above, detail=detail)

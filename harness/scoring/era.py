@@ -1,7 +1,10 @@
 """Eras and pins: which scorer produced a number, and whether it may produce one.
 
 Era string: ``<suite name>@<version>``, with ``-rc`` when the suite's thresholds file is
-not calibrated. A thresholds file marked ``calibrated: true`` must match the sha256 pin
+not calibrated, or was calibrated for another scorer: a thresholds file may record the
+code fingerprint (``scorer:``) of everything that grades (suite, SPEC, fixtures, the app
+kit and the composition), so an edit anywhere there makes a provisional era. A
+thresholds file marked ``calibrated: true`` must match the sha256 pin
 declared in the suite; otherwise the scorer refuses to score (a silently edited
 threshold would put numbers from two graders in one table).
 """
@@ -9,6 +12,7 @@ threshold would put numbers from two graders in one table).
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import yaml
@@ -37,6 +41,11 @@ class Thresholds(BaseModel):
     budgets: dict[str, float] = Field(
         default_factory=dict, description="time budgets (seconds) a suite reads by name"
     )
+    scorer: str | None = Field(
+        default=None,
+        description="code fingerprint of the scorer calibrated (suite, SPEC, fixtures, app "
+        "kit, composition); another scorer is a provisional era",
+    )
 
     @property
     def bar(self) -> float:
@@ -53,17 +62,19 @@ class Stamp(BaseModel):
     era: str
     fingerprint: str
     calibrated: bool
+    scorer: str = ""
 
 
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def fingerprint(paths: list[Path]) -> str:
+def fingerprint(paths: list[Path], *, unpinned: bool = False) -> str:
     """sha256 over the names and bytes of the files (directories walked, sorted).
 
     Names are relative to each given path's parent, so the same tree elsewhere on disk
-    gets the same fingerprint.
+    gets the same fingerprint. ``unpinned`` blanks ``thresholds_pin=...`` in the bytes
+    (the code fingerprint is written into the file that pin hashes).
     """
     digest = hashlib.sha256()
     entries: list[tuple[str, Path]] = []
@@ -75,13 +86,39 @@ def fingerprint(paths: list[Path]) -> str:
                 file=given,
                 fix="declare only existing suite sources and fixtures",
             )
-        files = sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]
+        files = (
+            sorted(p for p in given.rglob("*") if p.is_file() and _graded_file(p))
+            if given.is_dir()
+            else [given]
+        )
         entries.extend((f.relative_to(given.parent).as_posix(), f) for f in files)
     for name, file in sorted(entries, key=lambda e: e[0]):
         digest.update(name.encode() + b"\0")
-        digest.update(file.read_bytes())
+        data = file.read_bytes()
+        digest.update(_PIN.sub(b"thresholds_pin=PIN", data) if unpinned else data)
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+_PIN = re.compile(rb"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')")
+
+
+def _graded_file(path: Path) -> bool:
+    return "__pycache__" not in path.parts and path.suffix != ".pyc"
+
+
+#: Shared code every suite's grading runs through: the app kit (mocks, fixtures,
+#: browser helpers, processes) and the composition arithmetic.
+_SCORING = Path(__file__).resolve().parent
+FRAMEWORK = (
+    _SCORING / "appkit",
+    *(_SCORING / f"{m}.py" for m in ("compose", "must", "rows", "run", "suite")),
+)
+
+
+def code_fingerprint(suite: Suite) -> str:
+    """Fingerprint of everything that grades except the thresholds file itself."""
+    return fingerprint([*suite.source_files(), *suite.fixtures, *FRAMEWORK], unpinned=True)
 
 
 def load_thresholds(path: Path) -> Thresholds:
@@ -122,20 +159,29 @@ def check_pin(suite: Suite) -> Thresholds | None:
     return found
 
 
-def era_of(suite: Suite, thresholds: Thresholds | None) -> str:
-    """``name@version``, with ``-rc`` when a thresholds file exists but is uncalibrated."""
-    rc = thresholds is not None and not thresholds.calibrated
+def era_of(suite: Suite, thresholds: Thresholds | None, scorer: str | None = None) -> str:
+    """``name@version``, with ``-rc`` when a thresholds file exists but is uncalibrated,
+    or was calibrated for another scorer (``scorer``: this one's code fingerprint)."""
+    rc = thresholds is not None and not _calibrated_for(thresholds, scorer)
     return f"{suite.name}@{suite.version}{'-rc' if rc else ''}"
 
 
+def _calibrated_for(thresholds: Thresholds, scorer: str | None) -> bool:
+    if not thresholds.calibrated:
+        return False
+    return thresholds.scorer is None or scorer is None or thresholds.scorer == scorer
+
+
 def stamp(suite: Suite) -> Stamp:
-    """Check the pin, then fingerprint sources, fixtures and thresholds."""
+    """Check the pin, then fingerprint sources, SPEC, fixtures, app kit and thresholds."""
     found = check_pin(suite)
-    files = [*suite.source_files(), *suite.fixtures]
+    code = code_fingerprint(suite)
+    files = [*suite.source_files(), *suite.fixtures, *FRAMEWORK]
     if suite.thresholds is not None:
         files.append(suite.thresholds)
     return Stamp(
-        era=era_of(suite, found),
+        era=era_of(suite, found, code),
         fingerprint=fingerprint(files),
-        calibrated=found is None or found.calibrated,
+        calibrated=found is None or _calibrated_for(found, code),
+        scorer=code,
     )

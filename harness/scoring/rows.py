@@ -105,6 +105,8 @@ class Row(BaseModel):
     critical: bool = False
     severity: str | None = None
     root: str | None = None
+    musts: list[str] = Field(default_factory=list, description="SPEC ids the check verifies")
+    tolerance: float = 0.0
 
     @field_validator("evidence", mode="before")
     @classmethod

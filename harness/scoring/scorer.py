@@ -42,9 +42,13 @@ class Scorer:
         """Selftest (once), then run every check against ``ctx`` and compose the rows."""
         got = self.stamp  # refuse before running any check
         rows = run_checks(self.suite, ctx)
-        return compose(rows, self.suite, era=got.era, fingerprint=got.fingerprint)
+        return compose(
+            rows, self.suite, era=got.era, fingerprint=got.fingerprint, scorer=got.scorer
+        )
 
     def score_rows(self, rows: list[Row]) -> Score:
         """Compose rows produced elsewhere (e.g. ``suite_from_tests``)."""
         got = self.stamp
-        return compose(rows, self.suite, era=got.era, fingerprint=got.fingerprint)
+        return compose(
+            rows, self.suite, era=got.era, fingerprint=got.fingerprint, scorer=got.scorer
+        )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import UserError
+from harness.scoring.must import spec_ids
 from harness.scoring.rows import (
     CRITICAL,
     DIAGNOSTIC,
@@ -78,6 +79,9 @@ class Check:
     critical: bool = False
     severity: str | None = None
     root: str | None = None
+    musts: tuple[str, ...] = ()
+    tolerance: float = 0.0
+    tolerance_why: str = ""
 
     @property
     def severity_class(self) -> str:
@@ -101,6 +105,8 @@ class Check:
             critical=self.critical,
             severity=self.severity,
             root=self.root,
+            musts=list(self.musts),
+            tolerance=self.tolerance,
         )
 
 
@@ -130,6 +136,7 @@ class Suite:
         thresholds_pin: str | None = None,
         fixtures: Sequence[Path] = (),
         sources: Sequence[Path] = (),
+        spec: Path | None = None,
     ) -> None:
         if not name or not name.strip():
             raise UserError("suite name is empty", field="name", fix="name the suite")
@@ -157,7 +164,20 @@ class Suite:
         self.thresholds_pin = thresholds_pin
         self.fixtures = tuple(Path(p) for p in fixtures)
         self.sources = tuple(Path(p) for p in sources)
+        self.spec = Path(spec) if spec is not None else None
         self._checks: dict[str, Check] = {}
+        self._spec_ids: dict[str, str] | None = None
+
+    def spec_ids(self) -> dict[str, str]:
+        """The SPEC's MUST ids (empty when the suite names no SPEC), read once."""
+        if self._spec_ids is None:
+            self._spec_ids = spec_ids(self.spec) if self.spec is not None else {}
+        return self._spec_ids
+
+    @property
+    def decides_by_musts(self) -> bool:
+        """Whether success is "every MUST met" (the suite names a SPEC with ids)."""
+        return bool(self.spec_ids())
 
     @property
     def checks(self) -> list[Check]:
@@ -180,17 +200,31 @@ class Suite:
         critical: bool = False,
         severity: str | None = None,
         root: str | None = None,
+        musts: Sequence[str] = (),
+        tolerance: float = 0.0,
+        tolerance_why: str = "",
     ) -> Callable[[CheckFn], CheckFn]:
         """Decorator: register ``fn`` as a check of this suite; returns ``fn`` unchanged.
 
         Non-critical checks need a ``tier`` (a weighted tier, ``diagnostic`` or
         ``excellence``). Critical checks take a ``severity`` class and no tier. ``root``
-        names an earlier check this one is downstream of.
+        names an earlier check this one is downstream of. ``musts`` are the SPEC ids the
+        check verifies; it meets them at ``score >= 1 - tolerance`` (``tolerance_why``
+        says why a tolerance above zero is right).
         """
 
         def register(fn: CheckFn) -> CheckFn:
             self.add(
-                name, fn, harm=harm, tier=tier, critical=critical, severity=severity, root=root
+                name,
+                fn,
+                harm=harm,
+                tier=tier,
+                critical=critical,
+                severity=severity,
+                root=root,
+                musts=musts,
+                tolerance=tolerance,
+                tolerance_why=tolerance_why,
             )
             return fn
 
@@ -206,6 +240,9 @@ class Suite:
         critical: bool = False,
         severity: str | None = None,
         root: str | None = None,
+        musts: Sequence[str] = (),
+        tolerance: float = 0.0,
+        tolerance_why: str = "",
     ) -> Check:
         """Register a check without decorator syntax (used for generated suites)."""
         where = f"suite {self.name}: check {name!r}"
@@ -256,6 +293,7 @@ class Suite:
                 fix="declare the root check first",
             )
         assert tier is not None
+        _check_musts(where, tier, tuple(musts), tolerance, tolerance_why)
         made = Check(
             name=name,
             tier=tier,
@@ -264,6 +302,9 @@ class Suite:
             critical=critical,
             severity=severity,
             root=root,
+            musts=tuple(musts),
+            tolerance=float(tolerance),
+            tolerance_why=tolerance_why.strip(),
         )
         self._checks[name] = made
         return made
@@ -280,10 +321,29 @@ class Suite:
                 )
         if not self._checks:
             raise UserError(f"suite {self.name} has no checks", fix="register checks")
+        ids = self.spec_ids()
+        for chk in self._checks.values():
+            unknown = [m for m in chk.musts if m not in ids]
+            if unknown:
+                raise UserError(
+                    f"suite {self.name}: check {chk.name!r} declares {unknown}, not in the SPEC",
+                    file=self.spec,
+                    field="musts",
+                    fix="mark the requirement in SPEC.md with [M-...] or fix the id",
+                )
+
+    def declared_musts(self) -> dict[str, tuple[str, ...]]:
+        """Check name -> SPEC ids it verifies (checks with ids only)."""
+        return {c.name: c.musts for c in self._checks.values() if c.musts}
+
+    def tolerances(self) -> dict[str, float]:
+        return {c.name: c.tolerance for c in self._checks.values()}
 
     def source_files(self) -> list[Path]:
         """Files that define this suite: declared sources plus each check's module."""
         found = {p.resolve() for p in self.sources}
+        if self.spec is not None:
+            found.add(self.spec.resolve())
         for chk in self._checks.values():
             src = inspect.getsourcefile(chk.fn)
             if src and Path(src).is_file():  # skip "<string>", "<stdin>" definitions
@@ -329,6 +389,27 @@ def _check_weights(name: str, weights: dict[str, float]) -> dict[str, float]:
             fix="make the weights sum to 1",
         )
     return {k: float(v) for k, v in weights.items()}
+
+
+def _check_musts(where: str, tier: str, musts: tuple[str, ...], tolerance: float, why: str) -> None:
+    if musts and tier in (DIAGNOSTIC, EXCELLENCE):
+        raise UserError(
+            f"{where}: a {tier} check cannot carry MUST ids (it never decides success)",
+            field="musts",
+            fix="move the ids to a graded or critical check",
+        )
+    if not 0.0 <= tolerance < 1.0:
+        raise UserError(
+            f"{where}: tolerance {tolerance} is outside [0, 1)",
+            field="tolerance",
+            fix="use 0 (all or nothing) or a small share such as 0.05",
+        )
+    if tolerance > 0.0 and not why.strip():
+        raise UserError(
+            f"{where}: tolerance {tolerance} without tolerance_why",
+            field="tolerance_why",
+            fix="say why the SPEC is still met below 1.0, or use tolerance 0",
+        )
 
 
 def _check_floor(name: str, klass: str, floor: float) -> float:

@@ -51,6 +51,16 @@ def render_text(score: Score) -> str:
         )
     product = " x ".join([f"{score.base:.4f}", *(f"{f.factor:.4f}" for f in score.factors)])
     lines.append(f"final       {score.final:.4f}   = {product}")
+    if score.spec_met is not None:
+        met = len(score.musts) - len(score.unmet)
+        word = "SPEC MET" if score.spec_met else "SPEC NOT MET"
+        lines.append(f"musts       {word}: {met}/{len(score.musts)} MUSTs met (this decides)")
+        for m in score.musts:
+            if not m.met:
+                why = ", ".join(m.failing) if m.checks else "no check verifies it"
+                lines.append(f"  unmet {m.id}: {why}")
+        if score.fired:
+            lines.append(f"  critical fired: {', '.join(score.fired)}")
     below = [r for r in score.rows if r.score < 1.0 or r.status is not Status.OK]
     if below:
         lines.append("below 1.0:")

@@ -23,7 +23,8 @@ class Verdict:
 
 def decide(outcome: VerifyOutcome, agent_outcome: str | None = None) -> Verdict:
     """Success needs every modification rule and required test target to hold; then
-    either the scenario's suite reaches its bar (``outcome.bar``) or, for a test-based
+    every MUST of the SPEC met (a suite whose SPEC carries MUST ids: ``spec_met``), or
+    the scenario's suite reaches its bar (``outcome.bar``), or, for a test-based
     scenario, there were targets and every partial test passed. An error anywhere (the
     verifier's, or an agent phase that ended in ``error``) is ``error``, never ``failed``;
     an agent that hit its time limit is ``timeout``; one a sandbox limit or the budget
@@ -31,7 +32,14 @@ def decide(outcome: VerifyOutcome, agent_outcome: str | None = None) -> Verdict:
     rules_ok = all(r.ok for r in outcome.rules)
     required_ok = all(t.all_passed for t in outcome.targets if t.kind == "required")
     score = outcome.score or {}
-    if outcome.bar is not None:
+    if score.get("spec_met") is not None:  # every MUST of the SPEC met, no critical fired
+        passed = (
+            rules_ok
+            and required_ok
+            and bool(score.get("measurable"))
+            and bool(score.get("spec_met"))
+        )
+    elif outcome.bar is not None:
         passed = (
             rules_ok
             and required_ok

@@ -2,10 +2,10 @@
 
 Rendered truth: values come from the page *after its scripts ran* (the visible text of
 each cell, ``innerText``), never from the server's HTML, so a server-rendered and a
-client-rendered page that show the same thing score the same. A row counts as visible
-only when it is displayed, not hidden by style (``visibility``, ``opacity``), and is
-actually on top at its centre (``elementFromPoint`` after scrolling it into view, with
-``pointer-events`` forced on so a click-through overlay still counts as covering it).
+client-rendered page that show the same thing score the same. A cell's value counts as
+shown only when it is entirely visible: not hidden, not clipped (overflow, ellipsis),
+not covered (fixed or sticky elements, overlays, even click-through ones), reachable by
+scrolling; a row is visible when all its cells are (``appkit.rendered``).
 
 ``Journey`` drives a page step by step (navigate, click, fill, wait for a state) for
 click-through checks; ``probe_page`` is the one-shot look most suites need. Requests to
@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.errors import InfraError
+from harness.scoring.appkit.rendered import DEFAULT_ROWS, rendered_rows
 from harness.settings import env_value
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -36,33 +37,6 @@ LAUNCH_ARGS = [
     "--disable-sync",
 ]
 _LOCAL = {"127.0.0.1", "localhost"}
-_ROWS_JS = """() => {
-  const style = document.createElement('style');
-  style.textContent = '* { pointer-events: auto !important; }';
-  (document.head || document.documentElement).appendChild(style);
-  const out = [];
-  for (const r of document.querySelectorAll('tbody tr')) {
-    const displayed = r.getClientRects().length > 0;
-    let styled = displayed;
-    if (displayed && r.checkVisibility) {
-      styled = r.checkVisibility({opacityProperty: true, visibilityProperty: true});
-    }
-    let onTop = false;
-    if (styled) {
-      r.scrollIntoView({block: 'center', inline: 'center'});
-      const b = r.getBoundingClientRect();
-      if (b.width >= 1 && b.height >= 1) {
-        const el = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
-        onTop = !!el && r.contains(el);
-      }
-    }
-    out.push({id: r.getAttribute('data-id'), displayed: displayed, visible: styled && onTop,
-              cells: Array.from(r.querySelectorAll('td')).map(c => c.innerText.trim())});
-  }
-  style.remove();
-  window.scrollTo(0, 0);
-  return out;
-}"""
 
 
 class BrowserUnavailable(InfraError):
@@ -78,8 +52,8 @@ def chromium_path() -> Path:
 class PageProbe:
     """What the browser saw at ``url``.
 
-    ``rows`` has every displayed ``tbody tr`` as ``{"id", "cells", "visible"}``;
-    ``visible_rows`` counts the ones a user can actually see.
+    ``rows`` has every ``tbody tr`` as ``{"id", "cells", "shown", "why", "visible"}``
+    (``appkit.rendered``); ``visible_rows`` counts the ones a user can entirely see.
     """
 
     url: str
@@ -153,9 +127,10 @@ class Journey:
         with contextlib.suppress(PlaywrightError):
             self.page.wait_for_load_state("networkidle", timeout=min(self.timeout, 5.0) * 1000)
 
-    def rows(self) -> list[dict[str, Any]]:
-        """Every displayed ``tbody tr`` with its rendered cell text and visibility."""
-        return list(self.page.evaluate(_ROWS_JS))
+    def rows(self, selector: str = DEFAULT_ROWS) -> list[dict[str, Any]]:
+        """Every row of ``selector`` with its rendered cell text and, per cell, whether it
+        is entirely shown (``appkit.rendered``: not clipped, not covered, reachable)."""
+        return rendered_rows(self.page, selector)
 
     def text(self) -> str:
         return str(self.page.inner_text("body"))

@@ -1,10 +1,12 @@
 """Seeded invoice fixtures and fault positions for the paginated mock dependency.
 
 Frozen structure: ``count`` invoices in pages of ``page_size``; every currency of
-``CURRENCIES`` appears (exponents 0, 2 and 3); adversarial values (markup in names,
-amounts above 2**53 minor units, negative amounts); one page held while the app is
-killed, one slow page, one page answering 503 several times, one answering 503 with
-``Retry-After``, and three pages whose last invoice repeats on the next page. Moving
+``CURRENCIES`` appears (exponents 0, 2 and 3); adversarial values on every seed (every
+markup name, amounts above 2**53 minor units, negative amounts, a credit note below one
+major unit in each currency with decimals); one page held while the app is killed, one
+page answered just under the SPEC's timeout, one page answering 503 as often as the
+backoff bounds need, one answering 503 with a ``Retry-After`` above one second, and
+three pages whose last invoice repeats on the next page. Moving
 positions: ids, names, amounts, currency order, the count and which pages carry the
 faults all derive from the seed.
 """
@@ -51,9 +53,10 @@ MARKUP_NAMES = (
     "Tom & Jerry <Ltd>",
     'Quote "Q" <i>Italic</i>',
     "A&amp;B Holdings",
+    "Fish &copy Chips",  # one unescaped & shows as a copyright sign
 )
 #: Amounts above 2**53 minor units: exact only without floating point (JSON or JS).
-BIG_AMOUNTS = (2**53 + 1, 2**55 + 7, 2**60 + 3)
+BIG_AMOUNTS = (2**53 + 1, 2**55 + 7, 2**60 + 3, -(2**53 + 5))
 
 
 def format_minor(amount_minor: int, exponent: int) -> str:
@@ -103,9 +106,12 @@ class Faults:
         return self.backoff_page
 
 
-SLOW_DELAY = 4.0
-BACKOFF_FAILURES = 3
-RETRY_AFTER = 1
+#: Faults at the SPEC's bounds: the slow answer comes just under the 6 s the SPEC makes
+#: a client wait; the backoff page answers 503 four times (the pauses must grow 1.5x
+#: from 0.2 s each time); Retry-After asks for more than a second.
+SLOW_DELAY = 5.6
+BACKOFF_FAILURES = 4
+RETRY_AFTER = 2
 
 
 @dataclass(frozen=True)
@@ -132,23 +138,32 @@ class Dataset:
 def build_dataset(seed: str, page_size: int = 10, low: int = 55, high: int = 75) -> Dataset:
     """Derive the invoices, pages, cursors and fault positions from ``seed``.
 
-    Frozen structure: 6 to 8 pages; every currency; four markup names, three amounts
-    above 2**53, a few negative amounts (credit notes); one page of each fault; three
-    overlaps. Moving positions: everything else, from the seed.
+    Frozen structure, on every seed: 6 to 8 pages; every currency; every markup name;
+    the amounts above 2**53 (one negative); three negative amounts and, in every
+    currency with decimals, a credit note below one major unit; one page of each fault;
+    three overlaps. Moving positions: everything else, from the seed.
     """
     count = between(seed, "invoices:count", low, high)
     order = list(CURRENCIES)
     rng(seed, "invoices:currency-order").shuffle(order)
     special = list(range(count))
     rng(seed, "invoices:special").shuffle(special)
-    markup = dict(zip(special[:4], MARKUP_NAMES, strict=True))
-    big = dict(zip(special[4:7], BIG_AMOUNTS, strict=True))
-    negative = set(special[7:10])
+    markup = dict(zip(special[: len(MARKUP_NAMES)], MARKUP_NAMES, strict=True))
+    rest = special[len(MARKUP_NAMES) :]
+    big = dict(zip(rest[: len(BIG_AMOUNTS)], BIG_AMOUNTS, strict=True))
+    rest = rest[len(BIG_AMOUNTS) :]
+    negative = set(rest[:3])
+    # a credit note below one major unit in every currency with decimals (-0.05, -0.007)
+    tiny: dict[int, int] = {}
+    for code, exp in CURRENCIES:
+        if exp:
+            i = next(i for i in rest[3:] if order[i % len(order)][0] == code)
+            tiny[i] = -between(seed, f"invoices:tiny:{code}", 1, 10**exp - 1)
     invoices = []
     for i in range(count):
         r = rng(seed, f"invoice:{i}")
         name = markup.get(i) or f"{r.choice(_NAMES)} {r.choice(_SUFFIXES)}"
-        amount = big.get(i) or r.randint(1, 10 ** r.randint(1, 7))
+        amount = big.get(i) or tiny.get(i) or r.randint(1, 10 ** r.randint(1, 7))
         if i in negative:
             amount = -amount
         ident = "inv_" + derive_bytes(seed, f"invoice-id:{i}").hex()[:12]

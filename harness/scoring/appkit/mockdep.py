@@ -11,7 +11,8 @@ The mock runs in the scorer's process (never the app's user) and writes the trac
 the scorer's evidence folder, which the confined app cannot reach. Each line has a
 sequence number ``seq``, ``t_ms`` (monotonic milliseconds since the mock started, for
 time-aware checks), the phase, and ``inflight`` (other requests being answered when it
-arrived, not counting held or slow answers a client may have given up on). Which
+arrived, not counting the held answer, whose client is killed while it waits; a slow
+answer counts: a client that asks again before it came is concurrent). Which
 requests arrive is deterministic for a deterministic client; the times are
 measurements, so checks grade them against tolerances, never exact values.
 """
@@ -63,7 +64,7 @@ class MockUpstream:
         self._phase = "initial-sync"
         self._offline = False
         self._inflight = 0
-        self._delayed = 0  # held or slow answers still pending
+        self._delayed = 0  # held answers still pending (the app is killed while it waits)
         self._failures: dict[int, int] = {}
         self._slow_done = False
         self._server: ThreadingHTTPServer | None = None
@@ -199,7 +200,7 @@ class MockUpstream:
                     "inflight": inflight,
                 }
             )
-            if delay != 0:
+            if delay < 0:
                 self._delayed += 1
             if delay < 0:
                 self.kill_point.set()
@@ -226,22 +227,23 @@ class _Handler(BaseHTTPRequestHandler):
             elif delay > 0:
                 time.sleep(delay)
             payload = json.dumps(body).encode()
+            # no longer in flight before any byte leaves: ``end_headers`` already sends
+            # the status line (the socket writer is unbuffered), and a client may retry
+            # a 503 as soon as it reads it; that request must not count as concurrent
+            self.mock.done(delay < 0)
+            finished = True
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
-            # no longer in flight once the client can have it: a request the client sends
-            # after reading this answer must not count as concurrent with it
-            self.mock.done(delay != 0)
-            finished = True
             self.wfile.write(payload)
         except OSError:
             pass  # the client was killed or gave up while we held its answer
         finally:
             if not finished:
-                self.mock.done(delay != 0)
+                self.mock.done(delay < 0)
 
     do_GET = _answer
 

@@ -1,4 +1,4 @@
-"""Scorer of apps/invoice-sync 2.x: execute the built app against the seeded mock upstream.
+"""Scorer of apps/invoice-sync 3.x: execute the built app against the seeded mock upstream.
 
 ``context()`` runs the scenario once and collects evidence; the checks only read it.
 The app runs confined (``appkit.jail``: its own user, its own tree copy; it cannot reach
@@ -7,9 +7,13 @@ while the app waits on the held *kill page*, ask its /health and /api/status, th
 SIGKILL it; respawn it and let it finish (through 503s, a Retry-After, a slow page);
 read its API over HTTP and its page in a real browser (rendered text, occlusion); then
 SIGKILL again, take the upstream offline, respawn, and read what survived. Time-aware
-checks grade the mock's trace timestamps.
+checks grade the mock's trace timestamps against the SPEC's own bounds, which the mock's
+faults reach on every seed (an answer just under the timeout, four 503s in a row, a
+Retry-After of 2 s).
 
-Every SPEC requirement maps to a check: see the scenario's README.
+Every SPEC MUST id is verified by a check (``musts=``); success means all are met. A
+check that carries a MUST is all or nothing: one wrong amount, one hidden row, one
+unescaped name is a violation. `harness coverage apps/invoice-sync` lists them.
 """
 
 import contextlib
@@ -21,32 +25,47 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.scoring import Outcome, Suite, absent, fraction, graded, unavailable
+from harness.scoring import Outcome, Suite, absent, graded, unavailable
 from harness.scoring.appkit.browser import BrowserUnavailable, PageProbe, probe_page
 from harness.scoring.appkit.fetch import Fetched, get, poll
-from harness.scoring.appkit.fixtures import MARKUP_NAMES, RETRY_AFTER, SLOW_DELAY, Dataset
+from harness.scoring.appkit.fixtures import (
+    BACKOFF_FAILURES,
+    MARKUP_NAMES,
+    RETRY_AFTER,
+    SLOW_DELAY,
+    Dataset,
+)
+from harness.scoring.appkit.grading import (
+    each,
+    first_pause_ok,
+    gaps,
+    growth_failures,
+    probe_rows,
+    strict,
+)
 from harness.scoring.appkit.jail import Jail
 from harness.scoring.appkit.mockdep import RESOURCE, MockUpstream
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.scoring.appkit.rendered import hidden_reason, shown_text
 from harness.scoring.era import load_thresholds
 
 HERE = Path(__file__).resolve().parent
-BACKOFF_FIRST_S = 0.15  # SPEC: at least 0.2 s before the first retry (timer tolerance)
-# SPEC: each further pause at least 1.5x the previous one, so over three 503s the pauses
-# are at least 0.2, 0.3, 0.45 s: the last >= 0.4 s and the sum >= 0.9 s (with slack)
-BACKOFF_LAST_S = 0.4
-BACKOFF_SUM_S = 0.9
-RETRY_AFTER_SLACK_S = 0.05
+# the SPEC's bounds, tested as they are written (appkit.grading adds timer slack only)
+FIRST_PAUSE_S = 0.2  # at least 0.2 s before the first retry
+GROWTH = 1.5  # each further pause at least 1.5x the previous one
+PAUSE_CAP_S = 5.0  # the pause may be capped at 5 s
+TIMEOUT_S = 6.0  # wait at least 6 s for an answer (the slow page answers in SLOW_DELAY)
 SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
 
 suite = Suite(
     name="invoice-sync",
-    version="2.0.0",
-    tier_weights={"core": 0.45, "resilience": 0.35, "ui": 0.2},
+    version="3.0.0",
+    tier_weights={"core": 0.45, "resilience": 0.4, "ui": 0.15},
     class_floors={"dead": 0.0, "money": 0.2, "data": 0.3, "view": 0.5},
     severity_ranking=("dead", "money", "data", "view", "core", "resilience", "ui"),
     thresholds=HERE / "thresholds.yml",
-    thresholds_pin="588cc67ec8d4c2aca9f3c67dd58dd9b2c7884661e2450bf50401004c3f782856",
+    spec=HERE.parent / "SPEC.md",
+    thresholds_pin=None,
 )
 
 
@@ -208,6 +227,7 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
     "app.health",
     critical=True,
     severity="dead",
+    musts=("M-RUN-1", "M-HEALTH-1"),
     harm="dead flow: the service never starts, so nothing is synced or shown",
 )
 def app_health(ev: Evidence) -> Outcome:
@@ -241,6 +261,7 @@ def run_timing(ev: Evidence) -> Outcome:
     "health.during_sync",
     tier="core",
     root="app.health",
+    musts=("M-HEALTH-2",),
     harm="blind operations: health checks time out while a sync waits on the upstream",
 )
 def health_during_sync(ev: Evidence) -> Outcome:
@@ -256,6 +277,7 @@ def health_during_sync(ev: Evidence) -> Outcome:
     critical=True,
     severity="data",
     root="app.health",
+    musts=("M-SYNC-1",),
     harm="missing invoices: the copy silently lacks part of the upstream",
 )
 def sync_complete(ev: Evidence) -> Outcome:
@@ -264,15 +286,14 @@ def sync_complete(ev: Evidence) -> Outcome:
     have = set(ev.ids(ev.listing))
     want = [inv.id for inv in ev.dataset.invoices]
     state = ev.status.get("state") if isinstance(ev.status, dict) else None
-    return fraction(
-        sum(i in have for i in want), len(want), f"expected invoices stored (state {state})"
-    )
+    return each(want, lambda i: i in have, f"expected invoices stored (state {state})", str)
 
 
 @suite.check(
     "sync.no_duplicates",
     tier="core",
     root="app.health",
+    musts=("M-SYNC-7",),
     harm="double counting: an invoice listed twice inflates totals",
 )
 def sync_no_duplicates(ev: Evidence) -> Outcome:
@@ -280,11 +301,8 @@ def sync_no_duplicates(ev: Evidence) -> Outcome:
         return absent(f"GET /api/invoices gave no invoice list ({_why(ev, ev.listing)})")
     ids = ev.ids(ev.listing)
     dupes = sorted(i for i, n in Counter(ids).items() if n > 1)
-    unique = len(set(ids)) / len(ids) if ids else 1.0
-    # any duplicate double-counts money: a single one halves the grade
     return graded(
-        1.0 if not dupes else 0.5 * unique,
-        f"{len(set(ids))}/{len(ids)} unique entries; duplicated: {dupes[:3]}",
+        0.0 if dupes else 1.0, f"{len(set(ids))}/{len(ids)} unique entries; duplicated: {dupes[:3]}"
     )
 
 
@@ -292,6 +310,7 @@ def sync_no_duplicates(ev: Evidence) -> Outcome:
     "sync.in_order",
     tier="core",
     root="app.health",
+    musts=("M-SYNC-8",),
     harm="overloaded upstream: pages requested in parallel or out of order",
 )
 def sync_in_order(ev: Evidence) -> Outcome:
@@ -305,8 +324,8 @@ def sync_in_order(ev: Evidence) -> Outcome:
             if r["inflight"] or r["page"] < last:
                 bad.append(r["seq"])
             last = max(last, r["page"])
-    return fraction(
-        len(reqs) - len(bad), len(reqs), f"requests one at a time in order; bad {bad[:3]}"
+    return strict(
+        len(reqs) - len(bad), len(reqs), f"requests one at a time, in order; bad seq {bad[:3]}"
     )
 
 
@@ -314,7 +333,8 @@ def sync_in_order(ev: Evidence) -> Outcome:
     "sync.retries_503",
     tier="resilience",
     root="app.health",
-    harm="fragile sync: one transient upstream error loses a page",
+    musts=("M-SYNC-2",),
+    harm="fragile sync: repeated transient upstream errors lose a page",
 )
 def sync_retries_503(ev: Evidence) -> Outcome:
     faults = ev.dataset.faults
@@ -325,60 +345,62 @@ def sync_retries_503(ev: Evidence) -> Outcome:
         got.append(
             bool(failed) and any(r["status"] == 200 and r["seq"] > failed[0]["seq"] for r in asks)
         )
-    return fraction(sum(got), len(got), "pages answering 503 eventually fetched")
+    return strict(sum(got), len(got), "pages answering 503 (up to four times) eventually fetched")
 
 
-def _gaps(asks: list[dict[str, Any]]) -> list[float]:
-    """Seconds between consecutive requests for one page, up to its first 200."""
-    out, prev = [], None
-    for r in asks:
-        if prev is not None:
-            out.append((r["t_ms"] - prev["t_ms"]) / 1000.0)
-        if r["status"] == 200:
-            break
-        prev = r
-    return out
+def _backoff(ev: Evidence) -> tuple[int, list[float]]:
+    page = ev.dataset.faults.backoff_page
+    return page, gaps(ev.page_requests(page))
 
 
 @suite.check(
-    "sync.backoff",
+    "sync.backoff_first",
     tier="resilience",
     root="app.health",
-    harm="retry storm: a struggling upstream is hammered at a constant or zero pause",
+    musts=("M-SYNC-3",),
+    harm="retry storm: a struggling upstream is asked again before 0.2 s",
 )
-def sync_backoff(ev: Evidence) -> Outcome:
-    page = ev.dataset.faults.backoff_page
-    gaps = _gaps(ev.page_requests(page))
-    if not gaps:
+def sync_backoff_first(ev: Evidence) -> Outcome:
+    page, pauses = _backoff(ev)
+    if not pauses:
         return absent(f"page {page} (503 several times) was never retried")
-    # Measured gaps are pauses plus request latency, which a loaded machine only makes
-    # longer: every test is a lower bound, so the reference never fails by jitter.
-    tests = {
-        "first pause >= 0.15 s": gaps[0] >= BACKOFF_FIRST_S,
-        f"last pause >= {BACKOFF_LAST_S} s": len(gaps) >= 3 and gaps[-1] >= BACKOFF_LAST_S,
-        f"pauses sum >= {BACKOFF_SUM_S} s": len(gaps) >= 3 and sum(gaps) >= BACKOFF_SUM_S,
-    }
-    shown = ", ".join(f"{g:.2f}" for g in gaps)
-    failed = [k for k, ok in tests.items() if not ok]
-    return fraction(
-        len(tests) - len(failed), len(tests), f"page {page}: pauses {shown} s; failed: {failed}"
+    ok = first_pause_ok(pauses, FIRST_PAUSE_S)
+    return graded(
+        1.0 if ok else 0.0, f"page {page}: first retry after {pauses[0]:.3f} s (SPEC >= 0.2 s)"
     )
+
+
+@suite.check(
+    "sync.backoff_growth",
+    tier="resilience",
+    root="app.health",
+    musts=("M-SYNC-4",),
+    harm="retry storm: the pause between retries does not grow 1.5x each time",
+)
+def sync_backoff_growth(ev: Evidence) -> Outcome:
+    page, pauses = _backoff(ev)
+    if len(pauses) < BACKOFF_FAILURES:
+        return absent(f"page {page} (503 {BACKOFF_FAILURES} times) retried {len(pauses)} times")
+    bad = growth_failures(pauses, GROWTH, FIRST_PAUSE_S, PAUSE_CAP_S)
+    shown = ", ".join(f"{g:.3f}" for g in pauses)
+    return graded(0.0 if bad else 1.0, f"page {page}: pauses {shown} s; {bad or 'growing 1.5x'}")
 
 
 @suite.check(
     "sync.retry_after",
     tier="resilience",
     root="app.health",
+    musts=("M-SYNC-5",),
     harm="ignored Retry-After: the client retries before the upstream asked it to",
 )
 def sync_retry_after(ev: Evidence) -> Outcome:
     page = ev.dataset.faults.retry_after_page
-    gaps = _gaps(ev.page_requests(page))
-    if not gaps:
+    pauses = gaps(ev.page_requests(page))
+    if not pauses:
         return absent(f"page {page} (503 with Retry-After) was never retried")
-    ok = gaps[0] >= RETRY_AFTER - RETRY_AFTER_SLACK_S
+    ok = first_pause_ok(pauses, float(RETRY_AFTER))
     return graded(
-        1.0 if ok else 0.0, f"page {page}: retried after {gaps[0]:.2f} s (asked {RETRY_AFTER} s)"
+        1.0 if ok else 0.0, f"page {page}: retried after {pauses[0]:.3f} s (asked {RETRY_AFTER} s)"
     )
 
 
@@ -386,6 +408,7 @@ def sync_retry_after(ev: Evidence) -> Outcome:
     "sync.waits_slow",
     tier="resilience",
     root="app.health",
+    musts=("M-SYNC-6",),
     harm="fatal timeout: a slow upstream answer is abandoned or re-requested",
 )
 def sync_waits_slow(ev: Evidence) -> Outcome:
@@ -395,13 +418,15 @@ def sync_waits_slow(ev: Evidence) -> Outcome:
     if slow is None:
         return absent(f"the slow page {page} was never requested")
     answered = slow["t_ms"] + 1000.0 * SLOW_DELAY
-    early = [r["seq"] for r in asks if r["seq"] > slow["seq"] and r["t_ms"] < answered - 200]
+    early = [r["seq"] for r in asks if r["seq"] > slow["seq"] and r["t_ms"] < answered - 50]
     later = [r for r in ev.requests() if r["seq"] > slow["seq"] and r["phase"] != "offline"]
     last_page = page == len(ev.dataset.pages) - 1
     went_on = last_page or any(r.get("page") == page + 1 for r in later)
     ok = not early and went_on
     return graded(
-        1.0 if ok else 0.0, f"slow page {page}: re-asked early {early}, continued: {went_on}"
+        1.0 if ok else 0.0,
+        f"slow page {page} (answered after {SLOW_DELAY} s, SPEC waits {TIMEOUT_S} s): "
+        f"re-asked early {early}, continued: {went_on}",
     )
 
 
@@ -409,6 +434,7 @@ def sync_waits_slow(ev: Evidence) -> Outcome:
     "sync.resumes",
     tier="resilience",
     root="app.health",
+    musts=("M-DUR-1",),
     harm="wasteful restart: a crash makes the service fetch everything again",
 )
 def sync_resumes(ev: Evidence) -> Outcome:
@@ -421,7 +447,7 @@ def sync_resumes(ev: Evidence) -> Outcome:
     if not any(r.get("page") == kill for r in after):
         return graded(0.0, f"after the restart page {kill} was never fetched")
     again = {r["page"] for r in after if r.get("page") is not None and r["page"] < kill}
-    return fraction(
+    return strict(
         kill - len(again), kill, f"pages stored before SIGKILL not fetched again ({sorted(again)})"
     )
 
@@ -430,6 +456,7 @@ def sync_resumes(ev: Evidence) -> Outcome:
     "sync.not_repeated",
     tier="resilience",
     root="app.health",
+    musts=("M-DUR-3",),
     harm="endless re-sync: a completed sync starts over after every restart",
 )
 def sync_not_repeated(ev: Evidence) -> Outcome:
@@ -445,6 +472,7 @@ def sync_not_repeated(ev: Evidence) -> Outcome:
     "status.done",
     tier="core",
     root="app.health",
+    musts=("M-STATUS-1",),
     harm="stuck status: operators are never told the sync finished (or how far it got)",
 )
 def status_done(ev: Evidence) -> Outcome:
@@ -462,6 +490,7 @@ def status_done(ev: Evidence) -> Outcome:
     "api.listing_exact",
     tier="core",
     root="app.health",
+    musts=("M-API-1",),
     harm="corrupted API: invoices altered, missing fields or not in first-received order",
 )
 def api_listing_exact(ev: Evidence) -> Outcome:
@@ -476,21 +505,29 @@ def api_listing_exact(ev: Evidence) -> Outcome:
     listed = list(first)
     if not listed:
         return absent("GET /api/invoices listed nothing")
-    good = sum(
-        1
-        for i, ident in enumerate(listed)
-        if ident in expected
-        and first[ident] == expected[ident].as_json()
-        and i < len(order)
-        and order[i] == ident
+
+    def exact(pair: tuple[int, str]) -> bool:
+        i, ident = pair
+        want = expected.get(ident)
+        got = first[ident]
+        return (
+            want is not None
+            and got == want.as_json()
+            and type(got.get("amount_minor")) is int
+            and i < len(order)
+            and order[i] == ident
+        )
+
+    return each(
+        list(enumerate(listed)), exact, "entries exact and in first-received order", lambda p: p[1]
     )
-    return fraction(good, len(listed), "entries exact and in first-received order")
 
 
 @suite.check(
     "storage.sqlite",
     tier="core",
     root="app.health",
+    musts=("M-DATA-1",),
     harm="state outside SQLite: durability and resumption cannot be relied on",
 )
 def storage_sqlite(ev: Evidence) -> Outcome:
@@ -498,12 +535,21 @@ def storage_sqlite(ev: Evidence) -> Outcome:
     return graded(1.0 if ev.sqlite_files else 0.0, detail)
 
 
-def _rows(ev: Evidence) -> tuple[list[dict[str, Any]] | None, Outcome | None]:
-    if ev.probe is None:
-        return None, unavailable(f"no browser probe: {ev.probe_error}")
-    if ev.probe.error:
-        return None, absent(f"the page did not load: {ev.probe.error}")
-    return ev.probe.rows, None
+def _expected_rows(ev: Evidence) -> tuple[list[dict[str, Any]], Outcome | None]:
+    """The page's rows of stored invoices (first occurrence each), or why there are none."""
+    rows, why = probe_rows(ev.probe, ev.probe_error)
+    if rows is None:
+        return [], why
+    expected = ev.dataset.by_id
+    seen: set[str] = set()
+    mine = []
+    for r in rows:
+        if r.get("id") in expected and r["id"] not in seen:
+            seen.add(r["id"])
+            mine.append(r)
+    if not mine:
+        return [], absent("no invoice row on the rendered page")
+    return mine, None
 
 
 @suite.check(
@@ -511,24 +557,24 @@ def _rows(ev: Evidence) -> tuple[list[dict[str, Any]] | None, Outcome | None]:
     critical=True,
     severity="money",
     root="app.health",
-    harm="wrong money: an amount shown with wrong decimals, sign or digits",
+    musts=("M-MONEY-1",),
+    harm="wrong money: an amount shown with wrong decimals, sign or digits, or not entirely",
 )
 def money_exact(ev: Evidence) -> Outcome:
-    rows, why = _rows(ev)
-    if rows is None:
-        return why  # type: ignore[return-value]
+    mine, why = _expected_rows(ev)
+    if why is not None:
+        return why
     expected = ev.dataset.by_id
-    mine = [r for r in rows if r.get("id") in expected and len(r["cells"]) >= 4]
-    if not mine:
-        return absent("no invoice rows with 4 cells on the rendered page")
-    bad = [r for r in mine if r["cells"][3] != expected[r["id"]].display_amount]
-    sample = [
-        f"{r['cells'][2]} {r['cells'][3]}!={expected[r['id']].display_amount}" for r in bad[:3]
-    ]
-    good = (len(mine) - len(bad)) / len(mine)
-    # a single wrong amount is wrong money: any error halves the grade
-    score = 1.0 if not bad else 0.5 * good
-    return graded(score, f"{len(mine) - len(bad)}/{len(mine)} amounts right; wrong: {sample}")
+    return each(
+        mine,
+        lambda r: shown_text(r, 3) == expected[r["id"]].display_amount,
+        "amounts shown entirely and exactly",
+        lambda r: (
+            f"{expected[r['id']].currency} {(r['cells'] + ['', '', '', ''])[3]!r}"
+            f"{' (' + r['why'][3] + ')' if len(r.get('why', [])) > 3 and r['why'][3] else ''}"
+            f" != {expected[r['id']].display_amount}"
+        ),
+    )
 
 
 @suite.check(
@@ -536,6 +582,7 @@ def money_exact(ev: Evidence) -> Outcome:
     critical=True,
     severity="data",
     root="app.health",
+    musts=("M-DUR-2",),
     harm="lost data: invoices stored before a SIGKILL are gone after the restart",
 )
 def durability_after_kill(ev: Evidence) -> Outcome:
@@ -545,7 +592,7 @@ def durability_after_kill(ev: Evidence) -> Outcome:
     if ev.restore_error:
         return graded(0.0, f"no restart after SIGKILL: {ev.restore_error}")
     after = set(ev.ids(ev.restored))
-    return fraction(
+    return strict(
         len(before & after), len(before), "invoices served after SIGKILL with the upstream offline"
     )
 
@@ -555,29 +602,35 @@ def durability_after_kill(ev: Evidence) -> Outcome:
     critical=True,
     severity="view",
     root="app.health",
-    harm="hidden invoices: stored invoices are not visible to the user (hidden or covered)",
+    musts=("M-UI-3",),
+    harm="hidden invoices: a stored invoice is not entirely visible (hidden, clipped, covered)",
 )
 def ui_rows_visible(ev: Evidence) -> Outcome:
-    rows, why = _rows(ev)
+    rows, why = probe_rows(ev.probe, ev.probe_error)
     if rows is None:
-        return why  # type: ignore[return-value]
-    stored = set(ev.ids(ev.listing))
+        return why
+    stored = [i for i in dict.fromkeys(ev.ids(ev.listing))]
     if not stored:
         return absent("nothing stored, nothing to show")
-    seen = {r.get("id") for r in rows if r.get("visible")}
-    assert ev.probe is not None
-    return fraction(
-        len(stored & seen),
-        len(stored),
-        f"stored invoices visible on top ({ev.probe.visible_rows} of {ev.probe.total_rows} rows)",
-        ev.probe.screenshot,
+    by_id: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.get("visible") or r.get("id") not in by_id:
+            by_id[str(r.get("id"))] = r
+    shown = each(
+        stored,
+        lambda i: bool(by_id.get(i, {}).get("visible")),
+        "stored invoices entirely visible",
+        lambda i: f"{i} ({hidden_reason(by_id[i]) if i in by_id else 'no row'})",
     )
+    assert ev.probe is not None
+    return shown.model_copy(update={"evidence": [str(ev.probe.screenshot or "")]})
 
 
 @suite.check(
     "ui.content_type",
     tier="ui",
     root="app.health",
+    musts=("M-UI-1",),
     harm="garbled page: GET / is not served as UTF-8 HTML",
 )
 def ui_content_type(ev: Evidence) -> Outcome:
@@ -593,12 +646,13 @@ def ui_content_type(ev: Evidence) -> Outcome:
     "ui.table_rows",
     tier="ui",
     root="app.health",
+    musts=("M-UI-2",),
     harm="misleading table: rows missing, out of order or with the wrong cells",
 )
 def ui_table_rows(ev: Evidence) -> Outcome:
-    rows, why = _rows(ev)
+    rows, why = probe_rows(ev.probe, ev.probe_error)
     if rows is None:
-        return why  # type: ignore[return-value]
+        return why
     stored = set(ev.ids(ev.listing))
     if not stored:
         return absent("nothing stored, no rows to compare")
@@ -625,33 +679,38 @@ def ui_table_rows(ev: Evidence) -> Outcome:
     extra = max(0, len(firsts) - len(want))
     if not want and not extra:
         return absent("no stored invoice of the upstream to show")
-    return fraction(good, len(want) + extra, "rows in order with id and currency cells")
+    return strict(good, len(want) + extra, "rows in order with id and currency cells")
 
 
 @suite.check(
     "ui.escaped",
     tier="ui",
     root="app.health",
+    musts=("M-UI-4",),
     harm="markup injection: customer names are interpreted as HTML instead of shown as text",
 )
 def ui_escaped(ev: Evidence) -> Outcome:
-    rows, why = _rows(ev)
-    if rows is None:
-        return why  # type: ignore[return-value]
+    mine, why = _expected_rows(ev)
+    if why is not None:
+        return why
     expected = ev.dataset.by_id
-    marked = [
-        r for r in rows if r.get("id") in expected and expected[r["id"]].customer in MARKUP_NAMES
-    ]
-    if not marked:
-        return absent("no row with a markup name on the page")
-    ok = [r for r in marked if len(r["cells"]) >= 2 and r["cells"][1] == expected[r["id"]].customer]
-    return fraction(len(ok), len(marked), "markup names shown literally")
+    marked = {expected[r["id"]].customer for r in mine} & set(MARKUP_NAMES)
+    if len(marked) < len(MARKUP_NAMES):
+        missing = sorted(set(MARKUP_NAMES) - marked)
+        return absent(f"markup names missing from the page: {missing}")
+    return each(
+        mine,
+        lambda r: len(r["cells"]) >= 2 and r["cells"][1] == expected[r["id"]].customer,
+        "customer names shown exactly as received",
+        lambda r: f"{(r['cells'] + [''])[1]!r} != {expected[r['id']].customer!r}",
+    )
 
 
 @suite.check(
     "ui.console_clean",
     tier="ui",
     root="app.health",
+    musts=("M-UI-5",),
     harm="broken page script: errors in the browser console",
 )
 def ui_console_clean(ev: Evidence) -> Outcome:
