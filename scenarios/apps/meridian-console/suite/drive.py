@@ -145,6 +145,7 @@ class Evidence:
     relay_trace: list[dict[str, Any]] = field(default_factory=list)
     creations: list[dict[str, Any]] = field(default_factory=list)
     extra_truth: dict[str, tuple[str, int]] = field(default_factory=dict)
+    truth_at: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
     probe_error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

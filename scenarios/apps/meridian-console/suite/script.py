@@ -91,6 +91,7 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
 
     # -- the API --------------------------------------------------------------------------
     ev.listing, _ = D.walk_listing(ledger, "", 500)
+    ev.truth_at["listing"] = {**ds.truth, **ev.extra_truth}
     ev.listing_text = get(ledger.url("/api/payments?per_page=500&page=1")).text
     ev.paged, ev.paged_total = D.walk_listing(ledger, "", 97)
     for name, query in D.FILTERS:
@@ -160,7 +161,7 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
         ev.draft_states["b"] = D.jget(ledger, f"/api/drafts/{did}")
 
     # -- partition notifierd -> ledgerd; the ledger works on ---------------------------------
-    _partition(ev, vendor, n2l, ledger, notifier, checker)
+    _partition(ev, vendor, n2l, l2n, ledger, notifier, checker)
     # -- K3: SIGKILL notifierd while the relay holds its read --------------------------------
     _notifier_kill(ev, n2l, ledger, notifier, maker)
 
@@ -194,6 +195,7 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
         lambda: (D.status(ledger) or {}).get("vendor") == "down", budgets["down"], 0.2)
     cold["status"] = D.status(ledger)
     cold["listing"] = D.walk_listing(ledger, "", 500)[0]
+    ev.truth_at["cold"] = _final(ev)
     cold["drafts"] = D.jget(ledger, "/api/drafts")
     cold["events"] = D.events_of(ledger)
     if ev.notifier_healthy and cold.get("notifier_ok"):
@@ -246,8 +248,9 @@ def _edits(ev: Any, vendor: Any, ledger: AppProcess, maker: Any, checker: Any) -
     out["no_if_match"] = D.call(url, "PATCH", {"note": "x"}, maker["token"]).status
     out["stale"] = D.call(url, "PATCH", {"note": "stale"}, maker["token"],
                           headers={"If-Match": f'"{rev}"'}).status
+    current = (out["after_race"] or {}).get("revision")
     out["bad_note"] = D.call(url, "PATCH", {"note": 5}, maker["token"],
-                             headers={"If-Match": f'"{rev}"'}).status
+                             headers={"If-Match": f'"{current}"'}).status
     out["no_token"] = D.call(url, "PATCH", {"note": "x"}, None, headers={"If-Match": f'"{rev}"'}).status
     # a note on y, then a webhook moves y: the note must stay, the revision grows
     yurl = ledger.url(f"/api/payments/{y['id']}")
@@ -294,6 +297,7 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
         page.on("requestfailed", lambda r: requests.append(
             {"url": r.url, "status": None, "size": None, "type": r.resource_type}))
         # J1 load
+        t_sess = time.monotonic()
         first = B.open_console(page, ledger.url("/"), 100)
         out["load"] = first
         page.wait_for_timeout(300)
@@ -302,13 +306,16 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
         out["console_errors"] = list(j.console_errors)
         out["requests"] = list(requests)
         out["shot_load"] = str(j.screenshot("load"))
+        lap = _lap(ev, "b_load", t_sess)
         # J3 the field
         out["field"] = _field(page, ds, ev)
+        lap = _lap(ev, "b_field", lap)
         for n in want[1:]:
             look = B.open_console(page, ledger.url(f"/?page={n}"), 1)
             page.wait_for_timeout(200)
             out["pages"][n] = {"rows": B.table(page, "#payments"), **look}
         out["console_errors_all"] = list(j.console_errors)
+        lap = _lap(ev, "b_pages", lap)
         # J2 sync: a walk asked for while the console is open; its notification shows
         B.open_console(page, ledger.url("/"), 100)
         before = D.events_of(ledger) or []
@@ -328,7 +335,9 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
             sync_out["feed_s"] = B.wait_js(
                 page, "(s) => !!document.querySelector(`#feed li[data-seq=\"${s}\"]`)", 8.0, seq)
         out["sync"] = sync_out
+        lap = _lap(ev, "b_sync", lap)
         ev.after_resync = {"listing": D.walk_listing(ledger, "", 500)[0]}
+        ev.truth_at["resync"] = _final(ev)
         # J4 approval by click
         did = ev.drafts.get("a")
         if did:
@@ -344,7 +353,14 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
                     evs[0].get("seq"))
             out["feed_after"] = B.feed(page)
             out["shot_approve"] = str(j.screenshot("approve"))
+        _lap(ev, "b_approve", lap)
     ev.browser["main"] = out
+
+
+def _lap(ev: Any, name: str, since: float) -> float:
+    now = time.monotonic()
+    ev.timings[name] = round(now - since, 2)
+    return now
 
 
 def _approve(page: Any, j: Any, did: str, token: str) -> dict[str, Any]:
@@ -428,14 +444,15 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     return out
 
 
-def _partition(ev: Any, vendor: Any, n2l: Any, ledger: AppProcess, notifier: AppProcess,
-               checker: Any) -> None:
+def _partition(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess,
+               notifier: AppProcess, checker: Any) -> None:
     out: dict[str, Any] = {}
     if not ev.notifier_healthy:
         ev.partition = out
         return
     poll(lambda: D.caught_up(ledger, notifier), 6.0, 0.2)
     n2l.set("refuse")
+    l2n.set("refuse")  # both directions: ledgerd must not need notifierd
     cut = time.monotonic()
     time.sleep(1.5)
     # the ledger keeps working while notifierd is cut off
@@ -455,6 +472,7 @@ def _partition(ev: Any, vendor: Any, n2l: Any, ledger: AppProcess, notifier: App
     out["status"] = D.jget(notifier, "/api/status")
     out["served"] = isinstance(D.jget(notifier, "/api/notifications?after=0&limit=5"), dict)
     n2l.set("pass")
+    l2n.set("pass")
     out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), 12.0, 0.1)
     # a slow relay (2.5 s per answer, the SPEC allows 3 s): nothing skipped, nothing doubled
     n2l.set("delay", 2.5)

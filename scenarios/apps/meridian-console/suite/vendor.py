@@ -30,6 +30,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from datetime import UTC, date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -162,12 +163,16 @@ class Dataset:
     def page(self, index: int) -> list[Payment]:
         return self.payments[index * PAGE_SIZE : (index + 1) * PAGE_SIZE]
 
-    @property
+    @cached_property
     def by_id(self) -> dict[str, Payment]:
         return {p.id: p for p in self.payments}
 
-    def api_order(self) -> list[Payment]:
+    @cached_property
+    def _order(self) -> list[Payment]:
         return sorted(self.payments, key=lambda p: (p.created_at, p.id))
+
+    def api_order(self) -> list[Payment]:
+        return list(self._order)
 
     def final(self) -> dict[str, tuple[str, int]]:
         """(status, version) per payment after the walks and the resync changes."""
