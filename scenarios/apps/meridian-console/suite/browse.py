@@ -180,8 +180,10 @@ def pixels(page: Any, points: list[tuple[float, float]]) -> dict[str, Any] | Non
 
 
 def canvas_box(page: Any) -> dict[str, float] | None:
-    page.evaluate("() => { const c = document.querySelector('canvas#field');"
-                  " if (c) c.scrollIntoView({block: 'center'}); }")
+    page.evaluate(
+        "() => { const c = document.querySelector('canvas#field');"
+        " if (c) c.scrollIntoView({block: 'center'}); }"
+    )
     got = page.evaluate(
         "() => { const c = document.querySelector('canvas#field'); if (!c) return null;"
         " const r = c.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; }"

@@ -23,8 +23,16 @@ from harness.scoring.appkit.fetch import get, poll
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 
 BAD_QUERIES = (
-    "currency=GBP", "currency=eur", "status=paid", "day=2026-02-30", "day=29.03.2026",
-    "per_page=0", "per_page=501", "page=0", "page=abc", "per_page=1.5",
+    "currency=GBP",
+    "currency=eur",
+    "status=paid",
+    "day=2026-02-30",
+    "day=29.03.2026",
+    "per_page=0",
+    "per_page=501",
+    "page=0",
+    "page=abc",
+    "per_page=1.5",
 )
 BAD_DRAFTS: tuple[Any, ...] = (
     {"amount_minor": 12.5, "currency": "EUR", "counterparty": "Acme"},
@@ -40,7 +48,10 @@ BAD_DRAFTS: tuple[Any, ...] = (
     "not json",
 )
 DRAFTS = {
-    "a": ("maker", {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "Quay <i>Hold</i> BV"}),
+    "a": (
+        "maker",
+        {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "Quay <i>Hold</i> BV"},
+    ),
     "b": ("maker", {"amount_minor": 987_654_321, "currency": "JPY", "counterparty": "Kiosk Oy"}),
     "c": ("lead", {"amount_minor": 1_005, "currency": "EUR", "counterparty": "Late & Co"}),
     "d": ("maker", {"amount_minor": 10**18, "currency": "CLF", "counterparty": "Max <b>CLF</b>"}),
@@ -67,8 +78,12 @@ class Call:
 
 
 def call(
-    url: str, method: str = "GET", body: Any = None, token: str | None = None,
-    headers: dict[str, str] | None = None, timeout: float = 12.0,
+    url: str,
+    method: str = "GET",
+    body: Any = None,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 12.0,
 ) -> Call:
     data = None
     if body is not None:
@@ -157,7 +172,9 @@ class Evidence:
         return self.pages("initial-sync", "after-respawn")
 
 
-def walk_listing(app: AppProcess, query: str, per_page: int) -> tuple[list[dict[str, Any]] | None, Any]:
+def walk_listing(
+    app: AppProcess, query: str, per_page: int
+) -> tuple[list[dict[str, Any]] | None, Any]:
     items: list[dict[str, Any]] = []
     total = None
     for page in range(1, 20000 // per_page + 3):

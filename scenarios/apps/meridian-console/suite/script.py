@@ -15,7 +15,6 @@ from harness.scoring.appkit.fetch import get, poll
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 
 
-
 def bind(browse_mod: Any, drive_mod: Any, vendor_mod: Any) -> None:
     """The suite loads its sibling files by path; this hands them to the script."""
     global B, D, V
@@ -27,18 +26,29 @@ D: Any = None
 V: Any = None
 
 
-def post_event(ev: Any, vendor: Any, app: AppProcess, pid: str, status: str, version: int) -> int | None:
+def post_event(
+    ev: Any, vendor: Any, app: AppProcess, pid: str, status: str, version: int
+) -> int | None:
     """A genuine, fresh vendor event sent by the scorer (recorded in the truth)."""
     body = json.dumps(
-        {"event_id": "evt_s_" + hashlib.sha256(f"{pid}{version}".encode()).hexdigest()[:12],
-         "type": "payment.updated", "payment_id": pid, "status": status, "version": version},
+        {
+            "event_id": "evt_s_" + hashlib.sha256(f"{pid}{version}".encode()).hexdigest()[:12],
+            "type": "payment.updated",
+            "payment_id": pid,
+            "status": status,
+            "version": version,
+        },
         separators=(",", ":"),
     ).encode()
     ts = str(int(time.time()))
     secret = vendor.dataset.tokens["webhook_secret"]
     sig = "v1=" + hmac.new(secret.encode(), ts.encode() + b"." + body, hashlib.sha256).hexdigest()
-    got = D.call(app.url("/webhooks/vendor"), "POST", body.decode(),
-                 headers={"X-Meridian-Timestamp": ts, "X-Meridian-Signature": sig})
+    got = D.call(
+        app.url("/webhooks/vendor"),
+        "POST",
+        body.decode(),
+        headers={"X-Meridian-Timestamp": ts, "X-Meridian-Signature": sig},
+    )
     if got.status in (200, 202):
         ev.extra_truth[pid] = (status, version)
     return got.status
@@ -48,8 +58,15 @@ def _final(ev: Any) -> dict[str, tuple[str, int]]:
     return {**ev.dataset.final(), **ev.extra_truth}
 
 
-def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: AppProcess,
-        budgets: dict[str, float]) -> None:
+def run(
+    ev: Any,
+    vendor: Any,
+    n2l: Any,
+    l2n: Any,
+    ledger: AppProcess,
+    notifier: AppProcess,
+    budgets: dict[str, float],
+) -> None:
     ds = vendor.dataset
     maker, checker, lead = ds.user("maker"), ds.user("checker"), ds.user("lead")
     t0 = time.monotonic()
@@ -124,7 +141,8 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
         ev.calls["approve:maker"] = D.call(target, "POST", None, maker["token"])
     if "c" in ev.drafts:  # the lead made c: the lead may not approve it
         ev.calls["approve:own"] = D.call(
-            ledger.url(f"/api/drafts/{ev.drafts['c']}/approve"), "POST", None, lead["token"])
+            ledger.url(f"/api/drafts/{ev.drafts['c']}/approve"), "POST", None, lead["token"]
+        )
 
     # -- journeys 1-4: load, the field, sync, approval -------------------------------------
     tb = time.monotonic()
@@ -136,7 +154,8 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
     ev.resync_status = D.status(ledger)
     if "a" in ev.drafts:
         ev.calls["approve:again"] = D.call(
-            ledger.url(f"/api/drafts/{ev.drafts['a']}/approve"), "POST", None, checker["token"])
+            ledger.url(f"/api/drafts/{ev.drafts['a']}/approve"), "POST", None, checker["token"]
+        )
 
     # -- K2: SIGKILL while the vendor holds a creation -------------------------------------
     if "b" in ev.drafts:
@@ -144,7 +163,9 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
         vendor.hold_next_create()
         box: list[Any] = []
         target = ledger.url(f"/api/drafts/{ev.drafts['b']}/approve")
-        th = threading.Thread(target=lambda: box.append(D.call(target, "POST", None, checker["token"])))
+        th = threading.Thread(
+            target=lambda: box.append(D.call(target, "POST", None, checker["token"]))
+        )
         th.start()
         ev.held_create = vendor.create_point.wait(8.0)
         D.kill(ledger)
@@ -156,8 +177,11 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
             ev.approval_kill_error = err
             return
         did = ev.drafts["b"]
-        poll(lambda: (D.jget(ledger, f"/api/drafts/{did}") or {}).get("state") == "executed",
-             budgets["approval"], 0.2)
+        poll(
+            lambda: (D.jget(ledger, f"/api/drafts/{did}") or {}).get("state") == "executed",
+            budgets["approval"],
+            0.2,
+        )
         ev.draft_states["b"] = D.jget(ledger, f"/api/drafts/{did}")
 
     # -- partition notifierd -> ledgerd; the ledger works on ---------------------------------
@@ -192,7 +216,8 @@ def run(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: 
     if not cold["ok"]:
         return
     cold["down_after_s"] = D.poll_true(
-        lambda: (D.status(ledger) or {}).get("vendor") == "down", budgets["down"], 0.2)
+        lambda: (D.status(ledger) or {}).get("vendor") == "down", budgets["down"], 0.2
+    )
     cold["status"] = D.status(ledger)
     cold["listing"] = D.walk_listing(ledger, "", 500)[0]
     ev.truth_at["cold"] = _final(ev)
@@ -231,8 +256,9 @@ def _edits(ev: Any, vendor: Any, ledger: AppProcess, maker: Any, checker: Any) -
 
     def edit(k: int) -> None:
         barrier.wait(5.0)
-        got = D.call(url, "PATCH", {"note": f"race {k}"}, maker["token"],
-                     headers={"If-Match": f'"{rev}"'})
+        got = D.call(
+            url, "PATCH", {"note": f"race {k}"}, maker["token"], headers={"If-Match": f'"{rev}"'}
+        )
         with lock:
             answers.append((k, got.status, got.body))
 
@@ -246,16 +272,25 @@ def _edits(ev: Any, vendor: Any, ledger: AppProcess, maker: Any, checker: Any) -
     out["after_race"] = D.jget(ledger, f"/api/payments/{x['id']}")
     out["winner_note"] = f"race {winners[0][0]}" if len(winners) == 1 else None
     out["no_if_match"] = D.call(url, "PATCH", {"note": "x"}, maker["token"]).status
-    out["stale"] = D.call(url, "PATCH", {"note": "stale"}, maker["token"],
-                          headers={"If-Match": f'"{rev}"'}).status
+    out["stale"] = D.call(
+        url, "PATCH", {"note": "stale"}, maker["token"], headers={"If-Match": f'"{rev}"'}
+    ).status
     current = (out["after_race"] or {}).get("revision")
-    out["bad_note"] = D.call(url, "PATCH", {"note": 5}, maker["token"],
-                             headers={"If-Match": f'"{current}"'}).status
-    out["no_token"] = D.call(url, "PATCH", {"note": "x"}, None, headers={"If-Match": f'"{rev}"'}).status
+    out["bad_note"] = D.call(
+        url, "PATCH", {"note": 5}, maker["token"], headers={"If-Match": f'"{current}"'}
+    ).status
+    out["no_token"] = D.call(
+        url, "PATCH", {"note": "x"}, None, headers={"If-Match": f'"{rev}"'}
+    ).status
     # a note on y, then a webhook moves y: the note must stay, the revision grows
     yurl = ledger.url(f"/api/payments/{y['id']}")
-    first = D.call(yurl, "PATCH", {"note": "checked <b>twice</b>"}, checker["token"],
-                   headers={"If-Match": f'"{y.get("revision")}"'})
+    first = D.call(
+        yurl,
+        "PATCH",
+        {"note": "checked <b>twice</b>"},
+        checker["token"],
+        headers={"If-Match": f'"{y.get("revision")}"'},
+    )
     out["y_edit"] = first.status
     before = D.jget(ledger, f"/api/payments/{y['id']}") or {}
     status, version = _final(ev)[y["id"]]
@@ -271,8 +306,11 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
     order = [p.id for p in ds.api_order()]
     per = 100
     want = [1]
-    for test in (lambda p: p.amount_minor > 2**53, lambda p: p.counterparty in V.MARKUP_NAMES,
-                 lambda p: -(10 ** V.EXPONENTS[p.currency]) < p.amount_minor < 0):
+    for test in (
+        lambda p: p.amount_minor > 2**53,
+        lambda p: p.counterparty in V.MARKUP_NAMES,
+        lambda p: -(10 ** V.EXPONENTS[p.currency]) < p.amount_minor < 0,
+    ):
         idx = next(i for i, pid in enumerate(order) if test(ds.by_id[pid]))
         if idx // per + 1 not in want:
             want.append(idx // per + 1)
@@ -288,14 +326,24 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
         def on_response(resp: Any) -> None:
             try:
                 size = len(resp.body())
-            except Exception:  # noqa: BLE001 - a body the browser dropped
+            except Exception:
                 size = None
-            requests.append({"url": resp.url, "status": resp.status, "size": size,
-                             "type": resp.request.resource_type})
+            requests.append(
+                {
+                    "url": resp.url,
+                    "status": resp.status,
+                    "size": size,
+                    "type": resp.request.resource_type,
+                }
+            )
 
         page.on("response", on_response)
-        page.on("requestfailed", lambda r: requests.append(
-            {"url": r.url, "status": None, "size": None, "type": r.resource_type}))
+        page.on(
+            "requestfailed",
+            lambda r: requests.append(
+                {"url": r.url, "status": None, "size": None, "type": r.resource_type}
+            ),
+        )
         # J1 load
         t_sess = time.monotonic()
         first = B.open_console(page, ledger.url("/"), 100)
@@ -323,17 +371,32 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
         vendor.mark_phase("resync")
         ev.resync = D.call(ledger.url("/api/sync"), "POST")
         ev.resync_again = D.call(ledger.url("/api/sync"), "POST")
-        poll(lambda: len([r for r in vendor.records() if r.get("kind") == "page"
-                          and r["phase"] == "resync"]) > 0, 5.0)
+        poll(
+            lambda: (
+                len(
+                    [
+                        r
+                        for r in vendor.records()
+                        if r.get("kind") == "page" and r["phase"] == "resync"
+                    ]
+                )
+                > 0
+            ),
+            5.0,
+        )
         poll(lambda: D.synced(ledger), 40.0, 0.25)
         seen = {e.get("seq") for e in before}
-        new = [e for e in (D.events_of(ledger) or []) if e.get("seq") not in seen
-               and e.get("kind") == "sync.completed"]
+        new = [
+            e
+            for e in (D.events_of(ledger) or [])
+            if e.get("seq") not in seen and e.get("kind") == "sync.completed"
+        ]
         sync_out: dict[str, Any] = {"event": new[-1] if new else None}
         if new:
             seq = new[-1].get("seq")
             sync_out["feed_s"] = B.wait_js(
-                page, "(s) => !!document.querySelector(`#feed li[data-seq=\"${s}\"]`)", 8.0, seq)
+                page, '(s) => !!document.querySelector(`#feed li[data-seq="${s}"]`)', 8.0, seq
+            )
         out["sync"] = sync_out
         lap = _lap(ev, "b_sync", lap)
         ev.after_resync = {"listing": D.walk_listing(ledger, "", 500)[0]}
@@ -345,12 +408,18 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
             out["feed_rows"] = B.feed(page)
             out["approve"] = _approve(page, j, did, checker["token"])
             out["approve"]["api"] = D.jget(ledger, f"/api/drafts/{did}")
-            evs = [e for e in (D.events_of(ledger) or []) if e.get("kind") == "draft.executed"
-                   and e.get("draft_id") == did]
+            evs = [
+                e
+                for e in (D.events_of(ledger) or [])
+                if e.get("kind") == "draft.executed" and e.get("draft_id") == did
+            ]
             if evs:
                 out["approve"]["feed_s"] = B.wait_js(
-                    page, "(s) => !!document.querySelector(`#feed li[data-seq=\"${s}\"]`)", 8.0,
-                    evs[0].get("seq"))
+                    page,
+                    '(s) => !!document.querySelector(`#feed li[data-seq="${s}"]`)',
+                    8.0,
+                    evs[0].get("seq"),
+                )
             out["feed_after"] = B.feed(page)
             out["shot_approve"] = str(j.screenshot("approve"))
         _lap(ev, "b_approve", lap)
@@ -398,7 +467,9 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
         return out
     listing = ev.listing
     r = __import__("random").Random(ds.tokens["vendor_key"])
-    sample = sorted(set(r.sample(range(len(listing)), min(240, len(listing)))) | {0, len(listing) - 1})
+    sample = sorted(
+        set(r.sample(range(len(listing)), min(240, len(listing)))) | {0, len(listing) - 1}
+    )
     points = [((i % 128 + 0.5) * 8, (i // 128 + 0.5) * 8) for i in sample]
     gaps = [((i % 128 + 1.0) * 8, (i // 128 + 0.5) * 8) for i in sample if i % 128 != 127]
     got = B.pixels(page, points + gaps)
@@ -408,19 +479,34 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     out["css"], out["dev"] = got["css"], got["dev"]
     cells = got["px"][: len(points)]
     out["cells"] = [(i, listing[i].get("status"), px) for i, px in zip(sample, cells, strict=True)]
-    out["gaps"] = got["px"][len(points):]
+    out["gaps"] = got["px"][len(points) :]
     # picking: real clicks at cell centres
     picks = []
-    specials = [i for i, item in enumerate(listing) if item.get("counterparty") in V.MARKUP_NAMES][:1]
-    for i in (r.sample(range(len(listing)), 4) + specials):
+    specials = [i for i, item in enumerate(listing) if item.get("counterparty") in V.MARKUP_NAMES][
+        :1
+    ]
+    for i in r.sample(range(len(listing)), 4) + specials:
         x, y = box["x"] + (i % 128 + 0.5) * 8, box["y"] + (i // 128 + 0.5) * 8
         page.mouse.click(x, y)
         want = str(listing[i].get("id"))
-        took = B.wait_js(page, "(id) => { const p = document.querySelector('#pick');"
-                         " return !!p && p.getAttribute('data-id') === id; }", 2.5, want)
+        took = B.wait_js(
+            page,
+            "(id) => { const p = document.querySelector('#pick');"
+            " return !!p && p.getAttribute('data-id') === id; }",
+            2.5,
+            want,
+        )
         info = B.shown(page, "#pick") or {}
-        picks.append({"index": i, "id": want, "took": took, "text": info.get("text", ""),
-                      "visible": info.get("visible"), "item": listing[i]})
+        picks.append(
+            {
+                "index": i,
+                "id": want,
+                "took": took,
+                "text": info.get("text", ""),
+                "visible": info.get("visible"),
+                "item": listing[i],
+            }
+        )
     out["picks"] = picks
     # orbit: drag, then reset
     cx, cy = box["x"] + box["w"] / 2, box["y"] + box["h"] / 2
@@ -432,20 +518,24 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     page.mouse.up()
     page.wait_for_timeout(500)
     after = B.pixels(page, points[:20]) or {}
-    out["orbit"] = {"hash": after.get("hash"), "state": B.field_state(page),
-                    "frames_before": frames_before}
+    out["orbit"] = {
+        "hash": after.get("hash"),
+        "state": B.field_state(page),
+        "frames_before": frames_before,
+    }
     try:
         page.click("#field-reset", timeout=3000)
         page.wait_for_timeout(500)
         back = B.pixels(page, points) or {}
         out["reset"] = {"hash": back.get("hash"), "px": back.get("px")}
-    except Exception as exc:  # noqa: BLE001 - a missing or covered reset button
+    except Exception as exc:
         out["reset"] = {"error": str(exc).splitlines()[0]}
     return out
 
 
-def _partition(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess,
-               notifier: AppProcess, checker: Any) -> None:
+def _partition(
+    ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess, notifier: AppProcess, checker: Any
+) -> None:
     out: dict[str, Any] = {}
     if not ev.notifier_healthy:
         ev.partition = out
@@ -457,15 +547,18 @@ def _partition(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess,
     time.sleep(1.5)
     # the ledger keeps working while notifierd is cut off
     if "c" in ev.drafts:
-        out["approve_c"] = D.call(ledger.url(f"/api/drafts/{ev.drafts['c']}/approve"), "POST",
-                                  None, checker["token"]).status
+        out["approve_c"] = D.call(
+            ledger.url(f"/api/drafts/{ev.drafts['c']}/approve"), "POST", None, checker["token"]
+        ).status
     listing = ev.listing or []
     hooked = []
     for k in (5, 6):
         if len(listing) > k * 1000:
             pid = str(listing[k * 1000]["id"])
             st, ver = _final(ev)[pid]
-            hooked.append(post_event(ev, vendor, ledger, pid, next(s for s in V.STATUSES if s != st), ver + 1))
+            hooked.append(
+                post_event(ev, vendor, ledger, pid, next(s for s in V.STATUSES if s != st), ver + 1)
+            )
     out["hooks"] = hooked
     out["health"] = get(notifier.url("/health"), timeout=3.0).status
     time.sleep(max(0.0, 3.5 - (time.monotonic() - cut)))
@@ -476,9 +569,12 @@ def _partition(ev: Any, vendor: Any, n2l: Any, l2n: Any, ledger: AppProcess,
     out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), 12.0, 0.1)
     # a slow relay (2.5 s per answer, the SPEC allows 3 s): nothing skipped, nothing doubled
     n2l.set("delay", 2.5)
-    made = D.call(ledger.url("/api/drafts"), "POST",
-                  {"amount_minor": 31, "currency": "CLF", "counterparty": "Slow Relay AG"},
-                  ev.dataset.user("maker")["token"])
+    made = D.call(
+        ledger.url("/api/drafts"),
+        "POST",
+        {"amount_minor": 31, "currency": "CLF", "counterparty": "Slow Relay AG"},
+        ev.dataset.user("maker")["token"],
+    )
     out["delay_draft"] = made.status
     out["delay_catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), 12.0, 0.2)
     n2l.set("pass")
@@ -493,9 +589,12 @@ def _notifier_kill(ev: Any, n2l: Any, ledger: AppProcess, notifier: AppProcess, 
     poll(lambda: D.caught_up(ledger, notifier), 6.0, 0.2)
     n2l.set("hold")
     for k in range(3):
-        D.call(ledger.url("/api/drafts"), "POST",
-               {"amount_minor": 1000 + k, "currency": "EUR", "counterparty": f"Held Read {k}"},
-               maker["token"])
+        D.call(
+            ledger.url("/api/drafts"),
+            "POST",
+            {"amount_minor": 1000 + k, "currency": "EUR", "counterparty": f"Held Read {k}"},
+            maker["token"],
+        )
     out["held"] = n2l.held.wait(8.0)
     D.kill(notifier)
     n2l.release()
@@ -515,8 +614,11 @@ def _session_errors(ev: Any, vendor: Any, l2n: Any, ledger: AppProcess, checker:
         page = j.page
         out["load"] = B.open_console(page, ledger.url("/"), 100)
         out["feed_error_s"] = B.wait_js(
-            page, "() => { const e = document.querySelector('#feed-error'); return !!e &&"
-            " e.getClientRects().length > 0 && e.innerText.trim().length > 0; }", 6.0)
+            page,
+            "() => { const e = document.querySelector('#feed-error'); return !!e &&"
+            " e.getClientRects().length > 0 && e.innerText.trim().length > 0; }",
+            6.0,
+        )
         out["feed_error"] = B.shown(page, "#feed-error")
         out["rows_feed_down"] = B.table(page, "#payments")
         out["shot_feed"] = str(j.screenshot("feed-down"))
@@ -526,22 +628,30 @@ def _session_errors(ev: Any, vendor: Any, l2n: Any, ledger: AppProcess, checker:
         did = ev.drafts.get("f")
         if did:
             sel = f'button.approve[data-draft="{did}"]'
-            out["button"] = B.wait_js(page, f"() => !!document.querySelector('{sel}')", 6.0) is not None
+            out["button"] = (
+                B.wait_js(page, f"() => !!document.querySelector('{sel}')", 6.0) is not None
+            )
             if out["button"]:
                 try:
                     page.fill("#token", checker["token"])
                     page.click(sel, timeout=5000)
                     out["error_s"] = B.wait_js(
-                        page, "() => { const e = document.querySelector('#error'); return !!e &&"
-                        " e.getClientRects().length > 0 && e.innerText.trim().length > 0; }", 15.0)
-                except Exception as exc:  # noqa: BLE001 - covered button
+                        page,
+                        "() => { const e = document.querySelector('#error'); return !!e &&"
+                        " e.getClientRects().length > 0 && e.innerText.trim().length > 0; }",
+                        15.0,
+                    )
+                except Exception as exc:
                     out["click_error"] = str(exc).splitlines()[0]
             out["error"] = B.shown(page, "#error")
             out["draft_f"] = D.jget(ledger, f"/api/drafts/{did}")
             out["draft_row"] = [r for r in B.table(page, "#drafts") if r.get("id") == did]
         out["banner_s"] = B.wait_js(
-            page, "() => { const e = document.querySelector('#vendor-down'); return !!e &&"
-            " e.getClientRects().length > 0 && /unavailable/i.test(e.innerText); }", 8.0)
+            page,
+            "() => { const e = document.querySelector('#vendor-down'); return !!e &&"
+            " e.getClientRects().length > 0 && /unavailable/i.test(e.innerText); }",
+            8.0,
+        )
         out["banner"] = B.shown(page, "#vendor-down")
         out["rows_vendor_down"] = B.table(page, "#payments")
         out["shot_down"] = str(j.screenshot("vendor-down"))

@@ -30,8 +30,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from datetime import UTC, date, datetime, timedelta
+from functools import cached_property
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -286,7 +286,12 @@ def _events(seed: str, payments: list[Payment], faults: Faults) -> list[Event]:
     ) -> Event:
         ev = Event(
             "evt_" + derive_bytes(seed, f"console:event:{len(out)}").hex()[:14],
-            p.id, status, version, kind, slot, r.randrange(1000) if order is None else order,
+            p.id,
+            status,
+            version,
+            kind,
+            slot,
+            r.randrange(1000) if order is None else order,
         )
         out.append(ev)
         return ev
@@ -302,7 +307,9 @@ def _events(seed: str, payments: list[Payment], faults: Faults) -> list[Event]:
     lates = []
     for _ in range(6):
         page, p = pick(1, PAGES - 4)
-        lates.append(add(p, _other(p.status, 3), p.version + 1, "late", r.randrange(page + 1, PAGES)))
+        lates.append(
+            add(p, _other(p.status, 3), p.version + 1, "late", r.randrange(page + 1, PAGES))
+        )
     for ev in lates[:2]:
         out.append(replace(ev, kind="replay", slot=min(PAGES - 1, ev.slot + 3), order=999))
     for kind in ("forged", "forged", "stale", "future", "edge"):
@@ -482,8 +489,13 @@ class Vendor:
         except (urllib.error.URLError, OSError):
             status = None
         self.record(
-            kind="hook", event=ev.id, cls=ev.kind, payment=ev.payment_id, version=ev.version,
-            answer=status, took_ms=round((time.monotonic() - start) * 1000, 1),
+            kind="hook",
+            event=ev.id,
+            cls=ev.kind,
+            payment=ev.payment_id,
+            version=ev.version,
+            answer=status,
+            took_ms=round((time.monotonic() - start) * 1000, 1),
         )
         return status is not None
 
@@ -513,8 +525,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt: str, *args: Any) -> None:
         pass
 
+    _counted = False
+
+    def _leave(self) -> None:
+        """Leave the in-flight count once, *before* the answer is written: a client may
+        send its next request as soon as it has read this one."""
+        if self._counted:
+            self._counted = False
+            self.vendor.leave()
+
     def _reply(self, status: int, body: Any = None, headers: dict[str, str] | None = None) -> None:
         raw = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+        self._leave()
         self.send_response(status)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -547,9 +569,14 @@ class _Handler(BaseHTTPRequestHandler):
         ds = v.dataset
         page = ds.cursors.index(cursor) if cursor in ds.cursors else None
         inflight = v.enter()
+        self._counted = True
         base = {
-            "kind": "page", "page": page, "cursor": cursor, "inflight": inflight,
-            "auth": self._auth(), "inm": self.headers.get("If-None-Match"),
+            "kind": "page",
+            "page": page,
+            "cursor": cursor,
+            "inflight": inflight,
+            "auth": self._auth(),
+            "inm": self.headers.get("If-None-Match"),
         }
         try:
             if v.in_outage():
@@ -605,7 +632,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             v.record(**base, status="client-gone")
         finally:
-            v.leave()
+            self._leave()
 
     def do_POST(self) -> None:
         v = self.vendor
