@@ -53,15 +53,25 @@ def test_vendor_structure_is_frozen() -> None:
     for cur in v.CURRENCIES:  # every exponent above 2**53
         assert sum(p.amount_minor > 2**53 and p.currency == cur for p in ds.payments) == 2
     for cur in ("EUR", "USD", "KWD", "CLF"):  # a negative above minus one unit
-        assert any(-(10 ** v.EXPONENTS[cur]) < p.amount_minor < 0 and p.currency == cur
-                   for p in ds.payments)
+        assert any(
+            -(10 ** v.EXPONENTS[cur]) < p.amount_minor < 0 and p.currency == cur
+            for p in ds.payments
+        )
     days = sorted({p.day for p in ds.payments})
     assert len(days) == 64 and days[0] == "2026-03-01" and days[-1] == "2026-05-03"
     assert sum(p.day != p.created_at[:10] for p in ds.payments) > 500
     assert sum(p.counterparty in v.MARKUP_NAMES for p in ds.payments) == len(v.MARKUP_NAMES)
     kinds = Counter(e.kind for e in ds.events)
-    assert kinds == {"early": 6, "reordered": 8, "late": 6, "replay": 2, "forged": 2,
-                     "stale": 1, "future": 1, "edge": 1}
+    assert kinds == {
+        "early": 6,
+        "reordered": 8,
+        "late": 6,
+        "replay": 2,
+        "forged": 2,
+        "stale": 1,
+        "future": 1,
+        "edge": 1,
+    }
     f = ds.faults
     pages = [f.drop_page, f.rate_page, f.error_page, f.slow_page, f.outage_page, *f.resync_pages]
     assert len(set(pages)) == len(pages) and f.kill_page < min(pages)
@@ -119,8 +129,10 @@ def test_suite_shape_tiers_criticals_and_weight_asserts() -> None:
 @pytest.mark.integration
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
-@pytest.mark.skipif(os.environ.get("HARNESS_TEST_MERIDIAN_CONSOLE") != "1",
-                    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 10 minutes)")
+@pytest.mark.skipif(
+    os.environ.get("HARNESS_TEST_MERIDIAN_CONSOLE") != "1",
+    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 10 minutes)",
+)
 def test_reference_succeeds_low_and_two_defects_fail(tmp_path: Path) -> None:
     m = _suite()
     scorer = Scorer(m.suite)
