@@ -525,7 +525,7 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     }
     try:
         page.click("#field-reset", timeout=3000)
-        page.wait_for_timeout(500)
+        page.wait_for_timeout(1200)
         back = B.pixels(page, points) or {}
         out["reset"] = {"hash": back.get("hash"), "px": back.get("px")}
     except Exception as exc:

@@ -1037,9 +1037,12 @@ def field_reset(ev: Any) -> Outcome:
     r = f.get("reset")
     if not r:
         return no_browser(ev, "field")
-    return strict(
-        r.get("hash") == f.get("hash_default"), f"reset view equals the default: {r}"[:200]
-    )
+    cells = f.get("cells") or []
+    px = r.get("px") or []
+    if not cells or len(px) != len(cells):
+        return graded(0.0, f"no pixels after the reset: {r.get('error', '')}")
+    bad = [c for c, p in zip(cells, px, strict=True) if not close(p, STATUS_RGB.get(str(c[1]), (0, 0, 0)))]
+    return strict(not bad, f"{len(cells) - len(bad)}/{len(cells)} cells back in the default view")
 
 
 # -- V: rendered truth ------------------------------------------------------------------
