@@ -93,6 +93,8 @@ def test_positions_move_with_the_seed_and_replay_exactly() -> None:
 @pytest.mark.unit
 def test_spec_is_long_and_every_id_is_verified_and_violated() -> None:
     text = (SCENARIO / "SPEC.md").read_text()
+    # the copy the scorer container gets (it stages suite/ only) is the same SPEC
+    assert (SCENARIO / "suite" / "SPEC.md").read_text() == text
     assert len(text.split()) >= 7000
     ids = spec_ids(SCENARIO / "SPEC.md")
     assert len(ids) >= 50
