@@ -486,7 +486,8 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
         :1
     ]
     for i in r.sample(range(len(listing)), 4) + specials:
-        x, y = box["x"] + (i % 128 + 0.5) * 8, box["y"] + (i // 128 + 0.5) * 8
+        here = B.canvas_box(page) or box  # the console's layout may move between clicks
+        x, y = here["x"] + (i % 128 + 0.5) * 8, here["y"] + (i // 128 + 0.5) * 8
         page.mouse.click(x, y)
         want = str(listing[i].get("id"))
         took = B.wait_js(
@@ -509,6 +510,7 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
         )
     out["picks"] = picks
     # orbit: drag, then reset
+    box = B.canvas_box(page) or box
     cx, cy = box["x"] + box["w"] / 2, box["y"] + box["h"] / 2
     frames_before = (B.field_state(page) or {}).get("frames", 0)
     page.mouse.move(cx, cy)
