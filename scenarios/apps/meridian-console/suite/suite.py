@@ -857,7 +857,7 @@ def console_data_visible(ev: Any) -> Outcome:
     ("M-GL-1",),
     critical=True,
     severity="view",
-    root="console.data_visible",
+    root="app.boots",  # the field does not depend on the table
 )
 def field_instanced(ev: Any) -> Outcome:
     f = main(ev).get("field")
