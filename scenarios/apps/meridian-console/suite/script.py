@@ -545,6 +545,12 @@ def _partition(
     poll(lambda: D.caught_up(ledger, notifier), 6.0, 0.2)
     n2l.set("refuse")
     l2n.set("refuse")  # both directions: ledgerd must not need notifierd
+    since = len(n2l.records())
+    # the partition counts from notifierd's first refused read (it may be pausing after
+    # an earlier failure): only then does its retry pause decide the catch-up
+    out["refused_seen"] = poll(
+        lambda: any(r.get("status") == "reset" for r in n2l.records()[since:]), 12.0, 0.1
+    )
     cut = time.monotonic()
     time.sleep(1.5)
     # the ledger keeps working while notifierd is cut off

@@ -1971,7 +1971,8 @@ def note_partition_catchup(ev: Any) -> Outcome:
     if not p:
         return absent("no partition")
     t = p.get("catchup_s")
-    return strict(t is not None and t <= 5.0, f"caught up {t} s after the partition ended")
+    ok = bool(p.get("refused_seen")) and t is not None and t <= 5.0
+    return strict(ok, f"refused during the partition {p.get('refused_seen')}; caught up {t} s after it ended")
 
 
 @ck(
