@@ -1,0 +1,1 @@
+"""ledgerd: the Meridian payments ledger (SPEC.md)."""

@@ -1,0 +1,1 @@
+"""notifierd: the Meridian notifications service (SPEC.md section 7)."""

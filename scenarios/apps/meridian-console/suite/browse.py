@@ -1,0 +1,195 @@
+"""Browser probes of apps/meridian-console: rendered rows, the feed, the WebGL field.
+
+Rendered truth: a cell counts as shown only when its row is displayed, styled visible
+and on top at its centre, and the cell's own text is not clipped (its scroll box is not
+larger than its box). The field is measured from what the GPU-less browser rendered:
+``GL_WRAP`` wraps every WebGL context before the page's scripts run and records the
+draw calls (instance counts, target framebuffer) and clears; pixels are read back
+through a 2D canvas; picking is a real mouse click at a cell's centre.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+GL_WRAP = """(() => {
+  const log = [];
+  window.__gl = { log, contexts: 0, kinds: [] };
+  const orig = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (kind, opts) {
+    const ctx = orig.call(this, kind, opts);
+    if (!ctx || ctx.__wrapped || !/webgl/.test(String(kind))) return ctx;
+    ctx.__wrapped = true;
+    window.__gl.contexts += 1;
+    window.__gl.kinds.push(String(kind));
+    let fb = null;
+    const bind = ctx.bindFramebuffer.bind(ctx);
+    ctx.bindFramebuffer = (t, f) => { fb = f; return bind(t, f); };
+    const clear = ctx.clear.bind(ctx);
+    ctx.clear = (m) => { log.push({op: 'clear', screen: fb === null}); return clear(m); };
+    for (const name of ['drawArrays', 'drawElements']) {
+      const f = ctx[name].bind(ctx);
+      ctx[name] = (...a) => { log.push({op: name, screen: fb === null, n: 1}); return f(...a); };
+    }
+    if (ctx.drawArraysInstanced) {
+      const a = ctx.drawArraysInstanced.bind(ctx);
+      ctx.drawArraysInstanced = (m, f, c, n) => {
+        log.push({op: 'inst', screen: fb === null, n}); return a(m, f, c, n); };
+      const e = ctx.drawElementsInstanced.bind(ctx);
+      ctx.drawElementsInstanced = (m, c, t, o, n) => {
+        log.push({op: 'inst', screen: fb === null, n}); return e(m, c, t, o, n); };
+    }
+    const getExt = ctx.getExtension.bind(ctx);
+    ctx.getExtension = (name) => {
+      const ext = getExt(name);
+      if (ext && name === 'ANGLE_instanced_arrays' && !ext.__wrapped) {
+        ext.__wrapped = true;
+        const a = ext.drawArraysInstancedANGLE.bind(ext);
+        ext.drawArraysInstancedANGLE = (m, f, c, n) => {
+          log.push({op: 'inst', screen: fb === null, n}); return a(m, f, c, n); };
+        const e = ext.drawElementsInstancedANGLE.bind(ext);
+        ext.drawElementsInstancedANGLE = (m, c, t, o, n) => {
+          log.push({op: 'inst', screen: fb === null, n}); return e(m, c, t, o, n); };
+      }
+      return ext;
+    };
+    return ctx;
+  };
+})();"""
+
+LAST_FRAME_JS = """() => {
+  const g = window.__gl; if (!g) return null;
+  const screen = g.log.filter(e => e.screen);
+  let frames = [], cur = null;
+  for (const e of screen) {
+    if (e.op === 'clear') { if (cur && cur.calls) frames.push(cur); cur = {inst: 0, plain: 0, calls: 0}; }
+    else { if (!cur) cur = {inst: 0, plain: 0, calls: 0};
+           cur.calls += 1; if (e.op === 'inst') cur.inst += e.n; else cur.plain += 1; }
+  }
+  if (cur && cur.calls) frames.push(cur);
+  return {contexts: g.contexts, kinds: g.kinds, frames: frames.length,
+          last: frames.length ? frames[frames.length - 1] : null};
+}"""
+
+PIXELS_JS = """(points) => {
+  const c = document.querySelector('canvas#field'); if (!c) return null;
+  const r = c.getBoundingClientRect();
+  const k = document.createElement('canvas'); k.width = c.width; k.height = c.height;
+  const x2 = k.getContext('2d'); x2.drawImage(c, 0, 0);
+  const sx = c.width / r.width, sy = c.height / r.height;
+  const img = x2.getImageData(0, 0, c.width, c.height).data;
+  let h = 0; for (let i = 0; i < img.length; i += 97) h = (h * 31 + img[i]) | 0;
+  const px = points.map(([x, y]) => { const X = Math.floor(x * sx), Y = Math.floor(y * sy);
+    const o = (Y * c.width + X) * 4; return [img[o], img[o + 1], img[o + 2]]; });
+  return {px, hash: h, css: [r.width, r.height], dev: [c.width, c.height]};
+}"""
+
+TABLE_JS = """(sel) => {
+  const style = document.createElement('style');
+  style.textContent = '* { pointer-events: auto !important; }';
+  (document.head || document.documentElement).appendChild(style);
+  const out = [];
+  for (const r of document.querySelectorAll(sel + ' tbody tr')) {
+    const displayed = r.getClientRects().length > 0;
+    let styled = displayed && (!r.checkVisibility ||
+      r.checkVisibility({opacityProperty: true, visibilityProperty: true}));
+    let onTop = false;
+    if (styled) {
+      r.scrollIntoView({block: 'center', inline: 'center'});
+      const b = r.getBoundingClientRect();
+      if (b.width >= 1 && b.height >= 1) {
+        const el = document.elementFromPoint(b.left + Math.min(b.width / 2, 300), b.top + b.height / 2);
+        onTop = !!el && r.contains(el);
+      }
+    }
+    const cells = Array.from(r.querySelectorAll('td'));
+    out.push({id: r.getAttribute('data-id'), currency: r.getAttribute('data-currency'),
+      visible: styled && onTop,
+      clipped: cells.map(c => c.scrollWidth > c.clientWidth + 1 ||
+        getComputedStyle(c).textOverflow === 'ellipsis' && c.scrollWidth > c.clientWidth),
+      cells: cells.map(c => c.innerText.trim())});
+  }
+  style.remove();
+  window.scrollTo(0, 0);
+  return out;
+}"""
+
+SHOWN_JS = """(sel) => { const e = document.querySelector(sel); if (!e) return null;
+  const vis = e.getClientRects().length > 0 && (!e.checkVisibility ||
+    e.checkVisibility({opacityProperty: true, visibilityProperty: true}));
+  return {visible: vis, text: e.innerText.trim()}; }"""
+
+FEED_JS = """() => Array.from(document.querySelectorAll('#feed li')).map(
+  li => ({seq: li.getAttribute('data-seq'), text: li.innerText.trim()}))"""
+
+
+def table(page: Any, sel: str) -> list[dict[str, Any]]:
+    return list(page.evaluate(TABLE_JS, sel))
+
+
+def shown(page: Any, sel: str) -> dict[str, Any] | None:
+    got = page.evaluate(SHOWN_JS, sel)
+    return dict(got) if got else None
+
+
+def feed(page: Any) -> list[dict[str, Any]]:
+    return list(page.evaluate(FEED_JS))
+
+
+def wait_js(page: Any, js: str, timeout_s: float, arg: Any = None) -> float | None:
+    """Seconds until ``js`` held in the page, None when it never did."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    start = time.monotonic()
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout_s * 1000, polling=100)
+    except PlaywrightError:
+        return None
+    return time.monotonic() - start
+
+
+def open_console(page: Any, url: str, want_rows: int) -> dict[str, Any]:
+    """Navigate; time until ``want_rows`` payment rows exist (first useful paint)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    out: dict[str, Any] = {}
+    start = time.monotonic()
+    try:
+        resp = page.goto(url, wait_until="load", timeout=15000)
+    except PlaywrightError as exc:
+        out["error"] = str(exc).splitlines()[0]
+        return out
+    out["status"] = resp.status if resp else None
+    out["ctype"] = resp.headers.get("content-type") if resp else None
+    js = "(n) => document.querySelectorAll('#payments tbody tr').length >= n"
+    painted = wait_js(page, js, 10.0, want_rows)
+    out["paint_s"] = None if painted is None else round(time.monotonic() - start, 2)
+    return out
+
+
+def field_state(page: Any) -> dict[str, Any] | None:
+    got = page.evaluate(LAST_FRAME_JS)
+    return dict(got) if got else None
+
+
+def pixels(page: Any, points: list[tuple[float, float]]) -> dict[str, Any] | None:
+    got = page.evaluate(PIXELS_JS, [list(p) for p in points])
+    return dict(got) if got else None
+
+
+def canvas_box(page: Any) -> dict[str, float] | None:
+    page.evaluate(
+        "() => { const c = document.querySelector('canvas#field');"
+        " if (c) c.scrollIntoView({block: 'center'}); }"
+    )
+    got = page.evaluate(
+        "() => { const c = document.querySelector('canvas#field'); if (!c) return null;"
+        " const r = c.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; }"
+    )
+    return dict(got) if got else None
+
+
+def digest(values: list[Any]) -> str:
+    return hashlib.sha256(repr(values).encode()).hexdigest()[:16]

@@ -1,0 +1,680 @@
+"""The seeded payments vendor of apps/meridian-console: fixtures, faults, webhooks, trace.
+
+Frozen structure: 12,288 payments served as 192 pages of 64 in the vendor's own order
+behind opaque cursors; JPY, EUR, USD, KWD, CLF (exponents 0, 2, 2, 3, 4), each with at
+least one amount above 2**53 and (but JPY) one negative amount above minus one unit;
+64 Europe/Berlin days 2026-03-01 .. 2026-05-03 across the DST change of 03-29, a fifth
+of the payments within two hours of Berlin midnight, 96 sharing a timestamp; six markup
+counterparties. Faults of the first walk, each once: a held page (the SIGKILL point,
+pages 12-40), a dropped connection, a 429 with ``Retry-After: 2``, three 503 in a row on
+one page, a page answered after 5.5 s (the SPEC's timeout is at least 7 s), an outage of
+4 s (every connection reset). Webhooks in classes (early, reordered, late, replayed,
+forged, stale, future, edge-of-window) delivered in a seeded order when chosen pages
+are requested; failed deliveries are retried at the next page. Between walks two pages
+change without a webhook (their ETag changes). Positions, ids, amounts, names, tokens
+and the delivery order derive from the trial's secret seed (``appkit.seeding``).
+
+The mock runs in the scorer's process and writes a JSONL trace (``seq``, ``t_ms``,
+``phase``) where the confined app cannot reach it: the trace is the evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
+from functools import cached_property
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
+
+from harness.scoring.appkit.seeding import between, derive_bytes, rng
+
+BERLIN = ZoneInfo("Europe/Berlin")
+EXPONENTS = {"CLF": 4, "EUR": 2, "JPY": 0, "KWD": 3, "USD": 2}
+CURRENCIES = ("JPY", "EUR", "USD", "KWD", "CLF")
+STATUSES = ("pending", "settled", "failed", "refunded")
+PAGES, PAGE_SIZE = 192, 64
+COUNT = PAGES * PAGE_SIZE
+DAYS, FIRST_DAY = 64, date(2026, 3, 1)
+RETRY_AFTER_S = 2
+SLOW_S = 5.5
+OUTAGE_S = 4.0
+ERRORS_IN_A_ROW = 3
+WINDOW_S = 300
+MARKUP_NAMES = (
+    "<b>Bold</b> & Sons",
+    "Tom & Jerry <Ltd>",
+    'Quote "Q" <i>AG</i>',
+    "A&amp;B Oy",
+    "<script>alert(1)</script> KK",
+    "Less < More > SpA",
+)
+_NAMES = ("Acme", "Globex", "Initech", "Hooli", "Stark", "Wayne", "Tyrell", "Wonka", "Müller")
+_SUFFIXES = ("GmbH", "Ltd", "KK", "SA", "AG", "BV", "Oy", "SpA")
+
+
+def money(amount: int, currency: str) -> str:
+    """The SPEC's money string: (-5, EUR) -> "-0.05"."""
+    exp = EXPONENTS[currency]
+    sign = "-" if amount < 0 else ""
+    digits = str(abs(amount))
+    if not exp:
+        return sign + digits
+    digits = digits.rjust(exp + 1, "0")
+    return f"{sign}{digits[:-exp]}.{digits[-exp:]}"
+
+
+def _utc(created_at: str) -> datetime:
+    return datetime.strptime(created_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+def berlin_day(created_at: str) -> str:
+    return _utc(created_at).astimezone(BERLIN).date().isoformat()
+
+
+def berlin_minute(created_at: str) -> str:
+    return _utc(created_at).astimezone(BERLIN).strftime("%Y-%m-%d %H:%M")
+
+
+@dataclass
+class Payment:
+    id: str
+    amount_minor: int
+    currency: str
+    status: str
+    counterparty: str
+    created_at: str
+    version: int
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+    @property
+    def amount(self) -> str:
+        return money(self.amount_minor, self.currency)
+
+    @property
+    def day(self) -> str:
+        return berlin_day(self.created_at)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One webhook: delivered when page ``slot`` (0-based) is requested, in ``order``."""
+
+    id: str
+    payment_id: str
+    status: str
+    version: int
+    kind: str  # early, reordered, late, replay, forged, stale, future, edge
+    slot: int
+    order: int
+
+    @property
+    def genuine(self) -> bool:
+        """Signed by the vendor within the window: a correct app applies it."""
+        return self.kind in ("early", "reordered", "late", "replay", "edge")
+
+    def body(self) -> bytes:
+        return json.dumps(
+            {
+                "event_id": self.id,
+                "type": "payment.updated",
+                "payment_id": self.payment_id,
+                "status": self.status,
+                "version": self.version,
+            },
+            separators=(",", ":"),
+        ).encode()
+
+
+@dataclass(frozen=True)
+class Faults:
+    kill_page: int
+    drop_page: int
+    rate_page: int
+    error_page: int
+    slow_page: int
+    outage_page: int
+    resync_pages: tuple[int, int]
+
+
+@dataclass
+class Dataset:
+    payments: list[Payment]  # initial vendor state, vendor order
+    cursors: list[str | None]
+    faults: Faults
+    events: list[Event]
+    tokens: dict[str, Any]
+    truth: dict[str, tuple[str, int]] = field(default_factory=dict)  # after all events
+    resync_changes: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def page(self, index: int) -> list[Payment]:
+        return self.payments[index * PAGE_SIZE : (index + 1) * PAGE_SIZE]
+
+    @cached_property
+    def by_id(self) -> dict[str, Payment]:
+        return {p.id: p for p in self.payments}
+
+    @cached_property
+    def _order(self) -> list[Payment]:
+        return sorted(self.payments, key=lambda p: (p.created_at, p.id))
+
+    def api_order(self) -> list[Payment]:
+        return list(self._order)
+
+    def final(self) -> dict[str, tuple[str, int]]:
+        """(status, version) per payment after the walks and the resync changes."""
+        return {**self.truth, **self.resync_changes}
+
+    def user(self, role: str) -> dict[str, str]:
+        return next(u for u in self.tokens["users"] if u["role"] == role)
+
+
+def _created_at(r: Any, day: int, near_midnight: bool) -> str:
+    if near_midnight:
+        minute = r.choice([r.randrange(0, 120), r.randrange(22 * 60, 24 * 60)])
+    else:
+        minute = r.randrange(0, 24 * 60)
+    local = datetime.combine(FIRST_DAY + timedelta(days=day), datetime.min.time(), BERLIN)
+    local = local.replace(hour=minute // 60, minute=minute % 60, second=r.randrange(60))
+    if local.date() == date(2026, 3, 29) and local.hour == 2:  # no such local time
+        local = local.replace(hour=3)
+    return local.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _amount(r: Any, currency: str) -> int:
+    return r.randint(1, 10 ** r.randint(1, 9 if currency in ("JPY", "KWD", "CLF") else 8))
+
+
+def build_dataset(seed: str) -> Dataset:
+    """Derive every payment, cursor, fault and event from ``seed`` (frozen structure)."""
+    special = list(range(COUNT))
+    rng(seed, "console:special").shuffle(special)
+    markup = dict(zip(special[:6], MARKUP_NAMES, strict=True))
+    big = dict(zip(special[6:16], CURRENCIES * 2, strict=True))  # two above 2**53 each
+    tiny = dict(zip(special[16:20], ("EUR", "USD", "KWD", "CLF"), strict=True))
+    refunds = set(special[20:80])
+    ties = set(special[80:176])
+    payments: list[Payment] = []
+    for i in range(COUNT):
+        r = rng(seed, f"console:payment:{i}")
+        currency = big.get(i) or tiny.get(i) or r.choice(CURRENCIES)
+        status = r.choice(("pending", "settled", "settled", "failed"))
+        if i in big:
+            amount = 2**53 + 2 * r.randrange(1, 2**30) + 1
+        elif i in tiny:
+            amount = -r.randint(1, 10 ** EXPONENTS[currency] - 1)
+            status = "refunded"
+        else:
+            amount = _amount(r, currency)
+        if i in refunds:
+            amount, status = -amount, "refunded"
+        name = markup.get(i) or f"{r.choice(_NAMES)} {r.choice(_SUFFIXES)} {r.randrange(100)}"
+        created = _created_at(r, r.randrange(DAYS), r.random() < 0.2)
+        ident = "pay_" + derive_bytes(seed, f"console:id:{i}").hex()[:14]
+        payments.append(Payment(ident, amount, currency, status, name, created, r.randint(1, 3)))
+    for i in sorted(ties):
+        if i > 0:
+            payments[i].created_at = payments[i - 1].created_at
+    rng(seed, "console:vendor-order").shuffle(payments)
+    cursors: list[str | None] = [None] + [
+        "c_" + derive_bytes(seed, f"console:cursor:{i}").hex()[:22] for i in range(1, PAGES)
+    ]
+    kill = between(seed, "console:kill-page", 12, 40)
+    later = list(range(kill + 8, PAGES - 8))
+    rng(seed, "console:fault-pages").shuffle(later)
+    faults = Faults(kill, later[0], later[1], later[2], later[3], later[4], (later[5], later[6]))
+    users = [
+        {"name": "mia", "role": "maker"},
+        {"name": "carl", "role": "checker"},
+        {"name": "lena", "role": "lead"},
+        {"name": "omar", "role": "checker"},
+    ]
+    for u in users:
+        u["token"] = "t_" + derive_bytes(seed, f"console:token:{u['name']}").hex()[:24]
+    tokens = {
+        "vendor_key": "vk_" + derive_bytes(seed, "console:vendor-key").hex()[:24],
+        "webhook_secret": "whsec_" + derive_bytes(seed, "console:webhook").hex()[:32],
+        "users": users,
+    }
+    events = _events(seed, payments, faults)
+    ds = Dataset(payments, cursors, faults, events, tokens)
+    truth = {p.id: (p.status, p.version) for p in payments}
+    for ev in events:
+        if ev.genuine and ev.version > truth[ev.payment_id][1]:
+            truth[ev.payment_id] = (ev.status, ev.version)
+    ds.truth = truth
+    for page in faults.resync_pages:
+        for j in rng(seed, f"console:resync:{page}").sample(range(PAGE_SIZE), 3):
+            p = payments[page * PAGE_SIZE + j]
+            status, version = truth[p.id]
+            ds.resync_changes[p.id] = (_other(status, j), version + 1)
+    return ds
+
+
+def _other(status: str, salt: int) -> str:
+    choices = [s for s in STATUSES if s != status]
+    return choices[salt % len(choices)]
+
+
+def _events(seed: str, payments: list[Payment], faults: Faults) -> list[Event]:
+    r = rng(seed, "console:events")
+    taken = {p.id for p in payments[faults.kill_page * PAGE_SIZE : (faults.kill_page + 1) * 64]}
+    out: list[Event] = []
+
+    def pick(lo: int, hi: int) -> tuple[int, Payment]:
+        while True:
+            index = r.randrange(lo * PAGE_SIZE, hi * PAGE_SIZE)
+            if payments[index].id not in taken:
+                taken.add(payments[index].id)
+                return index // PAGE_SIZE, payments[index]
+
+    def add(
+        p: Payment, status: str, version: int, kind: str, slot: int, order: int | None = None
+    ) -> Event:
+        ev = Event(
+            "evt_" + derive_bytes(seed, f"console:event:{len(out)}").hex()[:14],
+            p.id,
+            status,
+            version,
+            kind,
+            slot,
+            r.randrange(1000) if order is None else order,
+        )
+        out.append(ev)
+        return ev
+
+    for _ in range(6):  # before the page that holds the payment: the page is stale
+        page, p = pick(faults.kill_page + 2, PAGES - 1)
+        add(p, _other(p.status, 1), p.version + 1, "early", r.randrange(faults.kill_page + 1, page))
+    for _ in range(4):  # a newer change delivered before an older one
+        page, p = pick(1, PAGES - 4)
+        slot = r.randrange(page + 1, PAGES - 1)
+        new = add(p, _other(p.status, 2), p.version + 2, "reordered", slot)
+        add(p, _other(new.status, 1), p.version + 1, "reordered", slot, new.order + 1)
+    lates = []
+    for _ in range(6):
+        page, p = pick(1, PAGES - 4)
+        lates.append(
+            add(p, _other(p.status, 3), p.version + 1, "late", r.randrange(page + 1, PAGES))
+        )
+    for ev in lates[:2]:
+        out.append(replace(ev, kind="replay", slot=min(PAGES - 1, ev.slot + 3), order=999))
+    for kind in ("forged", "forged", "stale", "future", "edge"):
+        page, p = pick(1, PAGES - 4)
+        bump = 1 if kind == "edge" else 7
+        add(p, _other(p.status, 0), p.version + bump, kind, r.randrange(page + 1, PAGES))
+    return out
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "v1=" + mac.hexdigest()
+
+
+def etag_of(page: list[Payment]) -> str:
+    raw = json.dumps([(p.id, p.status, p.version) for p in page]).encode()
+    return '"' + hashlib.sha256(raw).hexdigest()[:20] + '"'
+
+
+class Vendor:
+    """The mock vendor: ``with Vendor(seed, trace) as v``; ``v.url`` for the app."""
+
+    def __init__(self, seed: str, trace: Path) -> None:
+        self.dataset = build_dataset(seed)
+        self.trace = Path(trace)
+        self.app_url: Callable[[], str | None] = lambda: None
+        self.kill_point = threading.Event()
+        self.create_point = threading.Event()
+        self._release = threading.Event()
+        self._release_create = threading.Event()
+        self._hold_create = False
+        self._lock = threading.Lock()
+        self._hook_lock = threading.Lock()
+        self._seq = 0
+        self._t0 = time.monotonic()
+        self._phase = "initial-sync"
+        self._offline = False
+        self._outage_until = 0.0
+        self._inflight = 0
+        self._served: set[tuple[str, int]] = set()
+        self._errors = 0
+        self.snapshot = [Payment(**vars(p)) for p in self.dataset.payments]  # what pages show
+        self.created: dict[str, dict[str, Any]] = {}
+        self.creations: list[dict[str, Any]] = []
+        self.pending_hooks: list[Event] = []
+        self.delivered: set[int] = set()  # slots whose events were queued
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def __enter__(self) -> Vendor:
+        self.trace.parent.mkdir(parents=True, exist_ok=True)
+        self.trace.write_bytes(b"")
+        self._t0 = time.monotonic()
+        handler = type("Handler", (_Handler,), {"vendor": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._release.set()
+        self._release_create.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # -- control -----------------------------------------------------------------------
+    def mark_phase(self, phase: str) -> None:
+        with self._lock:
+            self._phase = phase
+            self._write({"kind": "mark"})
+
+    def set_offline(self, offline: bool) -> None:
+        with self._lock:
+            self._offline = offline
+
+    def release(self) -> None:
+        self._release.set()
+
+    def hold_next_create(self) -> None:
+        self._hold_create = True
+        self._release_create.clear()
+        self.create_point.clear()
+
+    def release_create(self) -> None:
+        self._release_create.set()
+
+    def apply_resync_changes(self) -> None:
+        """Between walks: payments of two pages change (no webhook, new ETags)."""
+        with self._lock:
+            by_id = {p.id: p for p in self.snapshot}
+            for pid, (status, version) in self.dataset.resync_changes.items():
+                by_id[pid].status, by_id[pid].version = status, version
+            self._write({"kind": "resync-changes", "n": len(self.dataset.resync_changes)})
+
+    def records(self) -> list[dict[str, Any]]:
+        lines = self.trace.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def _write(self, record: dict[str, Any]) -> None:
+        """Append one trace record; the caller holds ``_lock``."""
+        self._seq += 1
+        record = {
+            "seq": self._seq,
+            "t_ms": round((time.monotonic() - self._t0) * 1000, 1),
+            "phase": self._phase,
+            **record,
+        }
+        with self.trace.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+    def record(self, **fields: Any) -> None:
+        with self._lock:
+            self._write(fields)
+
+    # -- faults ------------------------------------------------------------------------
+    def first(self, fault: str, page: int) -> bool:
+        """True the first time ``fault`` fires on ``page`` (each fault happens once)."""
+        with self._lock:
+            if (fault, page) in self._served:
+                return False
+            self._served.add((fault, page))
+            return True
+
+    def in_outage(self) -> bool:
+        return self._offline or time.monotonic() < self._outage_until
+
+    def start_outage(self) -> None:
+        self._outage_until = time.monotonic() + OUTAGE_S
+
+    # -- webhooks ----------------------------------------------------------------------
+    def queue_hooks(self, slot: int) -> None:
+        with self._lock:
+            if slot in self.delivered or self._phase not in ("initial-sync", "after-respawn"):
+                return
+            self.delivered.add(slot)
+            due = sorted((e for e in self.dataset.events if e.slot == slot), key=lambda e: e.order)
+            self.pending_hooks.extend(due)
+
+    def deliver_hooks(self) -> None:
+        """Post every queued event; failed deliveries stay queued (retried later)."""
+        with self._hook_lock:
+            queue, self.pending_hooks = self.pending_hooks, []
+            for i, ev in enumerate(queue):
+                if not self._post(ev):
+                    self.pending_hooks = queue[i:] + self.pending_hooks
+                    return
+
+    def _post(self, ev: Event) -> bool:
+        base = self.app_url()
+        if not base:
+            return False
+        now = int(time.time())
+        ts = {"stale": now - 400, "future": now + 400, "edge": now - 290}.get(ev.kind, now)
+        body = ev.body()
+        secret = self.dataset.tokens["webhook_secret"]
+        sig = sign("whsec_forged" if ev.kind == "forged" else secret, str(ts), body)
+        req = urllib.request.Request(base + "/webhooks/vendor", data=body, method="POST")
+        req.add_header("Content-Type", "application/json")
+        req.add_header("X-Meridian-Timestamp", str(ts))
+        req.add_header("X-Meridian-Signature", sig)
+        start = time.monotonic()
+        try:
+            with urllib.request.urlopen(req, timeout=5.0) as resp:
+                status: int | None = resp.status
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+        except (urllib.error.URLError, OSError):
+            status = None
+        self.record(
+            kind="hook",
+            event=ev.id,
+            cls=ev.kind,
+            payment=ev.payment_id,
+            version=ev.version,
+            answer=status,
+            took_ms=round((time.monotonic() - start) * 1000, 1),
+        )
+        return status is not None
+
+    def drain_hooks(self, budget: float = 10.0) -> None:
+        """Deliver whatever is still queued (the app was dead when it was due)."""
+        end = time.monotonic() + budget
+        while self.pending_hooks and time.monotonic() < end:
+            self.deliver_hooks()
+            if self.pending_hooks:
+                time.sleep(0.3)
+
+    # -- requests ----------------------------------------------------------------------
+    def enter(self) -> int:
+        with self._lock:
+            self._inflight += 1
+            return self._inflight
+
+    def leave(self) -> None:
+        with self._lock:
+            self._inflight -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    vendor: Vendor
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args: Any) -> None:
+        pass
+
+    _counted = False
+
+    def _leave(self) -> None:
+        """Leave the in-flight count once, *before* the answer is written: a client may
+        send its next request as soon as it has read this one."""
+        if self._counted:
+            self._counted = False
+            self.vendor.leave()
+
+    def _reply(self, status: int, body: Any = None, headers: dict[str, str] | None = None) -> None:
+        raw = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
+        self._leave()
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        if body is not None:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def _reset(self) -> None:
+        """Drop the connection without an answer (RST)."""
+        import struct
+
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+
+    def _auth(self) -> bool:
+        key = self.vendor.dataset.tokens["vendor_key"]
+        return self.headers.get("Authorization") == f"Bearer {key}"
+
+    def do_GET(self) -> None:
+        v = self.vendor
+        url = urlsplit(self.path)
+        qs = {k: vals[-1] for k, vals in parse_qs(url.query).items()}
+        if url.path != "/v1/payments":
+            self._reply(404, {"error": "not found"})
+            return
+        cursor = qs.get("cursor")
+        ds = v.dataset
+        page = ds.cursors.index(cursor) if cursor in ds.cursors else None
+        inflight = v.enter()
+        self._counted = True
+        base = {
+            "kind": "page",
+            "page": page,
+            "cursor": cursor,
+            "inflight": inflight,
+            "auth": self._auth(),
+            "inm": self.headers.get("If-None-Match"),
+        }
+        try:
+            if v.in_outage():
+                v.record(**base, status="reset", outage=True)
+                self._reset()
+                return
+            if page is None or qs.get("limit") != "64" or not base["auth"]:
+                v.record(**base, status=400 if base["auth"] else 401)
+                self._reply(400 if base["auth"] else 401, {"error": "bad request"})
+                return
+            f = ds.faults
+            if v._phase in ("initial-sync", "after-respawn"):
+                if page == f.kill_page and v.first("kill", page):
+                    v.record(**base, status="held")
+                    v.kill_point.set()
+                    v._release.wait(30.0)
+                    self._reset()
+                    return
+                if page == f.outage_page and v.first("outage", page):
+                    v.start_outage()
+                    v.record(**base, status="reset", outage=True)
+                    self._reset()
+                    return
+                if page == f.drop_page and v.first("drop", page):
+                    v.record(**base, status="reset")
+                    self._reset()
+                    return
+                if page == f.rate_page and v.first("rate", page):
+                    v.record(**base, status=429)
+                    self._reply(429, {"error": "slow down"}, {"Retry-After": str(RETRY_AFTER_S)})
+                    return
+                if page == f.error_page and v._errors < ERRORS_IN_A_ROW:
+                    with v._lock:
+                        v._errors += 1
+                    v.record(**base, status=503)
+                    self._reply(503, {"error": "unavailable"})
+                    return
+                v.queue_hooks(page)
+                v.deliver_hooks()
+                if page == f.slow_page and v.first("slow", page):
+                    time.sleep(SLOW_S)
+            rows = v.snapshot[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
+            etag = etag_of(rows)
+            if base["inm"] == etag:
+                v.record(**base, status=304)
+                self._reply(304, None, {"ETag": etag})
+                return
+            nxt = ds.cursors[page + 1] if page + 1 < PAGES else None
+            v.record(**base, status=200, etag=etag)
+            self._reply(
+                200, {"data": [p.as_json() for p in rows], "next_cursor": nxt}, {"ETag": etag}
+            )
+        except OSError:
+            v.record(**base, status="client-gone")
+        finally:
+            self._leave()
+
+    def do_POST(self) -> None:
+        v = self.vendor
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        key = self.headers.get("Idempotency-Key")
+        base = {"kind": "create", "key": key, "auth": self._auth()}
+        if v.in_outage():
+            v.record(**base, status="reset")
+            self._reset()
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or not key or not base["auth"]:
+            v.record(**base, status=400)
+            self._reply(400, {"error": "bad request"})
+            return
+        with v._lock:
+            existing = v.created.get(key)
+            if existing is None:
+                pid = "pay_new_" + hashlib.sha256(key.encode()).hexdigest()[:12]
+                existing = {
+                    "id": pid,
+                    "amount_minor": body.get("amount_minor"),
+                    "currency": body.get("currency"),
+                    "counterparty": body.get("counterparty"),
+                    "reference": body.get("reference"),
+                    "status": "pending",
+                    "version": 1,
+                }
+                v.created[key] = existing
+                v.creations.append({"key": key, **existing})
+                status = 201
+            else:
+                status = 200
+        v.record(**base, status=status, reference=body.get("reference"), payment=existing["id"])
+        if v._hold_create:
+            v._hold_create = False
+            v.create_point.set()
+            v._release_create.wait(15.0)
+            self._reset()
+            return
+        self._reply(status, existing)
