@@ -26,7 +26,7 @@ from harness.scoring import (
 from harness.scoring import era as era_mod
 from harness.scoring.coverage import static_coverage
 from harness.scoring.must import spec_ids
-from harness.verify.results import VerifyOutcome
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.verdict import decide
 
 pytestmark = pytest.mark.unit
