@@ -25,9 +25,17 @@ from harness.project import require_project, require_scenarios
 from harness.provision import provision
 from harness.registry import Registry
 from harness.repo import commit_exists
-from harness.scenario import SEED, LoadedScenario, json_schema, list_scenarios, load_scenario
+from harness.scenario import (
+    SEED,
+    LoadedScenario,
+    json_schema,
+    list_scenarios,
+    load_scenario,
+    refuse_draft,
+)
 from harness.settings import Settings
 from harness.trial import RunOptions, TrialResult, execute, run_agent, verify
+from harness.verify.testsfrom import materialize
 from harness.workspace import read_state, setup
 
 app = typer.Typer(
@@ -71,6 +79,10 @@ def _register_subapps() -> None:
     app.command("bump")(authoring.bump_command)
     app.command("lock")(authoring.lock_command)
     app.command("check")(authoring.check_command)
+
+    from harness.authoring.mine.command import mine_command
+
+    app.command("mine")(mine_command)
 
 
 def _print_version(value: bool) -> None:
@@ -216,6 +228,7 @@ def validate(
         try:
             loaded = load_scenario(name, settings.scenario_root)
             check_lock(loaded, settings.scenario_root)  # a locked version must not change
+            refuse_draft(loaded)
             exists = commit_exists(loaded, settings.repo_cache, settings.skip_remote)
             if exists is False:
                 raise UserError(
@@ -224,6 +237,8 @@ def validate(
                     field="commit",
                     fix="use a commit that is in the repository",
                 )
+            if exists and loaded.scenario.verify.tests_from:
+                materialize(loaded, settings)  # the fix commit holds the listed tests
             note = " (remote commit check skipped)" if exists is None else ""
             typer.echo(f"valid   {name}{note}")
             if deep:

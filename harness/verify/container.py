@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from harness.errors import InfraError, UserError
-from harness.fsutil import copytree, write_atomic
+from harness.fsutil import copytree, hidden_paths, write_atomic
 from harness.images import ensure_image
 from harness.images.inject import inject_harness_source
 from harness.sandbox.base import SandboxSpec
@@ -39,9 +39,15 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
         else:
             shutil.copy2(src, dest)
     (staging / "hidden").mkdir(exist_ok=True)
+    if request.tests_from_root:  # the fix commit's test files (verify.tests-from)
+        for src, rel in hidden_paths(Path(request.tests_from_root), request.tests_from):
+            dest = staging / "tests-from" / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
     inner = request.model_copy(
         update={
             "hidden_root": f"{ROOT}/hidden",
+            "tests_from_root": f"{ROOT}/tests-from" if request.tests_from_root else None,
             "python": "python3",
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
