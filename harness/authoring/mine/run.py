@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write_draft
 from harness.authoring.mine.funnel import Entry, Funnel
 from harness.authoring.mine.prove import RUNS, Proof, Prover
-from harness.authoring.mine.split import Runner, shape_problem, split, test_targets
+from harness.authoring.mine.split import Runner, shape_problem, split, targets_for
 from harness.authoring.mine.walk import Commit, canonical_name, first_parent, open_repo
 from harness.gitutil import git
 from harness.scenario import load_scenario
@@ -88,7 +88,7 @@ def one(
         return Entry(*head, "shape", problem)
     assert commit.parent is not None  # shape_problem refuses root commits
     runner = runner_of(repo, commit.parent)
-    targets = test_targets(runner, parts.tests)
+    targets = targets_for(runner, parts.tests)
     if not targets:
         return Entry(*head, "shape", "no runnable test target among the changed test files")
     draft = Draft(

@@ -83,7 +83,7 @@ def go_package(path: str) -> str:
     return "./" + "/".join(parts) if parts else "."
 
 
-def test_targets(runner: Runner, tests: list[str]) -> list[str]:
+def targets_for(runner: Runner, tests: list[str]) -> list[str]:
     """The test targets that run the changed tests: Go packages, or pytest files."""
     if runner == "go":
         return sorted({go_package(p) for p in tests})
