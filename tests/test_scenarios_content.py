@@ -172,11 +172,27 @@ def _target_passes(runner: str, workspace: Path, target: str, env: dict[str, str
     if runner == "go":
         args = ["go", "test", *shlex.split(target)]
     else:
-        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target]
+        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *shlex.split(target)]
     done = _run(args, workspace, env)
     if runner == "pytest":
         assert done.returncode in (0, 1), f"pytest could not run {target}: {done.stdout[-2000:]}"
     return done.returncode == 0
+
+
+def _tests_from(loaded: LoadedScenario, tree: Path, cache: Path | None) -> None:
+    """``verify.tests-from``: the fix commit's test files, read with plain git from the
+    repository the scenario pins (the cache mirror, or the bundle beside the checkout)."""
+    source = loaded.scenario.verify.tests_from
+    if source is None:
+        return
+    mirror = cached_mirror(resolve_source(loaded), cache)
+    assert mirror is not None, f"{loaded.name}: no mirror to read tests-from"
+    archive = subprocess.run(
+        ["git", "--git-dir", str(mirror), "archive", source.commit, "--", *source.paths],
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
 
 
 def _failing_checks(
@@ -185,6 +201,7 @@ def _failing_checks(
     variants: list[Variant],
     tmp: Path,
     env: dict[str, str],
+    cache: Path | None = None,
 ) -> dict[str, set[str]]:
     """Variant name -> names of the checks that do not fully pass."""
     runner = loaded.scenario.runner(base)
@@ -197,6 +214,7 @@ def _failing_checks(
             _git(["apply", str(patch)], tree, env)
         for step in loaded.scenario.verify.copy_:
             _copy_into(loaded.file(step.from_, "verify.copy"), tree / step.to)
+        _tests_from(loaded, tree, cache)
         trees[variant.name] = tree
     jobs = [(v, c) for v in trees for c in checks]
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
@@ -266,7 +284,7 @@ def test_scenario_grades_as_declared(root: Path, name: str, tmp_path: Path) -> N
     base = _prepare(loaded, tmp_path / "base", env, cache)
     variants = [Variant("plain", ()), Variant("solution", (solution,))]
     variants += [Variant(f"defect-{d}", (solution, p)) for d, (p, _) in defects.items()]
-    failing = _failing_checks(loaded, base, variants, tmp_path, env)
+    failing = _failing_checks(loaded, base, variants, tmp_path, env, cache)
 
     assert failing["plain"] & required, f"{name}: the untouched workspace passes every target"
     assert failing["solution"] == set(), f"{name}: the solution fails {failing['solution']}"

@@ -30,6 +30,10 @@ def mine_command(
         int | None, typer.Option("--limit", help="walk at most N first-parent commits")
     ] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="docker (default) or local")] = "docker",
+    commit: Annotated[
+        list[str] | None,
+        typer.Option("--commit", help="prove only this commit (repeat); no walk"),
+    ] = None,
     runs: Annotated[int, typer.Option("--runs", help="verifications per tree")] = RUNS,
     repo_name: Annotated[
         str | None,
@@ -58,6 +62,7 @@ def mine_command(
         sandbox=check_backend(sandbox),
         runs=runs,
         repo_name=repo_name,
+        commits=tuple(commit or ()),
     )
     funnel = mine(repo, options, Settings.from_env(), progress=typer.echo)
     counts = funnel.counts()

@@ -13,7 +13,7 @@ from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write
 from harness.authoring.mine.funnel import Entry, Funnel
 from harness.authoring.mine.prove import RUNS, Proof, Prover
 from harness.authoring.mine.split import Runner, shape_problem, split, targets_for
-from harness.authoring.mine.walk import Commit, canonical_name, first_parent, open_repo
+from harness.authoring.mine.walk import Commit, canonical_name, first_parent, named, open_repo
 from harness.gitutil import git
 from harness.scenario import load_scenario
 from harness.settings import Settings
@@ -27,6 +27,7 @@ class MineOptions:
     sandbox: str = "docker"
     runs: int = RUNS
     repo_name: str | None = None  # what drafts say in repo:; default from the source
+    commits: tuple[str, ...] = ()  # only these commits (else the first-parent walk)
 
 
 def runner_of(repo: Path, sha: str) -> Runner:
@@ -67,7 +68,12 @@ def mine(
     try:
         repo = open_repo(source, scratch)
         name_in_yml = options.repo_name or canonical_name(source) or str(repo)
-        for commit in first_parent(repo, since=options.since, limit=options.limit):
+        walk = (
+            named(repo, list(options.commits))
+            if options.commits
+            else first_parent(repo, since=options.since, limit=options.limit)
+        )
+        for commit in walk:
             entry = one(commit, repo, name_in_yml, options, prover, scratch)
             progress(f"{commit.sha[:10]} {entry.stage}: {entry.reason}")
             funnel.add(entry)

@@ -96,6 +96,21 @@ def first_parent(
     return commits
 
 
+def named(repo: Path, shas: list[str]) -> list[Commit]:
+    """The named commits (``--commit``), each with its change against its first parent."""
+    commits = []
+    for sha in shas:
+        found = git(["rev-parse", "-q", "--verify", f"{sha}^{{commit}}"], repo, check=False)
+        if found.returncode != 0:
+            raise UserError(
+                f"commit {sha} is not in the repository",
+                field="--commit",
+                fix="name a commit of REPO (git log --first-parent --oneline)",
+            )
+        commits += first_parent(repo, limit=1, rev=found.stdout.strip())
+    return commits
+
+
 def _changes(repo: Path, parent: str, sha: str) -> tuple[Change, ...]:
     out = git(["diff", "--name-status", "--no-renames", "-z", parent, sha], repo).stdout
     parts = [p for p in out.split("\x00") if p]
