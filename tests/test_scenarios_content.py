@@ -172,7 +172,15 @@ def _target_passes(runner: str, workspace: Path, target: str, env: dict[str, str
     if runner == "go":
         args = ["go", "test", *shlex.split(target)]
     else:
-        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *shlex.split(target)]
+        args = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *shlex.split(target),
+        ]
     done = _run(args, workspace, env)
     if runner == "pytest":
         assert done.returncode in (0, 1), f"pytest could not run {target}: {done.stdout[-2000:]}"
