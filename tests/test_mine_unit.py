@@ -122,9 +122,23 @@ def test_final_targets_exclude_flaky_tests() -> None:
         flaky=[(".", "TestRace/one")],
         problem=None,
     )
-    assert final_targets("go", proof, [".", "./b"]) == [". -run '^(TestFix|TestOld)$'", "./b"]
-    py = Proof([("t.py", "t::test_fix")], [], [("t.py", "t::test_race[1]")], None)
-    assert final_targets("pytest", py, ["t.py"]) == ["t.py -k 'not (test_race)'"]
+    assert final_targets("go", proof, [".", "./b"]) == [
+        ". -run '^(TestFix)$'",  # the fail-to-pass tests: one check they break clearly
+        ". -run '^(TestFix|TestOld)$'",  # the whole package without the flaky test
+        "./b",
+    ]
+    py = Proof(
+        [("t.py", "t::test_fix[1]"), ("t.py", "t::test_fix[2]")],
+        [("t.py", "t::test_old")],
+        [("t.py", "t::test_race[1]")],
+        None,
+    )
+    assert final_targets("pytest", py, ["t.py"]) == [
+        "t.py -k 'test_fix'",
+        "t.py -k 'not (test_race)'",
+    ]
+    new_only = Proof([("./n", "TestNew")], [], [], None)
+    assert final_targets("go", new_only, ["./n"]) == ["./n -run '^(TestNew)$'"]
 
 
 def test_funnel_counts_every_commit_once() -> None:
