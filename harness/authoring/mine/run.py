@@ -36,24 +36,35 @@ def runner_of(repo: Path, sha: str) -> Runner:
 
 
 def final_targets(runner: Runner, proof: Proof, targets: list[str]) -> list[str]:
-    """The proven targets, narrowed to exclude flaky tests when there are any."""
-    out = []
+    """The graded targets: first the fail-to-pass tests of each target (a check that
+    one wrong behaviour breaks clearly), then each whole target when it also holds
+    pass-to-pass tests, narrowed to leave out flaky tests when there are any."""
+    focused, whole = [], []
     for target in targets:
-        flaky = [n for t, n in proof.flaky if t == target]
-        keep = sorted({n for t, n in proof.f2p + proof.p2p if t == target})
-        if not keep:
-            continue
-        if not flaky:
-            out.append(target)
-        elif runner == "go":
-            bad = {n.split("/")[0] for n in flaky}
-            tops = sorted({n.split("/")[0] for n in keep} - bad)
-            if tops:
-                out.append(f"{target} -run '^({'|'.join(tops)})$'")
-        else:
-            names = sorted({re.sub(r"\[.*$", "", n.split("::")[-1]) for n in flaky})
-            out.append(f"{target} -k 'not ({' or '.join(names)})'")
-    return out
+        f2p = sorted({n for t, n in proof.f2p if t == target})
+        p2p = sorted({n for t, n in proof.p2p if t == target})
+        flaky = sorted({n for t, n in proof.flaky if t == target})
+        if f2p:
+            focused.append(_only(runner, target, f2p, []))
+        if p2p:
+            whole.append(target if not flaky else _only(runner, target, f2p + p2p, flaky))
+    return focused + whole
+
+
+def _only(runner: Runner, target: str, names: list[str], flaky: list[str]) -> str:
+    """``target`` narrowed to the tests ``names`` (Go: top-level names, anchored), or,
+    for pytest with flaky tests, to everything but them."""
+    if runner == "go":
+        bad = {n.split("/")[0] for n in flaky}
+        tops = sorted({n.split("/")[0] for n in names} - bad)
+        return f"{target} -run '^({'|'.join(tops)})$'"
+
+    def funcs(ns: list[str]) -> list[str]:
+        return sorted({re.sub(r"\[.*$", "", n.split("::")[-1]) for n in ns})
+
+    if flaky:
+        return f"{target} -k 'not ({' or '.join(funcs(flaky))})'"
+    return f"{target} -k '{' or '.join(funcs(names))}'"
 
 
 def mine(
