@@ -1,7 +1,7 @@
 """Gateway benchmark: overhead, makespan against the ideal, prefill saved by affinity.
 
-Everything runs on 127.0.0.1: test hosts (``python -m harness.fleet.testserver``) and the
-gateway (``python -m harness.fleet.gateway serve``) as subprocesses, the load from here.
+Everything runs on 127.0.0.1: test hosts (``python -m harness.fleet.stubhost``) and the
+gateway (``python -m harness.cli gateway serve``) as subprocesses, the load from here.
 Speeds are the issue's 350 / 1200 / 2200 prefill tokens/s (decode a tenth of that),
 multiplied by ``--speedup`` so that the run takes well under two minutes.
 
@@ -85,7 +85,7 @@ def test_host(prefill: float, decode: float, **extra: object) -> Iterator[str]:
     port = free_port()
     args = [
         "-m",
-        "harness.fleet.testserver",
+        "harness.fleet.stubhost",
         "--port",
         str(port),
         "--model",
@@ -116,7 +116,8 @@ def gateway(fleet: dict, workdir: Path, name: str) -> Iterator[tuple[str, Path]]
     with process(
         [
             "-m",
-            "harness.fleet.gateway",
+            "harness.cli",
+            "gateway",
             "serve",
             "--port",
             str(port),

@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.builtin import OracleAgent  # noqa: E402
-from harness.gitutil import apply_patch  # noqa: E402
-from harness.scenario import load_scenario  # noqa: E402
+from harness.config.settings import Settings  # noqa: E402
+from harness.scenario.model import load_scenario  # noqa: E402
 from harness.scoring.appkit.slot import scoring_slot  # noqa: E402
-from harness.settings import Settings  # noqa: E402
+from harness.trial.workspace import read_state, setup  # noqa: E402
+from harness.util.git import apply_patch  # noqa: E402
 from harness.verify.request import make_request  # noqa: E402
-from harness.workspace import read_state, setup  # noqa: E402
 
 BUDGET_S = 240.0
 NAME = "apps/meridian-ledger"
@@ -58,11 +58,11 @@ def _trial(tree: str, seed: str, docker: bool, tmp: Path) -> dict[str, object]:
     start = time.monotonic()
     with scoring_slot(True):
         if docker:
-            from harness.verify.container import verify_in_docker
+            from harness.backends.docker.verify import verify_in_docker
 
             outcome, _ = verify_in_docker(ws, request, labels={"harness.phase": "bench"})
         else:
-            from harness.verify.local import verify_local
+            from harness.backends.local.verify import verify_local
 
             request = request.model_copy(update={"evidence_dir": str(tmp / f"ev-{tree}-{seed}")})
             outcome = verify_local(ws, request)

@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.fleet.config import parse_fleet  # noqa: E402
-from harness.fleet.gateway import GatewayServer  # noqa: E402
-from harness.fleet.shared import RouterService  # noqa: E402
+from harness.fleet.router_service import RouterService  # noqa: E402
+from harness.fleet.stubhost import TestHost  # noqa: E402
 from harness.fleet.telemetry import read_jsonl  # noqa: E402
-from harness.fleet.testserver import TestHost  # noqa: E402
+from harness.gateway import GatewayServer  # noqa: E402
 
 MODEL = "bench/model"
 BASE_SPEEDS = {"slow": 350, "mid": 1200, "fast": 2200}  # prefill tokens/s (the issue's)

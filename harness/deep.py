@@ -1,103 +1,11 @@
-"""``harness validate --deep``: does the scenario's environment build it, before any agent?
-
-Sets the scenario up in a throwaway workspace, prepares its toolchain and dependencies,
-then *compiles* its hidden tests (``go test -run '^$'``, ``pytest --collect-only``) in
-the verifier's environment: on the baseline, where a build failure of the task itself is
-expected but a toolchain or dependency failure is the environment's (exit 3), and with
-the reference solution applied, where every target must build (else exit 2).
+"""Deprecated path ``harness.deep``: it moved to ``harness.grader.deep`` in the layout move
+(issue 21). Kept for one minor version; a name read here warns and comes from its new home.
 """
 
-from __future__ import annotations
+from typing import Any
 
-import dataclasses
-import secrets
-import shutil
-import tempfile
-from dataclasses import dataclass, field
-from pathlib import Path
-
-from harness.agents.builtin import OracleAgent
-from harness.backends import VerifySpec, get_backend
-from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
-from harness.verify.request import make_request
-from harness.verify.results import TargetResult, VerifyOutcome
-from harness.workspace import read_state, setup
+from harness.util.compat import moved
 
 
-@dataclass
-class DeepReport:
-    name: str
-    lines: list[str] = field(default_factory=list)
-    exit_code: int = EXIT_SUCCESS
-    toolchain: str = "-"
-
-    def fail(self, code: int, line: str) -> None:
-        self.exit_code = max(self.exit_code, code)
-        self.lines.append(line)
-
-
-def _first_line(t: TargetResult) -> str:
-    text = " ".join(c.output for c in t.tests if not c.passed) or (t.error or "")
-    lines = [
-        ln.strip()
-        for ln in text.splitlines()
-        if ln.strip() and not ln.startswith(("FAIL", "#", "=", "_"))
-    ]
-    return (lines[0] if lines else f"exit {t.exit_code}")[:160]
-
-
-def _compile(
-    ws: Path, loaded: LoadedScenario, sandbox: str, labels: dict[str, str]
-) -> VerifyOutcome:
-
-    state = read_state(ws, loaded)
-    request = make_request(loaded, ws, state.baseline, state.seed, sandbox=sandbox)
-    request = request.model_copy(update={"compile_only": True, "suite_dir": None})
-    outcome, _ = get_backend(sandbox).verify(VerifySpec(loaded, ws, request, labels))
-    return outcome
-
-
-def validate_deep(loaded: LoadedScenario, settings: Settings, sandbox: str) -> DeepReport:
-    """Build the baseline (and the solution) with the hidden tests; no agent runs."""
-
-    report = DeepReport(loaded.name)
-    labels = {"harness.trial": f"deep-{secrets.token_hex(4)}", "harness.phase": "verify"}
-    tmp = Path(tempfile.mkdtemp(prefix="harness-deep-"))
-    try:
-        scratch = dataclasses.replace(settings, workspace=tmp / "ws", results=tmp / "results")
-        ws = setup(loaded, scratch, None)
-        base = _compile(ws, loaded, sandbox, labels)
-        report.toolchain = (base.toolchain or {}).get("ran") or "-"
-        if base.error:
-            report.fail(EXIT_INFRA, f"  environment: {base.error}")
-            return report
-        for t in base.targets:
-            if t.all_passed:
-                report.lines.append(f"  baseline  builds      {t.target}")
-            elif t.env_error:
-                report.fail(EXIT_INFRA, f"  baseline  ENVIRONMENT {t.target}: {t.env_error}")
-            else:
-                report.lines.append(
-                    f"  baseline  no build    {t.target} (the task's to fix: {_first_line(t)})"
-                )
-        if report.exit_code or not loaded.scenario.solution:
-            return report
-
-        OracleAgent.apply(loaded, ws)
-        solved = _compile(ws, loaded, sandbox, labels)
-        for t in solved.targets:
-            if t.all_passed:
-                report.lines.append(f"  solution  builds      {t.target}")
-            elif t.env_error:
-                report.fail(EXIT_INFRA, f"  solution  ENVIRONMENT {t.target}: {t.env_error}")
-            else:
-                report.fail(
-                    EXIT_BAD_INPUT,
-                    f"  solution  NO BUILD    {t.target}: {_first_line(t)} "
-                    "(fix: the reference solution must build with the hidden tests)",
-                )
-        return report
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, "harness.grader.deep")

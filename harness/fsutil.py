@@ -1,98 +1,11 @@
-"""Small filesystem helpers: atomic writes, copy steps, sha256 of files."""
+"""Deprecated path ``harness.fsutil``: it moved to ``harness.util.fs`` in the layout move
+(issue 21). Kept for one minor version; a name read here warns and comes from its new home.
+"""
 
-from __future__ import annotations
-
-import hashlib
-import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write via a temp file in the same folder and rename: readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode() if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+from harness.util.compat import moved
 
 
-def write_json(path: Path, obj: Any) -> None:
-    write_atomic(path, json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def copy_destinations(src: Path, to: str, root: Path) -> list[tuple[Path, Path]]:
-    """Pairs (source file, destination) for one ``{from, to}`` step.
-
-    A directory's contents are merged into ``to``; a file lands in the directory ``to``
-    under its own name, unless ``to`` names a file with the same suffix.
-    """
-    target = (root / to).resolve()
-    if not target.is_relative_to(root.resolve()):
-        raise ValueError(f"'{to}' points outside the workspace")
-    if src.is_dir():
-        return [(f, target / f.relative_to(src)) for f in sorted(src.rglob("*")) if f.is_file()]
-    if target.suffix and target.suffix == src.suffix and not target.is_dir():
-        return [(src, target)]
-    return [(src, target / src.name)]
-
-
-def copy_pairs(pairs: list[tuple[Path, Path]]) -> None:
-    for src, dest in pairs:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dest)
-
-
-def copytree(src: Path, dest: Path) -> None:
-    """Copy a whole tree (symlinks kept as links)."""
-    shutil.copytree(src, dest, symlinks=True)
-
-
-def make_dirs(path: Path) -> list[Path]:
-    """``mkdir -p path``; returns the folders it created, outermost first."""
-    created = [p for p in (path, *path.parents) if not p.exists()][::-1]
-    path.mkdir(parents=True, exist_ok=True)
-    return created
-
-
-def remove_empty_dirs(folders: list[Path]) -> None:
-    """Remove those of ``folders`` that are (still) empty, innermost first."""
-    for folder in reversed(folders):
-        try:
-            folder.rmdir()
-        except OSError:  # not empty (someone else's work), or already gone
-            continue
-
-
-def hidden_paths(root: Path, paths: list[str]) -> list[tuple[Path, str]]:
-    """(source file, relative path) for every file under ``paths`` of ``root``."""
-    pairs: list[tuple[Path, str]] = []
-    for path in paths:
-        src = root / path
-        if src.is_dir():
-            for file in sorted(p for p in src.rglob("*") if p.is_file()):
-                pairs.append((file, file.relative_to(root).as_posix()))
-        elif src.is_file():
-            pairs.append((src, path))
-    return pairs
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, "harness.util.fs")

@@ -17,8 +17,8 @@ from harness.agents.mini import MiniAgent
 from harness.agents.opencode import OpencodeAgent
 from harness.agents.openhands import OpenHandsAgent
 from harness.agents.qwen import QwenCodeAgent
+from harness.config.settings import cache_dir
 from harness.images import ensure_image
-from harness.images.bootstrap import cache_dir
 from tests._docker import client_or_skip
 from tests.test_agents_common import pinned
 

@@ -26,10 +26,10 @@ from harness.agents.common import (
     tail,
     task_text,
 )
+from harness.config.entrants import LLMEntry
 from harness.errors import UserError
-from harness.registry import LLMEntry
 from harness.sandbox.base import ExecResult, SandboxSpec
-from harness.scenario import load_scenario
+from harness.scenario.model import load_scenario
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit
@@ -261,7 +261,7 @@ def test_no_gateway_is_refused(tmp_path: Path) -> None:
 
 
 def test_real_agents_registry() -> None:
-    from harness.agents.registry_real import REAL_AGENTS
+    from harness.agents.registry import REAL_AGENTS
 
     assert set(REAL_AGENTS) == {
         "mini-swe-agent", "aider", "codex", "opencode", "claude-code", "qwen-code", "goose",

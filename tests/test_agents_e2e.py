@@ -29,12 +29,12 @@ from harness.agents.mini import MiniAgent
 from harness.agents.opencode import OpencodeAgent
 from harness.agents.openhands import OpenHandsAgent
 from harness.agents.qwen import QwenCodeAgent
-from harness.fleet.gateway import GatewayServer
-from harness.registry import LLMEntry
+from harness.config.entrants import LLMEntry
+from harness.config.settings import Settings
+from harness.gateway import GatewayServer
 from harness.sandbox.base import SandboxSpec
-from harness.scenario import load_scenario
-from harness.settings import Settings
-from harness.workspace import setup
+from harness.scenario.model import load_scenario
+from harness.trial.workspace import setup
 from tests._docker import client_or_skip, leftovers, new_trial
 from tests.conftest import REPO_ROOT
 

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.scenario import load_scenario
+from harness.scenario.model import load_scenario
 from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
-from harness.scoring.controls import broken_checks
+from harness.scoring.verdicts import broken_checks
 
 pytestmark = [
     pytest.mark.integration,

@@ -17,11 +17,11 @@ import pytest
 
 import harness
 from harness.agents.builtin import OracleAgent
-from harness.scenario import load_scenario
+from harness.config.settings import Settings
+from harness.scenario.model import load_scenario
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.settings import Settings
+from harness.trial.workspace import read_state, setup
 from harness.verify.request import make_request
-from harness.workspace import read_state, setup
 from tests.conftest import REPO_ROOT
 
 pytestmark = [
@@ -119,7 +119,7 @@ def _assert_contained(evidence: Path, outcome: Any) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="confinement is enforced only for root")
 def test_hostile_app_gets_nothing_locally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness.verify.local import verify_local
+    from harness.backends.local.verify import verify_local
 
     monkeypatch.setenv("HARNESS_SEED", SEED)  # in the scorer's environment, as a trap
     evidence = tmp_path / "evidence"
@@ -153,7 +153,7 @@ def test_hostile_app_gets_nothing_in_the_scorer_container(tmp_path: Path) -> Non
     from tests._docker import client_or_skip
 
     client_or_skip()
-    from harness.verify.container import verify_in_docker
+    from harness.backends.docker.verify import verify_in_docker
 
     targets = {
         "read": {

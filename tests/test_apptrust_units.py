@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from harness import trialseed
 from harness.errors import UserError
 from harness.scoring import (
     NOT_TRUSTED,
@@ -25,6 +24,7 @@ from harness.scoring import (
 )
 from harness.scoring.appkit.fixtures import BIG_AMOUNTS, MARKUP_NAMES, build_dataset
 from harness.scoring.appkit.slot import scoring_slot
+from harness.trial import seed as trialseed
 
 pytestmark = pytest.mark.unit
 
@@ -200,7 +200,7 @@ def test_report_publish_refuses_uncalibrated_eras() -> None:
 
 
 def test_calibration_puts_the_bar_between_reference_and_broken_trees() -> None:
-    from harness.calibrate import Spread, propose
+    from harness.grader.calibrate import Spread, propose
 
     ref = Spread("reference", [1.0, 0.995, 1.0])
     broken = [Spread("no-dedupe", [0.961, 0.96, 0.962]), Spread("LOW", [0.003, 0.004])]

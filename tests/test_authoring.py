@@ -13,8 +13,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.authoring.versions import table_keys
 from harness.report.collect import RunResult
+from harness.report.versions import table_keys
 from tests.conftest import REPO_ROOT, git
 
 PY_FAST = REPO_ROOT / "scenarios" / "smoke" / "py-fast"
@@ -138,7 +138,7 @@ def test_new_lock_bump(project: Path, tmp_path: Path) -> None:
     assert git(["rev-list", "--all"], copy) == start  # no future in the bundle either
     assert _cli(project, "setup", "py/demo").returncode == 0
     from harness.authoring.check import _todos
-    from harness.scenario import load_scenario
+    from harness.scenario.model import load_scenario
 
     todos = _todos(load_scenario("py/demo", project / "scenarios"))
     assert not todos.ok and "scenario.yml" in todos.detail and "SPEC.md" in todos.detail

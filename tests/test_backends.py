@@ -11,13 +11,13 @@ import pytest
 from harness import backends
 from harness.backends import backend_names, check_backend, get_backend, register_backend
 from harness.backends.local import LocalBackend
+from harness.config.entrants import Registry
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.registry import Registry
-from harness.scenario import load_scenario
-from harness.settings import Settings
-from harness.trial import RunOptions, Trial, execute
-from harness.verify.results import TargetResult, VerifyOutcome
-from harness.verify.results import TestCase as Case
+from harness.scenario.model import load_scenario
+from harness.trial.trial import RunOptions, Trial, execute
+from harness.verify.outcome import TargetResult, VerifyOutcome
+from harness.verify.outcome import TestCase as Case
 from harness.verify.rules import RuleResult
 from harness.verify.verdict import decide
 from tests.test_cli_errors import calc  # noqa: F401  (the fixture)

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from harness.job.cli import run_job
+from harness.cli.job import run_job
+from harness.cli.report import serve
+from harness.config.settings import Settings
 from harness.job.ledger import JobDir
 from harness.job.plan import JobConfig
 from harness.report.board.site import build_board
-from harness.report.cli import serve
 from harness.report.collect import collect
-from harness.scenario import list_scenarios, load_scenario
-from harness.settings import Settings
+from harness.scenario.model import list_scenarios, load_scenario
 from tests.conftest import REPO_ROOT
 from tests.support.jobs_agents import write_result
 from tests.support.repo_cache import is_real_repo

@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from harness import containment
 from harness.agents.base import AgentResult
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.job.plan import JobConfig
 from harness.report.collect import RunResult
 from harness.report.render import CSV_FIELDS
 from harness.report.summary import summarise_entrant
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.local import LocalSandbox
-from harness.scenario import Scenario
+from harness.scenario.model import Scenario
+from harness.trial import containment
 from tests.conftest import REPO_ROOT, make_bundle
 
 KINDS = {
@@ -166,7 +166,7 @@ LOOP = (
 
 
 def _gateway_takes_budget() -> bool:
-    from harness.fleet.container import TrialGateway
+    from harness.backends.docker.gateway import TrialGateway
 
     return "budget" in inspect.signature(TrialGateway).parameters
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.controls import grader_verdict, run_controls
-from harness.scenario import list_scenarios, load_scenario
-from harness.settings import Settings
+from harness.config.settings import Settings
+from harness.grader.controls import grader_verdict, run_controls
+from harness.scenario.model import list_scenarios, load_scenario
 from tests.conftest import REPO_ROOT
 from tests.support.repo_cache import is_real_repo, shared_repo_cache
 

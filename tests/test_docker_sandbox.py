@@ -9,11 +9,11 @@ import docker
 import pytest
 from docker.errors import NotFound
 
+from harness.backends import get_backend
 from harness.errors import InfraError
 from harness.images import inject_harness_source
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
-from harness.sandbox.factory import make_sandbox
 from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
@@ -138,7 +138,7 @@ def test_copied_workspace_and_injected_source(
     (ws / "app.py").write_text("print('app')\n")
     spec = _spec(image, trial, workspace=ws, mount_workspace=False)
     spec.phase = "verify"  # harness source goes into verifier (and gateway) sandboxes
-    box = make_sandbox("docker", spec)
+    box = get_backend("docker").sandbox(spec)
     try:
         box.start()
         box.exec(["sh", "-c", "echo changed > app.py"])

@@ -6,11 +6,11 @@ import httpx
 import openai
 import pytest
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.fleet.config import parse_fleet
-from harness.fleet.gateway import GatewayServer
+from harness.fleet.stubhost import TestHost
 from harness.fleet.telemetry import read_jsonl, summarize
-from harness.fleet.testserver import TestHost
+from harness.gateway import GatewayServer
 
 pytestmark = pytest.mark.integration
 

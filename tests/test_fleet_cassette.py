@@ -14,9 +14,9 @@ from harness.fleet.cassette import (
     match,
     mismatches,
 )
-from harness.fleet.gateway import Call, replay_payload
 from harness.fleet.router import Job
 from harness.fleet.wire import ChunkAccumulator
+from harness.gateway import Call, replay_payload
 
 pytestmark = pytest.mark.unit
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.budget import Budget
-from harness.fleet.container import TrialGateway
+from harness.backends.docker.gateway import TrialGateway
+from harness.config.budget import Budget
+from harness.config.entrants import LLMEntry
 from harness.fleet.telemetry import read_jsonl
-from harness.registry import LLMEntry
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
 
@@ -81,8 +81,8 @@ def test_container_gateways_lease_hosts_from_the_job_router(tmp_path: Path) -> N
     that runs in this process on the Docker bridge address (as ``job_router`` starts it)."""
     docker = pytest.importorskip("docker")
     from harness.fleet.config import parse_fleet
-    from harness.fleet.shared import RouterService, bridge_address
-    from harness.fleet.testserver import TestHost
+    from harness.fleet.router_service import RouterService, bridge_address
+    from harness.fleet.stubhost import TestHost
 
     addr = bridge_address()
     if addr == "127.0.0.1":

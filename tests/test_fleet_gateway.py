@@ -12,9 +12,9 @@ import openai
 import pytest
 
 from harness.fleet.config import parse_fleet
-from harness.fleet.gateway import GatewayServer
-from harness.fleet.serving import bind_socket
-from harness.fleet.testserver import Faults, TestHost
+from harness.fleet.stubhost import Faults, TestHost
+from harness.gateway import GatewayServer
+from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration
 
@@ -398,7 +398,7 @@ def test_hand_written_cassette_with_tool_calls(tmp_path):
 
 
 def test_gateway_cli_serves(host, tmp_path):
-    """``python -m harness.fleet.gateway serve`` in a subprocess (as in a container)."""
+    """``python -m harness.cli gateway serve`` in a subprocess."""
     import subprocess
     import sys
 
@@ -421,7 +421,8 @@ def test_gateway_cli_serves(host, tmp_path):
         [
             sys.executable,
             "-m",
-            "harness.fleet.gateway",
+            "harness.cli",
+            "gateway",
             "serve",
             "--port",
             str(port),

@@ -7,10 +7,10 @@ import json
 import anthropic
 import pytest
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.fleet.config import parse_fleet
-from harness.fleet.gateway import GatewayServer
-from harness.fleet.testserver import TestHost
+from harness.fleet.stubhost import TestHost
+from harness.gateway import GatewayServer
 
 pytestmark = pytest.mark.integration
 

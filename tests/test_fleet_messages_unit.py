@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness.fleet.gateway.messages import (
+from harness.gateway.messages import (
     StreamTranslator,
     error_body,
     from_usage,

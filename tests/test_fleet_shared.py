@@ -10,12 +10,11 @@ import openai
 import pytest
 
 from harness.fleet.config import parse_fleet
-from harness.fleet.container import ROUTER_ENV
-from harness.fleet.gateway import GatewayServer
-from harness.fleet.serving import bind_socket
-from harness.fleet.shared import RouterService, job_router
+from harness.fleet.router_service import ROUTER_ENV, RouterService, job_router
+from harness.fleet.stubhost import TestHost
 from harness.fleet.telemetry import read_jsonl
-from harness.fleet.testserver import TestHost
+from harness.gateway import GatewayServer
+from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration
 

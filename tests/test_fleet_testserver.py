@@ -8,8 +8,8 @@ import time
 import httpx
 import pytest
 
-from harness.fleet.serving import bind_socket
-from harness.fleet.testserver import Faults, TestHost
+from harness.fleet.stubhost import Faults, TestHost
+from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration
 
@@ -120,7 +120,7 @@ def test_runs_as_a_module():
         [
             sys.executable,
             "-m",
-            "harness.fleet.testserver",
+            "harness.fleet.stubhost",
             "--port",
             str(port),
             "--prefill",

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.config.entrants import Registry
 from harness.errors import UserError
 from harness.job.ledger import RunRecord, TrialEntry
 from harness.job.plan import JobConfig, Trial, expand
 from harness.job.progress import Tally
 from harness.job.runner import classify
-from harness.registry import Registry
 
 pytestmark = pytest.mark.unit
 

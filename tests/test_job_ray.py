@@ -21,14 +21,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from harness.cli.job import run_command
+from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
-from harness.job.cli import run_command
-from harness.job.executor import make_executor
+from harness.job.executors.base import make_executor
+from harness.job.executors.ray import localise, pack_run, unpack_run
 from harness.job.ledger import scan_results
-from harness.job.ray_executor import localise, pack_run, unpack_run
 from harness.report.collect import read_run
 from harness.report.summary import summarise
-from harness.settings import Settings
 from tests.conftest import REPO_ROOT
 
 AGENTS = """
@@ -364,7 +364,7 @@ def test_every_node_reaches_the_one_router_of_the_job(
 
 @pytest.mark.ray
 def test_doctor_reports_the_cluster(cluster: Any, cluster_env: dict[str, str]) -> None:
-    from harness.images.cli import _cluster_checks
+    from harness.cli.doctor import _cluster_checks
 
     (check,) = _cluster_checks(cluster.address)
     assert check.ok, check

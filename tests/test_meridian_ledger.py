@@ -25,7 +25,7 @@ from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
-from harness.scoring.controls import broken_checks
+from harness.scoring.verdicts import broken_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-ledger"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.scenario import DRAFT_INSTRUCTIONS
+from harness.scenario.model import DRAFT_INSTRUCTIONS
 from tests.conftest import REPO_ROOT
 from tests.support.repo_cache import SHARED_REPOS, shared_repo_cache
 

@@ -15,7 +15,7 @@ from harness.authoring.mine.run import final_targets
 from harness.authoring.mine.split import go_package, is_test, shape_problem, split, targets_for
 from harness.authoring.mine.walk import Change, Commit, canonical_name
 from harness.errors import UserError
-from harness.scenario import DRAFT_INSTRUCTIONS, parse_scenario
+from harness.scenario.model import DRAFT_INSTRUCTIONS, parse_scenario
 
 pytestmark = pytest.mark.unit
 

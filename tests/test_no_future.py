@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.scenario import load_scenario
-from harness.settings import Settings
-from harness.workspace import setup
+from harness.config.settings import Settings
+from harness.scenario.model import load_scenario
+from harness.trial.workspace import setup
 from tests.conftest import git, write_scenario
 
 BUG = "def add(a, b):\n    return a - b\n"
@@ -140,9 +140,9 @@ def test_workspace_holds_no_future(kind: str, upstream: Upstream, project: Path)
     assert_no_future(run, upstream)
     assert (ws / "calc.py").read_text() == BUG
     # The verifier grades a copy of the workspace (staged for the scorer container).
-    from harness.verify.container import stage
+    from harness.backends.docker.verify import stage
+    from harness.trial.workspace import read_state
     from harness.verify.request import make_request
-    from harness.workspace import read_state
 
     loaded = load_scenario(name, project / "scenarios")
     state = read_state(ws, loaded)

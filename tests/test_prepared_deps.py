@@ -32,7 +32,7 @@ def _report(project: Path, scenario: str) -> dict:
 def _fresh_cache(tmp: Path) -> Path:
     """A cache folder of its own (so dependencies are really prepared here) that shares
     the machine's Go downloads, toolchains and verifier build cache."""
-    from harness.images.bootstrap import cache_dir
+    from harness.config.settings import cache_dir
 
     real, cache = cache_dir(), tmp / "cache"
     cache.mkdir()
@@ -119,17 +119,17 @@ def _need_debian_go() -> None:
 
 
 def _request(project: Path, env: dict[str, str]):  # type: ignore[no-untyped-def]
-    from harness.scenario import load_scenario
-    from harness.settings import Settings
+    from harness.config.settings import Settings
+    from harness.scenario.model import load_scenario
+    from harness.trial.workspace import read_state, setup
     from harness.verify.request import make_request
-    from harness.workspace import read_state, setup
 
     os.environ.update(env)
     settings = Settings.from_env(project)
     loaded = load_scenario("gomod/greet", project / "scenarios")
     ws = setup(loaded, settings)
     state = read_state(ws, loaded)
-    return loaded, ws, make_request(loaded, ws, state.baseline, state.seed, sandbox="local")
+    return loaded, ws, make_request(loaded, ws, state.baseline, state.seed, on_host=True)
 
 
 def test_old_go_on_a_go124_module_is_an_environment_error(
@@ -139,7 +139,7 @@ def test_old_go_on_a_go124_module_is_an_environment_error(
     """Debian's Go 1.19 on `go 1.24.4`: the baseline fails the same way, so `error`."""
     _need_debian_go()
     from harness.agents.builtin import OracleAgent
-    from harness.verify.local import verify_local
+    from harness.backends.local.verify import verify_local
 
     project, env = go_project
     for key in env:
@@ -156,7 +156,7 @@ def test_agent_breaking_go_mod_is_a_failure_not_an_error(
     go_project,
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
-    from harness.verify.local import verify_local
+    from harness.backends.local.verify import verify_local
 
     project, env = go_project
     for key in env:
@@ -200,10 +200,10 @@ def test_undeclarable_python_is_refused(project: Path, cli: CLI) -> None:
 def test_pyproject_dependencies_prepared_and_missing_test_extras_only_noted(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from harness.config.settings import Settings
     from harness.provision import provision
-    from harness.scenario import load_scenario
-    from harness.settings import Settings
-    from harness.workspace import read_state, setup
+    from harness.scenario.model import load_scenario
+    from harness.trial.workspace import read_state, setup
 
     pyproject = (
         '[project]\nname = "quad"\nversion = "1"\ndependencies = ["tinydep==1.0"]\n'

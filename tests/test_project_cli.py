@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from harness import __version__
 from harness.cli import app
-from harness.project import project_checks
-from harness.settings import VARIABLES, Settings
+from harness.cli.doctor import project_checks
+from harness.config.settings import VARIABLES, Settings
 from tests.conftest import CLI, REPO_ROOT, make_bundle
 from tests.test_cli_errors import GOOD_FILES, SOLUTION, scenario_yaml
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import proof_env
-from harness.controls import grader_verdict, run_controls
+from harness.config.settings import Settings
 from harness.errors import InfraError
-from harness.scenario import load_scenario
-from harness.settings import Settings
+from harness.grader.controls import grader_verdict, run_controls
+from harness.scenario.model import load_scenario
+from harness.verify import proof as proof_env
 from tests.conftest import REPO_ROOT
 
 NAME = "smoke/py-fast"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.config.entrants import Registry
 from harness.errors import UserError
-from harness.registry import Registry
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit

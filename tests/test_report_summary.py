@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.report.cli import report_command
+from harness.cli.report import report_command
 from tests.support.jobs_agents import write_result
 
 pytestmark = pytest.mark.unit
@@ -64,7 +64,7 @@ def test_two_eras_print_two_tables_and_errors_stand_apart(results: Path) -> None
     assert text.count("era ") == 2 and "era tests@1.0.0" in text and "era x@1.0.0-rc" in text
     assert "smoke" not in text
 
-    data = json.loads(_invoke("--format", "json"))
+    data = json.loads(_invoke("--format", "json", "--limit", "9"))
     eras = {e["era"]: e["entrants"] for e in data["eras"]}
     assert set(eras) == {"tests@1.0.0", "x@1.0.0-rc"}
     assert [e["agent"] for e in eras["tests@1.0.0"]] == ["good", "bad"]
@@ -72,8 +72,12 @@ def test_two_eras_print_two_tables_and_errors_stand_apart(results: Path) -> None
     assert (app["runs"], app["infra_errors"], app["success_rate"]) == (1, 1, 1.0)
     assert app["cost_usd"] == 0.5 and app["prompt_tokens"] == 1000.0
     assert app["energy_kwh"] is None  # unknown stays unknown
-    good = eras["tests@1.0.0"][0]
-    assert good["score_mean"] == pytest.approx(0.95) and good["score_se"] == pytest.approx(0.05)
+    good = eras["tests@1.0.0"][0]  # two trials of one scenario: one cluster, SE unknown
+    assert good["score_mean"] == pytest.approx(0.95) and good["score_se"] is None
+    assert good["trials"] == 2 and good["pass_at_k"] == 1.0 and good["pass_hat_k"] == 1.0
+    assert eras["tests@1.0.0"][1]["pass_at_k"] == 0.0
+    newest = json.loads(_invoke("--format", "json"))["eras"]  # goagentbench's --limit 1
+    assert newest[0]["entrants"][0]["score_mean"] == pytest.approx(0.9)
 
     rows = list(csv.DictReader(io.StringIO(_invoke("--format", "csv"))))
     assert {r["era"] for r in rows} == {"tests@1.0.0", "x@1.0.0-rc"} and len(rows) == 3
@@ -88,9 +92,9 @@ def test_overlapping_scores_are_not_measurable(results: Path) -> None:
         write_result(results, "py/a", f"r-a-{i:02d}", agent="alpha", score=score)
     for i, score in enumerate([0.8, 0.4, 0.65]):
         write_result(results, "py/a", f"r-b-{i + 10:02d}", agent="beta", score=score)
-    text = _invoke()
+    text = _invoke("--limit", "3")
     assert "not measurable" in text
-    data = json.loads(_invoke("--format", "json"))["eras"][0]["entrants"]
+    data = json.loads(_invoke("--format", "json", "--limit", "3"))["eras"][0]["entrants"]
     assert [e["rank"] for e in data] == [1, 1] and data[1]["vs_above"] == "not measurable"
 
 

@@ -43,4 +43,4 @@ def test_only_the_trial_writes_run_json() -> None:
         for p in root.rglob("*.py")
         if re.search(r"\.write_run\(", p.read_text())
     ]
-    assert writers == ["trial.py"]
+    assert writers == ["trial/trial.py"]

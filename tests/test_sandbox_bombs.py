@@ -14,7 +14,7 @@ import pytest
 
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import DockerSandbox
-from harness.sandbox.policy import SandboxPolicy
+from harness.scenario.policy import SandboxPolicy
 from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]

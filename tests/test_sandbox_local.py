@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.backends import get_backend
 from harness.errors import UserError
 from harness.sandbox.base import Sandbox, SandboxSpec
-from harness.sandbox.factory import make_sandbox
 from harness.sandbox.local import LocalSandbox
 
 pytestmark = pytest.mark.unit
@@ -77,11 +77,11 @@ def test_copy_in_and_out(sandbox: LocalSandbox, tmp_path: Path) -> None:
         sandbox.copy_out("nope", out / "nope")
 
 
-def test_factory_and_protocol(tmp_path: Path) -> None:
-    box = make_sandbox("local", SandboxSpec(phase="verify", workspace=tmp_path))
+def test_backend_sandbox_and_protocol(tmp_path: Path) -> None:
+    box = get_backend("local").sandbox(SandboxSpec(phase="verify", workspace=tmp_path))
     assert isinstance(box, LocalSandbox) and isinstance(box, Sandbox)
     with pytest.raises(UserError):
-        make_sandbox("vm", SandboxSpec(phase="verify", workspace=tmp_path))  # type: ignore[arg-type]
+        get_backend("vm")
     with pytest.raises(UserError):
         LocalSandbox(SandboxSpec(phase="verify"))
     assert os.path.isdir(box.project_dir)

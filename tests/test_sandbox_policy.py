@@ -10,7 +10,7 @@ import pytest
 
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import DockerSandbox
-from harness.sandbox.policy import SandboxPolicy, parse_size
+from harness.scenario.policy import SandboxPolicy, parse_size
 
 RAW = "import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)"
 

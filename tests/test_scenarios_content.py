@@ -33,9 +33,9 @@ import pytest
 import yaml
 
 from harness.errors import UserError
-from harness.repo import cached_mirror, resolve_source
-from harness.repo import clone as harness_clone
-from harness.scenario import LoadedScenario, list_scenarios, load_scenario
+from harness.scenario.model import LoadedScenario, list_scenarios, load_scenario
+from harness.scenario.repo import cached_mirror, resolve_source
+from harness.scenario.repo import clone as harness_clone
 
 pytestmark = pytest.mark.integration
 

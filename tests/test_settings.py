@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.config.project import find_project, require_project, require_scenarios
+from harness.config.settings import Settings, env_value
 from harness.errors import UserError
-from harness.project import find_project, require_project, require_scenarios
-from harness.settings import Settings, env_value
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit
@@ -144,4 +144,4 @@ def test_no_environment_read_outside_settings() -> None:
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if ENV_READ.search(line)
     ]
-    assert offenders == [], "read settings via harness.settings (env_value, read_env, Settings)"
+    assert offenders == [], "read settings via harness.config.settings (env_value, read_env)"

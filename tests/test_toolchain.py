@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import gab
+from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.provision import Provision
-from harness.settings import Settings
-from harness.toolchain import (
+from harness.provision.envcheck import classify_go, classify_pytest
+from harness.provision.toolchain import (
     GO_RELEASES,
     choose_go,
     expand,
@@ -20,11 +20,11 @@ from harness.toolchain import (
     pip_cert_args,
     python_refusal,
 )
+from harness.results import gab
 from harness.verify import scoring_bridge
-from harness.verify.envcheck import classify_go, classify_pytest
+from harness.verify.outcome import TargetResult, VerifyOutcome
+from harness.verify.outcome import TestCase as Case
 from harness.verify.report import RULES_ROW, build_report, render_text
-from harness.verify.results import TargetResult, VerifyOutcome
-from harness.verify.results import TestCase as Case
 from harness.verify.rules import RuleResult
 
 pytestmark = pytest.mark.unit
@@ -62,7 +62,7 @@ def test_unsatisfiable_or_malformed_go_is_refused() -> None:
 def test_environment_go_must_be_quoted(tmp_path: Path) -> None:
     from pydantic import ValidationError
 
-    from harness.scenario import Environment
+    from harness.scenario.model import Environment
 
     assert Environment.model_validate({"go": "1.24"}).go == "1.24"
     with pytest.raises(ValidationError, match="quoted"):
@@ -70,9 +70,9 @@ def test_environment_go_must_be_quoted(tmp_path: Path) -> None:
 
 
 def test_python_refusal_names_what_exists() -> None:
-    assert python_refusal(None, "docker") is None
-    assert python_refusal("3.11", "docker") is None
-    msg = python_refusal("3.13", "docker")
+    assert python_refusal(None, on_host=False) is None
+    assert python_refusal("3.11", on_host=False) is None
+    msg = python_refusal("3.13", on_host=False)
     assert msg and "3.13" in msg and "3.11" in msg
 
 
@@ -80,7 +80,7 @@ def test_pip_cert_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PIP_CERT", "/some/bundle")
     assert pip_cert_args() == []  # pip reads PIP_CERT itself
     monkeypatch.delenv("PIP_CERT")
-    import harness.toolchain as tc
+    import harness.provision.toolchain as tc
 
     monkeypatch.setattr(tc, "HOST_CA", Path("/nonexistent/ca.crt"))
     assert pip_cert_args() == []  # no proxy bundle: plain pip
@@ -90,20 +90,20 @@ def test_pip_cert_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_provision_env_for_docker_and_local(tmp_path: Path) -> None:
     prov = Provision(runner="go", goroot=tmp_path / "go", gomod=tmp_path / "mod")
-    docker = expand(prov.env("docker"), {"PATH": "/usr/bin"})
+    docker = expand(prov.env(on_host=False), {"PATH": "/usr/bin"})
     assert docker["PATH"] == "/opt/harness-go/bin:/usr/bin"
     assert docker["GOMODCACHE"] == "/opt/harness-deps/gomod" and docker["GOPROXY"] == "off"
     assert docker["GOTOOLCHAIN"] == "local"
-    local = expand(prov.env("local"), {"PATH": "/bin"})
+    local = expand(prov.env(on_host=True), {"PATH": "/bin"})
     assert local["PATH"] == f"{tmp_path}/go/bin:/bin" and local["GOMODCACHE"] == str(
         tmp_path / "mod"
     )
     assert set(prov.mounts().values()) == {"/opt/harness-go", "/opt/harness-deps/gomod"}
     py = Provision(runner="pytest", wheels=tmp_path / "w", pysite=tmp_path / "s")
-    env = expand(py.env("docker"), {})
+    env = expand(py.env(on_host=False), {})
     assert env["PIP_NO_INDEX"] == "1" and env["PIP_FIND_LINKS"] == "/opt/harness-deps/wheels"
     assert env["PYTHONPATH"] == "/opt/harness-deps/site"
-    agent = expand(py.env("docker", phase="agent"), {})
+    agent = expand(py.env(on_host=False, phase="agent"), {})
     assert "PYTHONPATH" not in agent and agent["HARNESS_DEPS_SITE"] == "/opt/harness-deps/site"
 
 
@@ -306,7 +306,7 @@ def test_every_goagentbench_row_names_existing_tests() -> None:
 
 
 def test_project_requirements_are_read_without_building() -> None:
-    from harness.pyreqs import project_requirements
+    from harness.provision.pyreqs import project_requirements
 
     pyproject = """[project]
 name = "x"

@@ -31,7 +31,7 @@ def get_agent(name: str, adapter: str | None = None) -> Agent:
     """The adapter for ``name``; agents.yml decides whether it may run at all."""
     if adapter:
         return load_adapter(adapter, name)
-    from harness.agents.registry_real import REAL_AGENTS  # they import this package
+    from harness.agents.registry import REAL_AGENTS  # they import this package
 
     known: dict[str, type] = {**_BUILTINS, **REAL_AGENTS}
     if name in known:

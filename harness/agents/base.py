@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from harness.registry import LLMEntry
+from harness.config.entrants import LLMEntry
 from harness.sandbox.base import Sandbox
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
 
 AgentExit = Literal[
     "completed",
@@ -16,7 +16,7 @@ AgentExit = Literal[
     "context_window_exceeded",
     "rate_limited",
     "crashed",
-    "limit",  # a sandbox limit stopped it (harness.containment)
+    "limit",  # a sandbox limit stopped it (harness.trial.containment)
     "budget",  # the trial's budget was exhausted
 ]
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from harness.agents.base import AgentContext, AgentResult
 from harness.errors import UserError
-from harness.fsutil import copy_destinations, copy_pairs
-from harness.gitutil import apply_patch
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
+from harness.util.fs import copy_destinations, copy_pairs
+from harness.util.git import apply_patch
 
 BUILTIN_VERSION = "1.0"
 

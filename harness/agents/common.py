@@ -255,8 +255,8 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
     The image is built when missing; the CLI runs once in a throwaway container with no
     network, which is removed whatever happens.
     """
+    from harness.config.settings import cache_dir
     from harness.images import docker_client, ensure_image  # the Docker SDK, when probed
-    from harness.images.bootstrap import cache_dir
 
     ref = ensure_image(image)
     if ref.id in _VERSIONS:

@@ -1,31 +1,12 @@
-"""The real agent CLIs harness has adapters for, by their agents.yml name.
-
-``harness.agents.get_agent`` looks names up here beside the built-ins; an agents.yml
-``adapter:`` entry still overrides it.
+"""Deprecated path ``harness.agents.registry_real``: it moved to ``harness.agents.registry`` in
+the layout move (issue 21). Kept for one minor version; a name read here warns and comes
+from its new home.
 """
 
-from __future__ import annotations
+from typing import Any
 
-from harness.agents.aider import AiderAgent
-from harness.agents.claude import ClaudeCodeAgent
-from harness.agents.codex import CodexAgent
-from harness.agents.crush import CrushAgent
-from harness.agents.goose import GooseAgent
-from harness.agents.mini import MiniAgent
-from harness.agents.opencode import OpencodeAgent
-from harness.agents.openhands import OpenHandsAgent
-from harness.agents.qwen import QwenCodeAgent
+from harness.util.compat import moved
 
-REAL_AGENTS: dict[str, type] = {
-    MiniAgent.name: MiniAgent,
-    AiderAgent.name: AiderAgent,
-    CodexAgent.name: CodexAgent,
-    OpencodeAgent.name: OpencodeAgent,
-    ClaudeCodeAgent.name: ClaudeCodeAgent,
-    QwenCodeAgent.name: QwenCodeAgent,
-    GooseAgent.name: GooseAgent,
-    CrushAgent.name: CrushAgent,
-    OpenHandsAgent.name: OpenHandsAgent,
-}
 
-__all__ = ["REAL_AGENTS"]
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, "harness.agents.registry")

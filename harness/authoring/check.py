@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.authoring.lock import check_lock
-from harness.controls import CONTROLS_FILE, run_controls
+from harness.config.entrants import Registry
+from harness.config.settings import Settings
 from harness.errors import HarnessError
-from harness.fsutil import read_json
-from harness.proof_env import short
-from harness.registry import Registry
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
-from harness.trial import RunOptions, execute
+from harness.grader.controls import CONTROLS_FILE, run_controls
+from harness.scenario.model import LoadedScenario
+from harness.trial.trial import RunOptions, execute
+from harness.util.fs import read_json
+from harness.verify.proof import short
 
 DEFAULT_ENTRANTS = ("oracle", "nop")
 EXPECTED = {"oracle": "success", "nop": "failed"}

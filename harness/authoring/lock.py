@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.authoring.versions import base_name
 from harness.errors import UserError
-from harness.fsutil import write_atomic
-from harness.scenario import LoadedScenario
+from harness.report.versions import base_name
+from harness.scenario.model import LoadedScenario
+from harness.util.fs import write_atomic
 
 LOCK_FILE = "scenarios.lock"
 HEADER = (

@@ -19,16 +19,16 @@ import yaml
 
 from harness.agents.builtin import OracleAgent
 from harness.backends import VerifySpec, get_backend
-from harness.controls import thresholds_for
+from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
-from harness.fsutil import copy_destinations, copytree, read_json
-from harness.gitutil import apply_patch, commit_all, git
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
 from harness.scoring import Score
-from harness.scoring.controls import broken_checks
-from harness.settings import Settings
+from harness.scoring.verdicts import broken_checks
+from harness.trial.workspace import STATE, read_state, setup, workspace_path
+from harness.util.fs import copy_destinations, copytree, read_json
+from harness.util.git import apply_patch, commit_all, git
+from harness.verify.proof import thresholds_for
 from harness.verify.request import make_request
-from harness.workspace import STATE, read_state, setup, workspace_path
 
 DEFECT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 

@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.gitutil import GitError, git
-from harness.repo import cached_mirror, history_of, objects_dir, remote_source
-from harness.scenario import FOLDER_VERSION, SCENARIO_FILE, LoadedScenario
+from harness.scenario.model import FOLDER_VERSION, SCENARIO_FILE, LoadedScenario
+from harness.scenario.repo import cached_mirror, history_of, objects_dir, remote_source
+from harness.util.git import GitError, git
 
 SCENARIO_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
 

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from harness.agents.base import Agent
-    from harness.budget import Budget
+    from harness.config.budget import Budget
+    from harness.config.entrants import LLMEntry
     from harness.images.graph import ImageRef
-    from harness.registry import LLMEntry
     from harness.sandbox.base import Sandbox, SandboxSpec
-    from harness.scenario import LoadedScenario
+    from harness.scenario.model import LoadedScenario
+    from harness.verify.outcome import VerifyOutcome
     from harness.verify.request import VerifyRequest
-    from harness.verify.results import VerifyOutcome
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 and cassettes of recorded traffic.
 
 A job's trials each get their own gateway (own address, key, telemetry file, budget);
-they lease hosts from one shared router (``shared.job_router``), so routing sees the job.
+they lease hosts from one shared router (``router_service.job_router``), so routing sees the job.
 
-The trial runner's entry points (imported lazily, so ``python -m harness.fleet.gateway``
+The trial runner's entry points (imported lazily, so ``python -m harness.gateway.inside``
 runs cleanly)::
 
     from harness.fleet import GatewayServer, load_fleet, fleet_fingerprint

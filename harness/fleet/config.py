@@ -11,8 +11,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from harness.config.settings import Settings, read_env
 from harness.errors import UserError
-from harness.settings import Settings, read_env
 
 
 class _Strict(BaseModel):

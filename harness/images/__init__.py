@@ -2,8 +2,8 @@
 
 from harness.images.build import ImageBuilder, ensure_image, host_ca_bundle
 from harness.images.graph import ImageRef, images_dir, list_names
-from harness.images.inject import HARNESS_PYTHONPATH, inject_harness_source
 from harness.sandbox.engine import docker_client
+from harness.sandbox.inject import HARNESS_PYTHONPATH, inject_harness_source
 
 __all__ = [
     "HARNESS_PYTHONPATH",

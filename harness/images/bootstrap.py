@@ -21,8 +21,8 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 
+from harness.config.settings import Settings, cache_dir
 from harness.errors import InfraError
-from harness.settings import Settings
 
 PULL_IMAGE = "debian:bookworm"
 BOOTSTRAP_REPO = "harness/bootstrap"
@@ -31,13 +31,6 @@ BOOTSTRAP_IMAGE = f"{BOOTSTRAP_REPO}:{BOOTSTRAP_TAG}"
 SUITE = "bookworm"
 
 Progress = Callable[[str], None]
-
-
-def cache_dir() -> Path:
-    """``$HARNESS_CACHE_DIR`` or ``~/.cache/harness``; holds locks and remembered answers."""
-    path = Settings.from_env().cache_root
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def _local_id(client: docker.DockerClient, ref: str) -> str | None:

@@ -20,11 +20,11 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
 
+from harness.config.settings import ca_bundle, cache_dir
 from harness.errors import InfraError
 from harness.images import bootstrap, graph
 from harness.images.graph import ImageDef, ImageRef
 from harness.sandbox.engine import docker_client
-from harness.settings import ca_bundle
 
 Progress = Callable[[str], None]
 CA_NAME = "harness-ca.crt"
@@ -38,7 +38,7 @@ def host_ca_bundle() -> Path | None:
 @contextmanager
 def file_lock(name: str) -> Iterator[None]:
     """Exclusive lock ``<cache>/locks/<name>.lock``, honoured by threads and processes."""
-    folder = bootstrap.cache_dir() / "locks"
+    folder = cache_dir() / "locks"
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / f"{name}.lock", "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.settings import Settings
 
 REPOSITORY_PREFIX = "harness/"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")

@@ -20,11 +20,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.fsutil import read_json, write_json
 from harness.job.plan import JobConfig, Trial
 from harness.results import now_iso
-from harness.settings import Settings
+from harness.results.index import indexed_runs
+from harness.util.fs import read_json, write_json
 
 Status = Literal["pending", "running", "done", "interrupted", "error", "refused"]
 
@@ -176,7 +177,26 @@ def final_report(run_dir: Path) -> dict[str, Any] | None:
 
 
 def scan_results(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
-    """Runs recorded for ``job``, by trial key, oldest first."""
+    """Runs recorded for ``job``, by trial key, oldest first: through the run index
+    beside the result folders (the job's rows only), else by reading every folder."""
+    rows = indexed_runs(results_root, job, unfinished=True)
+    if rows is not None:
+        found: dict[str, list[RunRecord]] = {}
+        for row in rows:
+            key = row.meta.get("trial_key")
+            if row.meta.get("job") != job or not key:
+                continue
+            outcome = None if row.report is None else str(row.report["outcome"])
+            score = None if row.report is None else row.report.get("score")
+            found.setdefault(str(key), []).append(RunRecord(row.run_dir, outcome, score))
+        for records in found.values():
+            records.sort(key=lambda r: r.run_dir.name)
+        return found
+    return scan_folders(results_root, job)
+
+
+def scan_folders(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
+    """``scan_results`` by reading every run.json under ``results_root``."""
     found: dict[str, list[RunRecord]] = {}
     if not results_root.is_dir():
         return found

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.budget import Budget
+from harness.config.budget import Budget
+from harness.config.entrants import Registry
 from harness.errors import UserError
-from harness.registry import Registry
 
 DEFAULT_SEED = "default"
 

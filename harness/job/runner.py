@@ -1,7 +1,7 @@
 """Run a job's trials K at a time, resuming from the ledger and the results folder.
 
 Threads only schedule; where a trial runs is the executor's business
-(``harness.job.executor``: a worker process per trial on this machine, or a Ray task on
+(``harness.job.executors.base``: a worker process per trial on this machine, or a Ray task on
 a cluster node). Stopping the job is: set ``stop``, stop the executor (every trial in
 flight unwinds its ``finally`` blocks and removes its containers), record the trials
 they were running as ``interrupted``. Completed trials are never redone: on start every trial is
@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.job.executor import Executor, LocalExecutor, TrialFiles
+from harness.config.settings import Settings
+from harness.job.executors.base import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
 from harness.job.plan import JobConfig, Trial
 from harness.job.progress import LiveProgress
 from harness.job.worker import settings_to_json
-from harness.settings import Settings
 
 COMPLETE_OUTCOMES = frozenset({"success", "failed", "timeout"})
 
@@ -107,7 +107,7 @@ class JobRunner:
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
-        from harness.fleet.shared import job_router
+        from harness.fleet.router_service import job_router
 
         # one routing state for the whole job: every trial's gateway leases hosts from it
         fleet_file = self.settings.fleet_file

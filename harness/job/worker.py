@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.budget import Budget
+from harness.config.budget import Budget
+from harness.config.entrants import Registry
+from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
-from harness.fsutil import read_json, write_json
-from harness.registry import Registry
-from harness.scenario import load_scenario
-from harness.settings import Settings
-from harness.trial import RunOptions, execute
+from harness.scenario.model import load_scenario
+from harness.trial.trial import RunOptions, execute
+from harness.util.fs import read_json, write_json
 
 
 def settings_to_json(settings: Settings) -> dict[str, Any]:

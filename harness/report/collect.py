@@ -2,19 +2,26 @@
 
 Only runs with a final ``verify/report.json`` count; interrupted runs (no report) are
 skipped. Smoke scenarios are always excluded. Usage keys the gateway did not record
-stay ``None``: unknown is not zero.
+stay ``None``: unknown is not zero. The filters follow goagentbench's report: name
+filters, then the newest agent version per agent and model (or every version, merged
+into one row, with ``--all-agent-versions``), then the newest ``limit`` runs per
+scenario, agent and model; harness adds ``--job`` and ``--tasks-after``.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.report.taskdate import task_dates
+from harness.results.index import indexed_runs, read_parts
+
 NO_ERA = "(no era)"
+SEMVER = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?")
 USAGE_KEYS = (
     "calls",
     "prompt_tokens",
@@ -44,6 +51,17 @@ class RunResult:
     phases: list[dict[str, Any]] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    trimmed: bool = False  # report holds the summary's keys only (from the run index)
+
+    def full(self) -> RunResult:
+        """This run with its whole report (read again when the index trimmed it)."""
+        if not self.trimmed:
+            return self
+        again = read_run(self.run_dir)
+        if again is None:
+            return self
+        again.era, again.agent_version = self.era, self.agent_version  # as filled/merged
+        return again
 
     @property
     def entrant(self) -> tuple[str, str, str]:
@@ -64,14 +82,11 @@ class Filters:
     agents: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     after: str | None = None  # ISO date or timestamp; runs started at or after it
-    limit: int | None = None  # most recent N runs per entrant and scenario
-
-
-def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    limit: int | None = None  # most recent N runs per scenario, agent and model
+    job: str | None = None  # only runs of this job (run.json ``job``)
+    versions: str = "each"  # "each" (one entrant per version), "newest" or "merge"
+    tasks_after: str | None = None  # ISO date: only scenarios whose task date is after it
+    scenario_root: Path | None = None  # where task dates are read from
 
 
 def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
@@ -87,13 +102,19 @@ def _wall(usage: dict[str, Any], phases: list[dict[str, Any]]) -> float | None:
 
 def read_run(run_dir: Path) -> RunResult | None:
     """One run folder as a record, or None when it has no parseable final report."""
-    report = _load(run_dir / "verify" / "report.json")
-    if not isinstance(report, dict) or not report.get("outcome"):
-        return None
-    meta = _load(run_dir / "run.json")
-    meta = meta if isinstance(meta, dict) else {}
-    progress = _load(run_dir / "progress.json")
-    progress = progress if isinstance(progress, dict) else {}
+    parts = read_parts(run_dir)
+    return None if parts is None else from_parts(run_dir, *parts)
+
+
+def from_parts(
+    run_dir: Path,
+    report: dict[str, Any],
+    meta: dict[str, Any],
+    progress: dict[str, Any],
+    trimmed: bool = False,
+) -> RunResult:
+    """The record of a run from its three files' contents (``trimmed``: the report holds
+    only the summary's keys, as the run index keeps it; ``full()`` reads the rest)."""
     usage: dict[str, Any] = progress.get("usage") or {}
     usage = usage if isinstance(usage, dict) else {}
     phases: list[dict[str, Any]] = progress.get("phases") or []
@@ -120,11 +141,68 @@ def read_run(run_dir: Path) -> RunResult | None:
         phases=phases,
         report=report,
         meta=meta,
+        trimmed=trimmed,
     )
 
 
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _version_key(version: str) -> tuple[int, tuple[int, int, int, int, str], str]:
+    """Sort key: semver-like versions (``v1.2.3``, ``1.2.3-rc1``) above plain strings,
+    compared numerically, a pre-release below its release (goagentbench's order)."""
+    match = SEMVER.fullmatch(version.strip())
+    if not match:
+        return (0, (0, 0, 0, 0, ""), version)
+    major, minor, patch, pre = match.groups()
+    return (1, (int(major), int(minor), int(patch), 0 if pre else 1, pre or ""), version)
+
+
+def _versions(runs: list[RunResult], how: str) -> list[RunResult]:
+    if how == "each":
+        return runs
+    by_pair: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in runs:
+        by_pair[(r.agent, r.model)].add(r.agent_version)
+    if how == "merge":
+        for r in runs:
+            merged = sorted(by_pair[(r.agent, r.model)], key=_version_key)
+            r.agent_version = ",".join(merged)
+        return runs
+    newest = {k: max(v, key=_version_key) for k, v in by_pair.items()}
+    return [r for r in runs if r.agent_version == newest[(r.agent, r.model)]]
+
+
+def _when(r: RunResult) -> str:
+    return str(r.report.get("verified_at") or r.started_at)
+
+
+def _newest(runs: list[RunResult], limit: int) -> list[RunResult]:
+    """The newest ``limit`` graded runs per scenario, agent and model: an infra error
+    never displaces the agent's own result, and the errors among them are kept."""
+    groups: dict[tuple[str, str, str], list[RunResult]] = defaultdict(list)
+    for r in runs:
+        groups[(r.scenario, r.agent, r.model)].append(r)
+    kept: list[RunResult] = []
+    for group in groups.values():
+        graded = 0
+        for r in sorted(group, key=_when, reverse=True):
+            if graded == limit:
+                break
+            kept.append(r)  # an infra error newer than the kept runs stays, in its column
+            graded += 0 if r.infra_error else 1
+    return kept
+
+
+def tasks_after(
+    runs: list[RunResult], dates: dict[str, str | None], after: str
+) -> tuple[list[RunResult], list[str]]:
+    """Runs of scenarios whose task date is after ``after`` (contamination-aware), and
+    the scenarios left out because they have no task date."""
+    undated = sorted({r.scenario for r in runs if dates.get(r.scenario) is None})
+    kept = [r for r in runs if (dates.get(r.scenario) or "") > after]
+    return kept, undated
 
 
 def _fill_eras(runs: list[RunResult]) -> None:
@@ -144,16 +222,37 @@ def _matches(value: str, patterns: list[str]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
-def collect(results_root: Path, filters: Filters | None = None) -> list[RunResult]:
-    """Every final, non-smoke run under ``results_root`` that passes ``filters``."""
-    filters = filters or Filters()
+def scan(results_root: Path) -> list[RunResult]:
+    """Every final run under ``results_root``, read from the folders themselves."""
     runs: list[RunResult] = []
     if results_root.is_dir():
-        for meta_path in sorted(results_root.rglob("verify/report.json")):
-            run = read_run(meta_path.parent.parent)
-            if run is None or run.scenario.startswith("smoke/"):
-                continue
-            runs.append(run)
+        for report_path in sorted(results_root.rglob("verify/report.json")):
+            run = read_run(report_path.parent.parent)
+            if run is not None:
+                runs.append(run)
+    return runs
+
+
+def collect(
+    results_root: Path,
+    filters: Filters | None = None,
+    notes: list[str] | None = None,
+    use_index: bool = True,
+) -> list[RunResult]:
+    """Every final, non-smoke run under ``results_root`` that passes ``filters``, through
+    the run index (``index``) unless ``use_index`` is False; what a filter left out that
+    a reader should know is appended to ``notes``."""
+    filters = filters or Filters()
+    rows = indexed_runs(results_root, filters.job) if use_index else None
+    if rows is None:
+        found = scan(results_root)
+    else:
+        found = [
+            from_parts(r.run_dir, r.report, r.meta, r.progress, trimmed=True)
+            for r in rows
+            if r.report is not None
+        ]
+    runs = [r for r in found if not r.scenario.startswith("smoke/")]
     _fill_eras(runs)
     runs = [
         r
@@ -162,14 +261,19 @@ def collect(results_root: Path, filters: Filters | None = None) -> list[RunResul
         and _matches(r.agent, filters.agents)
         and _matches(r.model, filters.models)
         and (filters.after is None or r.started_at >= filters.after)
+        and (filters.job is None or r.meta.get("job") == filters.job)
     ]
+    if filters.tasks_after is not None:
+        root = filters.scenario_root or results_root
+        dates = task_dates([r.scenario for r in runs], root)
+        runs, undated = tasks_after(runs, dates, filters.tasks_after)
+        if undated and notes is not None:
+            more = ", ..." if len(undated) > 5 else ""
+            notes.append(
+                f"--tasks-after {filters.tasks_after}: {len(undated)} scenario(s) without a "
+                f"task date left out ({', '.join(undated[:5])}{more})"
+            )
+    runs = _versions(runs, filters.versions)
     if filters.limit is not None:
-        groups: dict[tuple[Any, ...], list[RunResult]] = defaultdict(list)
-        for r in runs:
-            groups[(*r.entrant, r.scenario)].append(r)
-        runs = [
-            r
-            for group in groups.values()
-            for r in sorted(group, key=lambda r: r.started_at, reverse=True)[: filters.limit]
-        ]
+        runs = _newest(runs, filters.limit)
     return sorted(runs, key=lambda r: (r.era, r.entrant, r.scenario, r.started_at))

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.fsutil import write_atomic
 from harness.report.render import to_csv, to_json, to_markdown
 from harness.report.summary import EraTable
+from harness.util.fs import write_atomic
 
 BEGIN = "<!-- BEGIN_RESULTS -->"
 END = "<!-- END_RESULTS -->"

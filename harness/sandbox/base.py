@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
-from harness.sandbox.policy import DEFAULT_POLICY, SandboxPolicy
+from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 
 Phase = Literal["agent", "verify", "setup", "control", "gateway"]
 

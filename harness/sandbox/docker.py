@@ -4,7 +4,7 @@ The container idles (``sleep infinity`` under docker-init, as an unprivileged ui
 own) and every command is a ``docker exec`` as the run user: the host workspace owner's
 uid:gid, or ``SANDBOX_UID`` when the workspace belongs to root (the workspace is then
 handed to that uid for the sandbox's life and back at ``stop``). By default (see
-``harness.sandbox.policy``) every capability is dropped, ``no-new-privileges`` is set,
+``harness.scenario.policy``) every capability is dropped, ``no-new-privileges`` is set,
 the root filesystem is read-only, and only the workspace, ``$HOME``, ``/tmp`` and any
 ``scratch`` folders are writable; the last three are size-capped tmpfs volumes.
 
@@ -35,13 +35,13 @@ from docker.models.containers import Container
 from docker.models.networks import Network
 from docker.models.volumes import Volume
 
+from harness.config.settings import cache_dir
 from harness.errors import InfraError, UserError
-from harness.fsutil import write_atomic
-from harness.images.bootstrap import cache_dir
 from harness.sandbox.base import ExecResult, SandboxSpec
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, host_pids, keepalive_pids, kill_host_pids
-from harness.sandbox.policy import parse_size
+from harness.scenario.policy import parse_size
+from harness.util.fs import write_atomic
 
 KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout

@@ -14,17 +14,6 @@ Typical use::
 """
 
 from harness.scoring.compose import Factor, GateResult, RootBlock, Score, compose
-from harness.scoring.controls import (
-    NOT_TRUSTED,
-    TRUSTED,
-    ControlResult,
-    ControlsReport,
-    DefectOutcome,
-    DefectResult,
-    Vector,
-    broken_checks,
-    evaluate_controls,
-)
 from harness.scoring.era import (
     Stamp,
     Thresholds,
@@ -53,6 +42,17 @@ from harness.scoring.selftest import SelftestFailed, selftest
 from harness.scoring.suite import Check, CheckFn, Gate, Suite
 from harness.scoring.tests_suite import TestTargetResult, suite_from_tests
 from harness.scoring.text import render_json, render_text
+from harness.scoring.verdicts import (
+    NOT_TRUSTED,
+    TRUSTED,
+    ControlResult,
+    ControlsReport,
+    DefectOutcome,
+    DefectResult,
+    Vector,
+    broken_checks,
+    evaluate_controls,
+)
 
 __all__ = [
     "CRITICAL",

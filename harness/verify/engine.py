@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.fsutil import copy_destinations, copy_pairs, hidden_paths
-from harness.gitutil import changed_files, git
-from harness.toolchain import expand
+from harness.provision.toolchain import expand
+from harness.util.fs import copy_destinations, copy_pairs, hidden_paths
+from harness.util.git import changed_files, git
+from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.request import VerifyRequest
-from harness.verify.results import TargetResult, VerifyOutcome
 from harness.verify.rules import check_rules
 from harness.verify.runners import Kind, run_target
 from harness.verify.scoring_bridge import attach_score

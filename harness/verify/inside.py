@@ -14,7 +14,7 @@ from pathlib import Path
 
 import harness
 from harness.errors import HarnessError
-from harness.fsutil import write_json
+from harness.util.fs import write_json
 from harness.verify.engine import verify_tree
 from harness.verify.request import VerifyRequest
 

@@ -1,23 +1,12 @@
-"""Verification on the host: a temporary copy of the workspace, then ``verify_tree``."""
+"""Deprecated path ``harness.verify.local``: it moved to ``harness.backends.local.verify`` in
+the layout move (issue 21). Kept for one minor version; a name read here warns and comes
+from its new home.
+"""
 
-from __future__ import annotations
+from typing import Any
 
-import shutil
-import tempfile
-from pathlib import Path
-
-from harness.fsutil import copytree
-from harness.verify.engine import verify_tree
-from harness.verify.request import VerifyRequest
-from harness.verify.results import VerifyOutcome
+from harness.util.compat import moved
 
 
-def verify_local(workspace: Path, request: VerifyRequest) -> VerifyOutcome:
-    """Grade a copy of ``workspace``; the workspace itself is never touched."""
-    tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
-    try:
-        tree = tmp / "tree"
-        copytree(workspace, tree)
-        return verify_tree(tree, request)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, "harness.backends.local.verify")

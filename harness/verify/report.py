@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.results import REPORT_SCHEMA_VERSION, now_iso
-from harness.verify.results import TargetResult, VerifyOutcome
+from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from harness.scenario import LoadedScenario
+    from harness.scenario.model import LoadedScenario
 
 
 class HiddenCopy(BaseModel):
@@ -64,13 +64,13 @@ def make_request(
     seed: str,
     *,
     copy_only: bool = False,
-    sandbox: str = "docker",
+    on_host: bool = False,
 ) -> VerifyRequest:
     scn = loaded.scenario
     v = scn.verify
     chain: dict[str, object] = {}
     if not copy_only:
-        chain = _provisioned(loaded, workspace, baseline, sandbox)
+        chain = _provisioned(loaded, workspace, baseline, on_host)
     from_root = _tests_from(loaded)
     return VerifyRequest(
         **chain,  # type: ignore[arg-type]
@@ -97,33 +97,31 @@ def _tests_from(loaded: LoadedScenario) -> Path | None:
     """The fix commit's test files, read from the repository now (verify.tests-from)."""
     if loaded.scenario.verify.tests_from is None:
         return None
-    from harness.settings import Settings
+    from harness.config.settings import Settings
     from harness.verify.testsfrom import materialize
 
     return materialize(loaded, Settings.from_env())
 
 
 def _provisioned(
-    loaded: LoadedScenario, workspace: Path, baseline: str, sandbox: str
+    loaded: LoadedScenario, workspace: Path, baseline: str, on_host: bool
 ) -> dict[str, object]:
     """The toolchain and dependency fields of the request. A download or resolution
     failure becomes ``provision_error`` (the verdict is then ``error``), never a crash."""
-    from harness.backends import get_backend
     from harness.errors import InfraError
     from harness.provision import provision
-    from harness.toolchain import local_python
+    from harness.provision.toolchain import local_python
 
-    on_host = get_backend(sandbox).on_host
     try:
-        prov = provision(loaded, workspace, baseline, sandbox)
+        prov = provision(loaded, workspace, baseline, on_host=on_host)
     except InfraError as exc:
         return {"provision_error": exc.one_line()}
-    mounts, docker_env, local_env = prov.mounts(), prov.env("docker"), prov.env("local")
+    mounts, docker_env, local_env = prov.mounts(), prov.env(on_host=False), prov.env(on_host=True)
     if prov.runner == "go":
         # The verifier's own build cache, kept between trials and shared by Docker and
         # local (Go's cache keys do not depend on where GOROOT sits): the standard
         # library is compiled once per machine, not once per verification.
-        from harness.images.bootstrap import cache_dir
+        from harness.config.settings import cache_dir
 
         gocache = cache_dir() / "gocache-verify"
         gocache.mkdir(parents=True, exist_ok=True)

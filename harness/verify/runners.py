@@ -15,9 +15,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Literal
 
-from harness.toolchain import expand
-from harness.verify.envcheck import classify_go, classify_pytest
-from harness.verify.results import TargetResult, TestCase
+from harness.provision.envcheck import classify_go, classify_pytest
+from harness.provision.toolchain import expand
+from harness.verify.outcome import TargetResult, TestCase
 
 Kind = Literal["required", "partial"]
 TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(", re.MULTILINE)

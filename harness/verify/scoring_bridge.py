@@ -22,8 +22,8 @@ from harness.scoring import (
     suite_from_tests,
 )
 from harness.scoring.appkit.jail import protecting
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
-from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
 
 TESTS_SUITE_VERSION = "1.0.0"

@@ -17,11 +17,11 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.gitutil import git
-from harness.repo import objects_dir, resolve_source, source_repo
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
+from harness.scenario.model import LoadedScenario
+from harness.scenario.repo import objects_dir, resolve_source, source_repo
+from harness.util.git import git
 
 FOLDER = "tests-from"
 

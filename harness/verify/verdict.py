@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.verify.results import VerifyOutcome
+from harness.verify.outcome import VerifyOutcome
 
 TrialOutcome = Literal["success", "failed", "error", "timeout"]
 STOP_OUTCOMES = ("limit", "budget")  # agent phases a sandbox limit or the budget ended

@@ -62,7 +62,7 @@ class FlakyNop:
 
 def main() -> None:
     """A stand-in for the main app with only ``run`` registered."""
-    from harness.job.cli import run_command
+    from harness.cli.job import run_command
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command("run")(run_command)

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from harness.authoring.mine.split import Runner
-from harness.scenario import DRAFT_INSTRUCTIONS
+from harness.scenario.model import DRAFT_INSTRUCTIONS
 
 SOLUTION = "solution.patch"
 PROVENANCE = "mined.json"

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from harness.agents.builtin import OracleAgent
 from harness.backends import VerifySpec, get_backend
+from harness.config.settings import Settings
 from harness.errors import HarnessError
-from harness.scenario import LoadedScenario
-from harness.settings import Settings
+from harness.scenario.model import LoadedScenario
+from harness.trial.workspace import read_state, setup
+from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import make_request
-from harness.verify.results import VerifyOutcome
-from harness.workspace import read_state, setup
 
 RUNS = 3
 Status = dict[tuple[str, str], bool]  # (target, test name) -> passed
@@ -129,7 +129,7 @@ class Prover:
             state = read_state(ws, loaded)
             for _ in range(self.runs):
                 request = make_request(
-                    loaded, ws, state.baseline, loaded.seed, sandbox=self.sandbox
+                    loaded, ws, state.baseline, loaded.seed, on_host=self.backend.on_host
                 )
                 spec = VerifySpec(loaded, ws, request, labels={"harness.phase": "mine"})
                 outcome, _ = self.backend.verify(spec)

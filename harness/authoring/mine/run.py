@@ -14,9 +14,9 @@ from harness.authoring.mine.funnel import Entry, Funnel
 from harness.authoring.mine.prove import RUNS, Proof, Prover
 from harness.authoring.mine.split import Runner, shape_problem, split, targets_for
 from harness.authoring.mine.walk import Commit, canonical_name, first_parent, named, open_repo
-from harness.gitutil import git
-from harness.scenario import load_scenario
-from harness.settings import Settings
+from harness.config.settings import Settings
+from harness.scenario.model import load_scenario
+from harness.util.git import git
 
 
 @dataclass(frozen=True)

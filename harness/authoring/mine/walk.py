@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.gitutil import GitError, git
+from harness.util.git import GitError, git
 
 CANONICAL = re.compile(
     r"(?:^|/)((?:github\.com|gitlab\.com|codeberg\.org)/[\w.-]+/[\w.-]+?)(?:\.git|\.bundle)?/?$"

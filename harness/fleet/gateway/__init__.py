@@ -1,33 +1,12 @@
-"""The gateway: one OpenAI-compatible endpoint over the fleet, in parts.
-
-- ``app``: the ASGI app (keys, model names, routes, budgets' refusals)
-- ``upstream``: the fleet upstream (routing, upstream calls, retries)
-- ``replay``: the cassette upstream (recorded traffic, no host)
-- ``relay``: the one stream relay, with its one teardown
-- ``accounting``: telemetry lines (one row builder), energy, recording, budgets
-- ``server``: configuration, a background-thread server, the foreground ``serve``
-
-    python -m harness.fleet.gateway serve --fleet fleet.yml --port 8080 --telemetry t.jsonl
+"""Deprecated path ``harness.fleet.gateway``: it moved to ``harness.gateway`` in the layout
+move (issue 21). Kept for one minor version; a name read here warns and comes from its new
+home.
 """
 
-from __future__ import annotations
+from typing import Any
 
-from harness.fleet.gateway.app import Gateway, GatewayConfig
-from harness.fleet.gateway.calls import Call, KeyInfo, prompt_estimate, retry_after_seconds
-from harness.fleet.gateway.keys import load_keys
-from harness.fleet.gateway.replay import replay_payload
-from harness.fleet.gateway.server import GatewayServer, build_config, serve
+from harness.util.compat import moved
 
-__all__ = [
-    "Call",
-    "Gateway",
-    "GatewayConfig",
-    "GatewayServer",
-    "KeyInfo",
-    "build_config",
-    "load_keys",
-    "prompt_estimate",
-    "replay_payload",
-    "retry_after_seconds",
-    "serve",
-]
+
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, "harness.gateway")

@@ -7,11 +7,11 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from harness.fsutil import write_atomic
 from harness.report.board.assets import CSS, JS
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
+from harness.util.fs import write_atomic
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
 MAX_DIFF = 400_000  # characters shown on a run card; the full diff stays in results/
@@ -66,7 +66,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
             per_entrant[slug].append((t, e, [runs_by_id[i] for i in e.run_ids]))
     for slug, items in per_entrant.items():
         write_atomic(out / "entrants" / f"{slug}.html", entrant_page(labels[slug], items))
-    for run in runs:
+    for run in (r.full() for r in runs):  # a run page shows the whole report
         shots = copy_screenshots(run, out)
         diff, note = _diff(run)
         write_atomic(out / "runs" / f"{run.run_id}.html", run_page(run, shots, diff, note))

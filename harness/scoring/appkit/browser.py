@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness.config.settings import env_value
 from harness.errors import InfraError
-from harness.settings import env_value
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.settings import env_value
+from harness.config.settings import env_value
 
 POLICY = "executed-app scoring runs one at a time per machine (file lock)"
 

@@ -1,5 +1,5 @@
-"""The ``harness mine`` command: parse, call ``mine``, print the funnel. Wired into the
-main app in ``harness.cli`` with one line."""
+"""The ``harness mine`` command: parse, call ``harness.authoring.mine``, print the funnel.
+Wired into the main app in ``harness.cli`` with one line."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from harness.authoring.mine.prove import RUNS
 from harness.authoring.mine.run import MineOptions, mine
 from harness.backends import check_backend
 from harness.cli import guarded
+from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.settings import Settings
 
 
 @guarded

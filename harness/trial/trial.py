@@ -15,28 +15,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import __version__, containment, gab, trialseed
+from harness import __version__
 from harness.agents import Agent, AgentContext, AgentResult, get_agent
 from harness.agents.builtin import reference_solution
 from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
-from harness.budget import Budget
-from harness.controls import grader_verdict
+from harness.config.budget import Budget
+from harness.config.entrants import NO_MODEL, LLMEntry, Registry
+from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError, UserError
-from harness.fsutil import read_json, write_atomic, write_json
-from harness.gitutil import full_diff
-from harness.proof_env import environment as proof_environment
-from harness.registry import NO_MODEL, LLMEntry, Registry
-from harness.results import Phase, RunDir, RunMeta, new_run_id, now_iso
+from harness.results import Phase, RunDir, RunMeta, gab, new_run_id, now_iso
 from harness.sandbox.base import SandboxSpec
-from harness.scenario import LoadedScenario
+from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.slot import scoring_slot
-from harness.settings import Settings
+from harness.trial import containment
+from harness.trial import seed as trialseed
+from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.util.fs import read_json, write_atomic, write_json
+from harness.util.git import full_diff
 from harness.verify.engine import copy_hidden
+from harness.verify.outcome import VerifyOutcome
+from harness.verify.proof import environment as proof_environment
+from harness.verify.proof import grader_verdict
 from harness.verify.report import build_report, render_text
 from harness.verify.request import make_request
-from harness.verify.results import VerifyOutcome
 from harness.verify.verdict import decide
-from harness.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 
 POINTER = Path(".git") / "harness" / "run.json"
 MAX_CONTINUES = 3
@@ -360,7 +362,7 @@ class Trial:
         s = self.state
         seed = self.secret_seed()
         request = make_request(
-            self.loaded, self.workspace, s.baseline, seed, sandbox=self.backend.name
+            self.loaded, self.workspace, s.baseline, seed, on_host=self.backend.on_host
         )
         slot: dict[str, Any] = {}
         if self.run is None:
@@ -403,7 +405,12 @@ class Trial:
         report = build_report(meta.as_json(), outcome, verdict.outcome, self._gab_progress())
         loaded = self.loaded
         here = proof_environment(
-            loaded, self.backend.name, self.workspace, s.baseline, image=meta.images.get("verify")
+            loaded,
+            self.backend.name,
+            self.workspace,
+            s.baseline,
+            on_host=self.backend.on_host,
+            image=meta.images.get("verify"),
         )
         report["grader"] = grader_verdict(self.settings.results, loaded.name, loaded.sha256, here)
         report.update(containment.report_fields(meta.as_json(), last))

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.fsutil import read_json, write_json
+from harness.util.fs import read_json, write_json
 
 REPORT_SCHEMA_VERSION = "1.0"
 Outcome = Literal["success", "failed", "error", "timeout", "interrupted"]

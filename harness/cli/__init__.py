@@ -15,17 +15,16 @@ import typer
 from harness import __version__
 from harness.authoring.lock import check_lock
 from harness.backends import check_backend
-from harness.budget import Budget
-from harness.clihelp import agents_help, quiet_flag_types
-from harness.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
-from harness.controls import run_controls
-from harness.deep import validate_deep
+from harness.cli.common import agents_help, quiet_flag_types
+from harness.config.budget import Budget
+from harness.config.entrants import Registry
+from harness.config.project import require_project, require_scenarios
+from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
-from harness.project import require_project, require_scenarios
+from harness.grader.controls import run_controls
+from harness.grader.deep import validate_deep
 from harness.provision import provision
-from harness.registry import Registry
-from harness.repo import commit_exists
-from harness.scenario import (
+from harness.scenario.model import (
     SEED,
     LoadedScenario,
     json_schema,
@@ -33,10 +32,11 @@ from harness.scenario import (
     load_scenario,
     refuse_draft,
 )
-from harness.settings import Settings
-from harness.trial import RunOptions, TrialResult, execute, run_agent, verify
+from harness.scenario.repo import commit_exists
+from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.trial.trial import RunOptions, TrialResult, execute, run_agent, verify
+from harness.trial.workspace import read_state, setup
 from harness.verify.testsfrom import materialize
-from harness.workspace import read_state, setup
 
 app = typer.Typer(
     add_completion=False,
@@ -51,27 +51,29 @@ app.add_typer(schema_app, name="schema")
 
 def _register_subapps() -> None:
     """Sub-commands that live beside the modules they drive."""
-    from harness.images.cli import doctor_command, images_app, sandbox_app
+    from harness.cli.doctor import doctor_command
+    from harness.cli.images import images_app, sandbox_app
 
     app.add_typer(images_app, name="images")
     app.add_typer(sandbox_app, name="sandbox")
     app.command("doctor")(doctor_command)
 
-    from harness.fleet.cli import fleet_app, gateway_app
+    from harness.cli.fleet import fleet_app, gateway_app
 
     app.add_typer(fleet_app, name="fleet")
     app.add_typer(gateway_app, name="gateway")
 
-    from harness.job.cli import run_command
-    from harness.report.cli import board_command, report_command, view_command
+    from harness.cli.job import run_command
+    from harness.cli.report import board_command, compare_command, report_command, view_command
 
     app.command("run")(run_command)
     app.command("exec-all", help="Alias of `run` (goagentbench's name).")(run_command)
     app.command("report")(report_command)
+    app.command("compare")(compare_command)
     app.command("board")(board_command)
     app.command("view")(view_command)
 
-    from harness.authoring import cli as authoring
+    from harness.cli import authoring
 
     app.add_typer(authoring.solution_app, name="solution")
     app.add_typer(authoring.defect_app, name="defect")
@@ -80,7 +82,7 @@ def _register_subapps() -> None:
     app.command("lock")(authoring.lock_command)
     app.command("check")(authoring.check_command)
 
-    from harness.authoring.mine.command import mine_command
+    from harness.cli.mine import mine_command
 
     app.command("mine")(mine_command)
 
@@ -262,7 +264,7 @@ def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     loaded = _load(scenario)
     path = setup(loaded, _settings(), _seed(seed))
     # the toolchain and dependencies, fetched now (with network) for the offline phases
-    chosen = provision(loaded, path, read_state(path, loaded).baseline, "local").record()
+    chosen = provision(loaded, path, read_state(path, loaded).baseline, on_host=True).record()
     if chosen.get("go") or chosen.get("go_modules") or chosen.get("python_wheels"):
         typer.echo(
             f"toolchain: {chosen['go'] or 'image'}; go modules: "
@@ -394,7 +396,7 @@ def calibrate_cmd(
     sandbox: SandboxOpt = "docker",
 ) -> None:
     """Score reference, LOW and defects over seeds; write a calibrated thresholds file."""
-    from harness.calibrate import calibrate
+    from harness.grader.calibrate import calibrate
 
     text, proposal = calibrate(_load(scenario), _settings(), _sandbox(sandbox), seeds)
     typer.echo(text, nl=False)

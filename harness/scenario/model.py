@@ -6,7 +6,6 @@ A goagentbench ``scenario.yml`` loads unchanged; harness adds ``version``, ``spe
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import shlex
@@ -27,11 +26,12 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from harness.budget import Budget
+from harness.config.budget import Budget
 from harness.errors import UserError
-from harness.sandbox.policy import SandboxPolicy
-from harness.targets import TargetError, looks_like_go, parse_go_target
-from harness.yamlload import parse_yaml, read_text
+from harness.scenario.policy import SandboxPolicy
+from harness.scenario.targets import TargetError, looks_like_go, parse_go_target
+from harness.util import strict_yaml
+from harness.util.strict_yaml import kebab, parse_yaml, read_text
 
 SCENARIO_FILE = "scenario.yml"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")
@@ -65,15 +65,14 @@ def _no_blank_entries(values: list[str]) -> list[str]:
 StrList = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_no_blank_entries)]
 
 
-def _kebab(name: str) -> str:
-    return name.rstrip("_").replace("_", "-")
+_kebab = kebab  # the name other modules imported before harness.util.strict_yaml had it
 
 
 class Strict(BaseModel):
     """Unknown keys are errors; YAML keys are kebab-case."""
 
     model_config = ConfigDict(
-        extra="forbid", alias_generator=_kebab, populate_by_name=True, frozen=True
+        extra="forbid", alias_generator=kebab, populate_by_name=True, frozen=True
     )
 
 
@@ -335,69 +334,14 @@ class LoadedScenario:
         return hashlib.sha256(self.name.encode()).hexdigest()[:16]
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    """Keys that are valid at the parent of ``loc`` (for did-you-mean)."""
-    current: Any = model
-    for part in loc[:-1]:
-        if isinstance(part, int) or current is None:
-            continue
-        field = next((f for n, f in current.model_fields.items() if (f.alias or n) == part), None)
-        if field is None:
-            return []
-        current = _model_of(field.annotation)
-    if current is None:
-        return []
-    return [f.alias or n for n, f in current.model_fields.items()]
-
-
-def _model_of(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
-        found = _model_of(arg)
-        if found:
-            return found
-    return None
-
-
 def format_validation_error(
     err: ValidationError,
     file: Path,
     model: type[BaseModel] | None = None,
     schema_hint: str = "see `harness schema scenario`",
 ) -> UserError:
-    """Turn pydantic's report into one line: file, field, what is wrong, the fix."""
-    errors = err.errors()
-    # a misspelt key also reports the real key as missing: name the typo first
-    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = tuple(first["loc"])
-    field = _field_path(loc) or "(top level)"
-    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    kind = first["type"]
-    model = model or Scenario
-    if kind == "extra_forbidden":
-        key = str(loc[-1])
-        allowed = _allowed_keys(model, loc)
-        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.5)
-        hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
-        return UserError(f"unknown key '{key}'{more}", file=file, field=field, fix=hint)
-    if kind == "missing":
-        return UserError(
-            f"required field is missing{more}",
-            file=file,
-            field=field,
-            fix=f"add '{loc[-1]}:' ({schema_hint})",
-        )
-    msg = str(first["msg"]).removeprefix("Value error, ")
-    fix = (first.get("ctx") or {}).get("fix") or schema_hint
-    return UserError(f"{msg}{more}", file=file, field=field, fix=fix)
+    """Turn pydantic's report into one line (``model`` defaults to ``Scenario``)."""
+    return strict_yaml.format_validation_error(err, file, model or Scenario, schema_hint)
 
 
 def parse_scenario(text: str, file: Path) -> Scenario:

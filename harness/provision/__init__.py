@@ -22,12 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.backends import get_backend
 from harness.errors import InfraError, UserError
-from harness.gitutil import GitError, git
-from harness.pyreqs import project_requirements
-from harness.scenario import LoadedScenario
-from harness.toolchain import (
+from harness.provision.envcheck import classify_go
+from harness.provision.pyreqs import project_requirements
+from harness.provision.toolchain import (
     CONTAINER_GOROOT,
     GoChoice,
     choose_go,
@@ -35,7 +33,8 @@ from harness.toolchain import (
     pip_cert_args,
     python_refusal,
 )
-from harness.verify.envcheck import classify_go
+from harness.scenario.model import LoadedScenario
+from harness.util.git import GitError, git
 
 CONTAINER_DEPS = "/opt/harness-deps"
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt")
@@ -67,15 +66,15 @@ class Provision:
             out[str(self.pysite)] = f"{CONTAINER_DEPS}/site"
         return out
 
-    def env(self, kind: str, phase: str = "verify") -> dict[str, str]:
-        """Variables for ``kind`` ("docker" or "local"); ``$PATH`` and ``$PYTHONPATH``
-        in values stand for the current value (see ``expand``).
+    def env(self, *, on_host: bool, phase: str = "verify") -> dict[str, str]:
+        """Variables for a sandbox on this host (``on_host``) or in a container; ``$PATH``
+        and ``$PYTHONPATH`` in values stand for the current value (see ``expand``).
 
         The verifier gets the installed requirements on ``PYTHONPATH``. The agent does
         not (they would shadow a Python agent's own packages); it gets
         ``HARNESS_DEPS_SITE`` and an offline pip (``pip install -r requirements.txt``
         installs from the prepared wheels)."""
-        inside = not get_backend(kind).on_host  # paths as the sandbox sees them
+        inside = not on_host  # paths as the sandbox sees them
 
         def where(host: Path, container: str) -> str:
             return container if inside else str(host)
@@ -122,12 +121,13 @@ def _at_baseline(ws: Path, baseline: str, name: str) -> str | None:
 
 
 def provision(
-    loaded: LoadedScenario, ws: Path, baseline: str, sandbox: str = "docker"
+    loaded: LoadedScenario, ws: Path, baseline: str, *, on_host: bool = False
 ) -> Provision:
     """The toolchain and prepared dependencies for a set-up workspace (cached, idempotent).
 
     The first call for given baseline files downloads (network needed); later calls reuse
-    the cache. Raises UserError for an unusable declaration, InfraError when a download
+    the cache. ``on_host``: the code runs on this host (``--sandbox local``), not in an
+    image. Raises UserError for an unusable declaration, InfraError when a download
     or a dependency resolution fails.
     """
     scn = loaded.scenario
@@ -147,7 +147,7 @@ def provision(
         if go_mod and _requires(go_mod):
             prov.gomod = go_modules(go_mod, go_sum or "", prov.goroot)
     else:
-        refusal = python_refusal(declared_py, sandbox)
+        refusal = python_refusal(declared_py, on_host=on_host)
         if refusal:
             raise UserError(
                 refusal,
@@ -195,7 +195,7 @@ def _key(*parts: str) -> str:
 
 
 def _deps_dir(kind: str, key: str) -> Path:
-    from harness.images.bootstrap import cache_dir
+    from harness.config.settings import cache_dir
 
     return cache_dir() / "deps" / kind / key
 

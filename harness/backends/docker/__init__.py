@@ -8,17 +8,17 @@ from typing import Any
 
 from harness.agents.base import Agent
 from harness.backends.base import GatewaySpec, VerifySpec, started
-from harness.fleet.container import TrialGateway
+from harness.backends.docker.gateway import TrialGateway
+from harness.backends.docker.verify import verify_in_docker
 from harness.images import ensure_image
 from harness.images.graph import ImageRef
 from harness.provision import provision
+from harness.provision.toolchain import expand
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
 from harness.sandbox.engine import docker_client
-from harness.scenario import LoadedScenario
-from harness.toolchain import expand
-from harness.verify.container import verify_in_docker
-from harness.verify.results import VerifyOutcome
+from harness.scenario.model import LoadedScenario
+from harness.verify.outcome import VerifyOutcome
 
 
 class DockerBackend:
@@ -37,10 +37,10 @@ class DockerBackend:
         self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
     ) -> dict[str, Any]:
         """Host folders mounted read-only, variables pointing at their inside paths."""
-        prov = provision(loaded, workspace, baseline, self.name)
+        prov = provision(loaded, workspace, baseline, on_host=self.on_host)
         spec.mounts.update(prov.mounts())
         base = image_env(spec.image) if spec.image else {}
-        spec.env.update(expand(prov.env("docker", phase="agent"), base))
+        spec.env.update(expand(prov.env(on_host=self.on_host, phase="agent"), base))
         return prov.record()
 
     def agent_version(self, agent: Agent) -> str:

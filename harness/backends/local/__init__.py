@@ -12,15 +12,15 @@ from typing import Any
 
 from harness.agents.base import Agent
 from harness.backends.base import GatewaySpec, VerifySpec, started
-from harness.fleet.local import LocalGateway
+from harness.backends.local.gateway import LocalGateway
+from harness.backends.local.verify import verify_local
 from harness.images.graph import ImageRef
 from harness.provision import provision
+from harness.provision.toolchain import expand
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.local import LocalSandbox
-from harness.scenario import LoadedScenario
-from harness.toolchain import expand
-from harness.verify.local import verify_local
-from harness.verify.results import VerifyOutcome
+from harness.scenario.model import LoadedScenario
+from harness.verify.outcome import VerifyOutcome
 
 
 class LocalBackend:
@@ -36,8 +36,8 @@ class LocalBackend:
     def provision(
         self, spec: SandboxSpec, loaded: LoadedScenario, workspace: Path, baseline: str
     ) -> dict[str, Any]:
-        prov = provision(loaded, workspace, baseline, self.name)
-        spec.env.update(expand(prov.env("local", phase="agent"), dict(os.environ)))
+        prov = provision(loaded, workspace, baseline, on_host=self.on_host)
+        spec.env.update(expand(prov.env(on_host=self.on_host, phase="agent"), dict(os.environ)))
         return prov.record()
 
     def agent_version(self, agent: Agent) -> str:

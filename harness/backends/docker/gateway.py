@@ -1,0 +1,181 @@
+"""The gateway as a per-trial container on the agent's internal network.
+
+The agent container can reach this container and nothing else. When a fleet is used,
+the gateway container is also attached to Docker's default bridge so it can reach the
+hosts; when replaying a cassette it needs no route out at all. Telemetry, recordings
+and the log are copied out when the trial's agent phase ends.
+
+The container runs ``python -m harness.gateway.inside`` (``harness.gateway.files`` holds
+what this placement shares with the local one).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.config.budget import Budget
+from harness.config.entrants import LLMEntry
+from harness.errors import InfraError, UserError
+from harness.fleet.telemetry import trial_usage_from_file
+from harness.gateway.files import PORT, ROOT, cassette_name, gateway_files, shared_router_url
+
+
+class TrialGateway:
+    """Start, reach, read and remove one trial's gateway container.
+
+    ``budget`` caps the trial's spending (calls past it get HTTP 429 ``budget_exceeded``;
+    ``budget_state()`` reads ``GET /v1/harness/budget``); ``router_url`` is the job's shared
+    router, reached over the default bridge (default: ``HARNESS_FLEET_ROUTER``).
+    """
+
+    def __init__(
+        self,
+        *,
+        trial: str,
+        agent: str,
+        llm: LLMEntry,
+        network: str,
+        labels: dict[str, str],
+        fleet_file: Path | None = None,
+        replay: Path | None = None,
+        record: bool = False,
+        budget: Budget | None = None,
+        router_url: str | None = None,
+    ) -> None:
+        if replay is None and fleet_file is None:
+            raise UserError(
+                f"model '{llm.name}' needs a fleet or a cassette",
+                file="fleet.yml",
+                field="hosts",
+                fix="create fleet.yml (see fleet.yml.example) or pass --replay FILE",
+            )
+        self.trial, self.agent, self.llm = trial, agent, llm
+        self.network, self.labels = network, labels
+        self.fleet_file, self.replay, self.record = fleet_file, replay, record
+        self.budget = budget
+        self.router_url = router_url if router_url is not None else shared_router_url()
+        self.sandbox: Any = None
+        self.key = ""
+        self.image_id: str | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.sandbox is not None
+        return f"http://{self.sandbox.name}:{PORT}/v1"
+
+    def start(self) -> None:
+        from harness.images import ensure_image
+        from harness.sandbox.base import SandboxSpec
+        from harness.sandbox.docker import DockerSandbox
+        from harness.sandbox.inject import inject_harness_source
+
+        ref = ensure_image("gateway")
+        spec = SandboxSpec(
+            phase="gateway",
+            image=ref.tag,
+            project_dir=ROOT,
+            network=self.network,
+            labels=self.labels,
+            pids=256,
+        )
+        self.sandbox = DockerSandbox(spec)
+        self.image_id = ref.id
+        with tempfile.TemporaryDirectory(prefix="harness-gw-") as tmp:
+            self.key = gateway_files(
+                Path(tmp),
+                trial=self.trial,
+                agent=self.agent,
+                llm=self.llm,
+                fleet_file=self.fleet_file,
+                replay=self.replay,
+            )
+            self.sandbox.start()
+            self.sandbox.copy_in(Path(tmp), ROOT)
+        if self.replay is None:  # reach the fleet's hosts through the default bridge
+            self.sandbox.client.networks.get("bridge").connect(self.sandbox.container_id)
+        pythonpath = inject_harness_source(self.sandbox)
+        args = [
+            "python3",
+            "-m",
+            "harness.gateway.inside",
+            "--port",
+            str(PORT),
+            "--fleet",
+            f"{ROOT}/fleet.yml",
+            "--keys",
+            f"{ROOT}/keys.yml",
+            "--telemetry",
+            f"{ROOT}/out/telemetry.jsonl",
+        ]
+        if self.replay is not None:
+            args += ["--replay", f"{ROOT}/{cassette_name(self.replay)}"]
+        if self.record:
+            args += ["--record", f"{ROOT}/out/recording.jsonl"]
+        if self.budget is not None and not self.budget.unlimited:
+            args += ["--budget", shlex.quote(self.budget.model_dump_json(by_alias=True))]
+        if self.router_url and self.replay is None:
+            args += ["--router", self.router_url]
+        line = " ".join(args)
+        started = self.sandbox.exec(
+            [
+                "sh",
+                "-c",
+                f"mkdir -p {ROOT}/out && PYTHONPATH={pythonpath} nohup {line} "
+                f"> {ROOT}/out/gateway.log 2>&1 &",
+            ],
+            timeout=30,
+        )
+        if not started.ok:
+            raise InfraError(f"gateway did not start: {started.stderr.strip()[-300:]}")
+        self._wait_healthy()
+
+    def _wait_healthy(self, budget: float = 60.0) -> None:
+        probe = (
+            "import urllib.request,sys;"
+            f"urllib.request.urlopen('http://127.0.0.1:{PORT}/health', timeout=2)"
+        )
+        deadline = time.monotonic() + budget
+        while time.monotonic() < deadline:
+            if self.sandbox.exec(["python3", "-c", probe], timeout=10).ok:
+                return
+            time.sleep(0.3)
+        log = self.sandbox.exec(["sh", "-c", f"tail -n 20 {ROOT}/out/gateway.log"], timeout=10)
+        raise InfraError(f"gateway never became healthy: {log.stdout.strip()[-400:]}")
+
+    def budget_state(self) -> dict[str, Any]:
+        """``GET /v1/harness/budget`` with the trial's key, from inside the container."""
+        probe = (
+            "import urllib.request,sys;"
+            f"r=urllib.request.Request('http://127.0.0.1:{PORT}/v1/harness/budget',"
+            f"headers={{'Authorization':'Bearer {self.key}'}});"
+            "sys.stdout.write(urllib.request.urlopen(r,timeout=5).read().decode())"
+        )
+        res = self.sandbox.exec(["python3", "-c", probe], timeout=15)
+        if not res.ok:
+            raise InfraError(f"could not read the gateway's budget: {res.stderr.strip()[-300:]}")
+        return dict(json.loads(res.stdout))
+
+    def collect(self, dest: Path) -> dict[str, Any]:
+        """Copy telemetry, recording and log to ``dest``; return the trial's usage."""
+
+        dest.mkdir(parents=True, exist_ok=True)
+        try:
+            self.sandbox.copy_out(f"{ROOT}/out", dest / "out")
+        except Exception as exc:  # the container may already be gone on a hard failure
+            raise InfraError(f"could not read gateway telemetry: {exc}") from exc
+        out = dest / "out"
+        for item in out.iterdir():
+            shutil.move(str(item), dest / item.name)
+        out.rmdir()
+        telemetry = dest / "telemetry.jsonl"
+        return trial_usage_from_file(telemetry, self.trial) if telemetry.exists() else {}
+
+    def stop(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.stop()

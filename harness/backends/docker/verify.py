@@ -1,0 +1,159 @@
+"""Verification in a fresh, network-less scorer container.
+
+The host stages a copy of the post-agent workspace, the hidden sources named by
+``verify.copy`` and the suite; only the container ever combines them. The agent's
+container is gone by now and cannot influence anything but the workspace files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from harness.errors import InfraError, UserError
+from harness.images import ensure_image
+from harness.sandbox.base import SandboxSpec
+from harness.sandbox.docker import DockerSandbox
+from harness.sandbox.inject import inject_harness_source
+from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
+from harness.util.fs import copytree, hidden_paths, write_atomic
+from harness.verify.outcome import VerifyOutcome
+from harness.verify.request import VerifyRequest
+
+ROOT = "/verify"
+
+
+def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyRequest:
+    """Lay out tree/, hidden/, suite/ and request.json; return the inner request."""
+    copytree(workspace, staging / "tree")
+    hidden_root = Path(request.hidden_root)
+    for step in request.copy_:
+        src = hidden_root / step.from_
+        dest = staging / "hidden" / step.from_
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            copytree(src, dest)
+        else:
+            shutil.copy2(src, dest)
+    (staging / "hidden").mkdir(exist_ok=True)
+    if request.tests_from_root:  # the fix commit's test files (verify.tests-from)
+        for src, rel in hidden_paths(Path(request.tests_from_root), request.tests_from):
+            dest = staging / "tests-from" / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+    inner = request.model_copy(
+        update={
+            "hidden_root": f"{ROOT}/hidden",
+            "tests_from_root": f"{ROOT}/tests-from" if request.tests_from_root else None,
+            "python": "python3",
+            "evidence_dir": f"{ROOT}/out/evidence",
+            "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
+            "env": request.docker_env,  # toolchain/dependency paths as mounted inside
+            "mounts": {},
+        }
+    )
+    if request.suite_dir:
+        copytree(Path(request.suite_dir), staging / "suite")
+    write_atomic(staging / "request.json", inner.model_dump_json(by_alias=True))
+    return inner
+
+
+def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
+    """A failed, ungraded outcome: the code under test ran into a sandbox limit."""
+    return VerifyOutcome.ungraded(
+        report_text=f"verification stopped by limit: {limit} ({detail})\n"
+    )
+
+
+# What the scorer itself needs to confine an executed app (harness.scoring.appkit.jail):
+# switching to the app's own user (SETUID, SETGID), making the evidence its own and
+# closed (CHOWN, FOWNER, DAC_OVERRIDE), and killing the app's process group (KILL).
+APP_SCORER_CAPS = ("SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL")
+
+
+def scorer_policy(policy: SandboxPolicy, *, executes_app: bool) -> SandboxPolicy:
+    """The verifier's policy: the scenario's, plus the few capabilities (and so root) the
+    scorer needs when it runs the built app as an unprivileged user of its own. The app
+    never holds them; no-new-privileges, the read-only root and the limits stay."""
+    if not executes_app:
+        return policy
+    caps = sorted(set(policy.capabilities) | set(APP_SCORER_CAPS))
+    return policy.model_copy(update={"capabilities": caps})
+
+
+def verify_in_docker(
+    workspace: Path,
+    request: VerifyRequest,
+    *,
+    labels: dict[str, str],
+    cpus: float | None = None,
+    memory: str | None = None,
+    evidence_dest: Path | None = None,
+    policy: SandboxPolicy = DEFAULT_POLICY,
+) -> tuple[VerifyOutcome, str]:
+    """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id).
+
+    The container is hardened like the agent's (``policy``): no capabilities, non-root,
+    read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
+    """
+    ref = ensure_image("scorer")
+    policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
+    spec = SandboxSpec(
+        phase="verify",
+        image=ref.tag,
+        workspace=None,
+        mount_workspace=False,
+        project_dir=f"{ROOT}/tree",
+        network="none",
+        cpus=cpus,
+        memory=memory,
+        labels=labels,
+        mounts=dict(request.mounts),  # the scenario's toolchain and dependencies, read-only
+        policy=policy,
+        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
+    )
+    tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
+    sandbox = DockerSandbox(spec)
+    try:
+        stage(workspace, request, tmp / "stage")
+        sandbox.start()
+        sandbox.copy_in(tmp / "stage", ROOT)
+        pythonpath = inject_harness_source(sandbox)
+        result = sandbox.exec(
+            [
+                "python3",
+                "-m",
+                "harness.verify.inside",
+                f"{ROOT}/request.json",
+                f"{ROOT}/tree",
+                f"{ROOT}/out",
+            ],
+            cwd=ROOT,
+            env={"PYTHONPATH": pythonpath, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
+            timeout=request.timeout_s + 120,
+        )
+        if result.timed_out:
+            raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
+        with contextlib.suppress(FileNotFoundError, InfraError):
+            sandbox.copy_out(f"{ROOT}/out", tmp / "out")
+        outcome_file = tmp / "out" / "outcome.json"
+        if not outcome_file.is_file() and result.limit:  # the agent's code blew a limit
+            return _stopped_by(result.limit, result.limit_detail), ref.id
+        if not outcome_file.is_file():
+            tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+            raise InfraError(f"verifier wrote no outcome (exit {result.returncode}): {tail}")
+        data = json.loads(outcome_file.read_text())
+        if "fatal" in data:
+            if data.get("kind") == "UserError":
+                raise UserError(data["fatal"])
+            raise InfraError(f"verifier failed: {data['fatal'].strip().splitlines()[-1]}")
+        evidence = tmp / "out" / "evidence"
+        if evidence_dest is not None and evidence.is_dir():
+            shutil.copytree(evidence, evidence_dest, dirs_exist_ok=True)
+        return VerifyOutcome.model_validate(data), ref.id
+    finally:
+        sandbox.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,110 @@
+"""Typer commands for images and sandboxes: ``images build|ls|prune``, ``sandbox cleanup``.
+The main CLI mounts ``images_app`` and ``sandbox_app``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from docker.errors import APIError, ImageNotFound
+
+from harness.cli.doctor import image_id_of
+from harness.errors import HarnessError
+from harness.images import graph
+from harness.images.build import ImageBuilder
+from harness.sandbox.cleanup import cleanup
+
+images_app = typer.Typer(
+    help="Build, list and prune the harness Docker images.", no_args_is_help=True
+)
+sandbox_app = typer.Typer(help="Manage sandboxes (containers and networks).", no_args_is_help=True)
+
+
+def _fail(exc: HarnessError) -> typer.Exit:
+    typer.echo(f"error: {exc.one_line()}", err=True)
+    return typer.Exit(exc.exit_code)
+
+
+@images_app.command("build")
+def build_command(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Images to build (default: all).")
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show build output.")] = False,
+) -> None:
+    """Build images (and their parents) that are missing at their current content tag."""
+    try:
+        builder = ImageBuilder(
+            progress=lambda m: typer.echo(m, err=True),
+            log=(lambda m: typer.echo(m, err=True)) if verbose else None,
+        )
+        for name in names or graph.list_names(builder.root):
+            ref = builder.ensure(name)
+            state = "built" if ref.tag in builder.built else "up to date"
+            typer.echo(f"{ref.name:<14} {ref.tag:<34} {ref.id[7:19]}  {state}")
+    except HarnessError as exc:
+        raise _fail(exc) from exc
+
+
+@images_app.command("ls")
+def ls_command() -> None:
+    """List every image definition with its current tag and whether it is built."""
+    try:
+        builder = ImageBuilder()
+        for name in graph.list_names(builder.root):
+            parent = graph.load(name, builder.root).parent or "(root)"
+            tag = builder.current_tag(name)
+            image_id = _image_id(builder, tag)
+            state = f"{image_id[7:19]}  built" if image_id else "missing"
+            typer.echo(f"{name:<14} {parent:<12} {tag or '(parent missing)':<34} {state}")
+    except HarnessError as exc:
+        raise _fail(exc) from exc
+
+
+@images_app.command("prune")
+def prune_command(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go.")] = False,
+) -> None:
+    """Remove harness images whose tag is no longer any definition's current tag."""
+    try:
+        builder = ImageBuilder()
+        current = {builder.current_tag(n) for n in graph.list_names(builder.root)}
+        images = builder.client.images.list(filters={"label": "harness=1"})
+        stale = [
+            tag
+            for image in images
+            if image.labels.get("harness.image") != "bootstrap"
+            for tag in image.tags
+            if tag not in current
+        ]
+        for tag in sorted(stale):
+            if dry_run:
+                typer.echo(f"would remove {tag}")
+                continue
+            try:
+                builder.client.images.remove(tag)
+                typer.echo(f"removed {tag}")
+            except ImageNotFound:
+                pass
+            except APIError as exc:
+                typer.echo(f"kept {tag}: {exc.explanation}", err=True)
+    except HarnessError as exc:
+        raise _fail(exc) from exc
+
+
+@sandbox_app.command("cleanup")
+def cleanup_command(
+    job: Annotated[str | None, typer.Option(help="Only this job's sandboxes.")] = None,
+    trial: Annotated[str | None, typer.Option(help="Only this trial's sandboxes.")] = None,
+) -> None:
+    """Remove containers, networks and volumes labelled harness=1 (e.g. after a crash)."""
+    try:
+        removed = cleanup(job=job, trial=trial)
+    except HarnessError as exc:
+        raise _fail(exc) from exc
+    typer.echo(", ".join(f"{n} {kind}" for kind, n in removed.items()) + " removed")
+
+
+def _image_id(builder: ImageBuilder, tag: str | None) -> str | None:
+    return image_id_of(builder.client, tag) if tag else None

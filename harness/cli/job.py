@@ -1,0 +1,284 @@
+"""``harness run`` (alias ``exec-all``): run a matrix of trials as a resumable job.
+
+The lead wires it into the main app: ``app.command("run")(run_command)`` and
+``app.command("exec-all")(run_command)``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from harness import __version__
+from harness.backends import check_backend
+from harness.config.budget import Budget
+from harness.config.entrants import Registry
+from harness.config.project import require_project, require_scenarios
+from harness.config.settings import Settings
+from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.job.executors.base import Executor, make_executor
+from harness.job.ledger import JobDir, jobs_root
+from harness.job.plan import JobConfig, expand
+from harness.job.progress import LiveProgress, Tally
+from harness.job.runner import JobOutcome, JobRunner
+from harness.scenario.model import list_scenarios, load_scenario
+from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+
+EXIT_INTERRUPTED = 130
+
+
+def _split(values: list[str] | None) -> list[str]:
+    """``--agents a,b --agents c`` -> ``[a, b, c]`` (order kept, duplicates dropped)."""
+    out: list[str] = []
+    for value in values or []:
+        for part in value.split(","):
+            if part.strip() and part.strip() not in out:
+                out.append(part.strip())
+    return out
+
+
+def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
+    root = require_scenarios(settings)
+    if names and all_:
+        raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
+    if all_:
+        names = [n for n in list_scenarios(root) if not n.startswith("smoke/")]
+    if not names:
+        raise UserError(
+            "no scenarios to run",
+            file=settings.scenario_root,
+            field="--scenarios",
+            fix="pass --scenarios a,b or --all (every non-smoke scenario)",
+        )
+    for name in names:
+        load_scenario(name, root)  # a bad name fails before anything runs
+    return names
+
+
+def _seeds(values: list[str]) -> list[str] | None:
+    for value in values:
+        if not re.fullmatch(r"[0-9a-fA-F]{16}", value):
+            raise UserError(
+                f"'{value}' is not 16 hex digits",
+                field="--seeds",
+                fix="e.g. --seeds 00c0ffee00c0ffee,0000000000000001",
+            )
+    return [v.lower() for v in values] or None
+
+
+def _config(
+    job: JobDir | None,
+    agents: list[str],
+    models: list[str],
+    scenarios: list[str],
+    all_: bool,
+    reps: int,
+    seeds: list[str],
+    sandbox: str,
+    settings: Settings,
+    budget: Budget | None = None,
+) -> JobConfig:
+    if not agents:
+        stored = job.read_config() if job else None
+        if stored is None:
+            raise UserError("no agents given", field="--agents", fix="e.g. --agents oracle,nop")
+        return stored  # `harness run --job NAME` resumes with the stored matrix
+    check_backend(sandbox)
+    return JobConfig(
+        agents=agents,
+        models=models or None,
+        scenarios=_scenarios(scenarios, all_, settings),
+        reps=reps,
+        seeds=_seeds(seeds),
+        sandbox=sandbox,
+        budget=budget,
+    )
+
+
+def _check_resume(job: JobDir, config: JobConfig, force: bool) -> None:
+    stored = job.read_config()
+    if stored is None or stored == config:
+        return
+    if not force:
+        changed = [k for k, v in config.model_dump().items() if stored.model_dump().get(k) != v]
+        raise UserError(
+            f"job '{job.name}' was started with a different configuration "
+            f"(changed: {', '.join(changed)})",
+            file=job.config_path,
+            field="(job configuration)",
+            fix="rerun with the same options, pass --force to replace it, or use another --job",
+        )
+
+
+def run_job(
+    config: JobConfig,
+    job: JobDir,
+    settings: Settings,
+    *,
+    concurrency: int | None = 1,
+    max_interruptions: int = 2,
+    force: bool = False,
+    console: Console | None = None,
+    executor: Executor | None = None,
+) -> JobOutcome:
+    """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
+    console = console or Console()
+    registry = Registry.load(require_project(settings))
+    plan = expand(config, registry)
+    for note in plan.skipped:
+        console.print(f"skipped {note}", markup=False, highlight=False, soft_wrap=True)
+    if not plan.trials:
+        raise UserError(
+            "the matrix has no trials",
+            field="--agents/--models",
+            fix="pick models the agents support (agents.yml supports-llms)",
+        )
+    with job.exclusive():
+        _check_resume(job, config, force)
+        job.write_config(config, __version__)
+        tally = Tally(total=len(plan.trials))
+        progress = LiveProgress(tally, console)
+        runner = JobRunner(
+            job,
+            config,
+            plan.trials,
+            settings,
+            concurrency=concurrency,
+            max_interruptions=max_interruptions,
+            progress=progress,
+            executor=executor,
+        )
+        todo, entries = runner.prepare()
+        tally.done = len(plan.trials) - len(todo)
+        tally.errors = sum(1 for e in entries if e.status == "error")
+        tally.failed = sum(
+            1 for e in entries if e.status == "done" and e.outcome in {"failed", "timeout"}
+        )
+        outcome = JobOutcome(total=len(plan.trials), already_done=tally.done)
+        console.print(
+            f"job {job.name}: {len(plan.trials)} trials, {tally.done} already complete, "
+            f"{len(todo)} to run ({job.path})",
+            markup=False,
+            soft_wrap=True,
+            highlight=False,
+        )
+        with progress:
+            runner.run(todo, outcome)
+        return outcome
+
+
+def run_command(
+    agents: Annotated[
+        list[str] | None, typer.Option("--agents", help="agent names, comma separated")
+    ] = None,
+    models: Annotated[
+        list[str] | None,
+        typer.Option("--models", help="model names, comma separated; default: each agent's first"),
+    ] = None,
+    scenarios: Annotated[
+        list[str] | None, typer.Option("--scenarios", help="scenario names, comma separated")
+    ] = None,
+    all_: Annotated[bool, typer.Option("--all", help="every non-smoke scenario")] = False,
+    reps: Annotated[int, typer.Option("--reps", help="repetitions per seed")] = 1,
+    seeds: Annotated[
+        list[str] | None,
+        typer.Option("--seeds", help="16-hex seeds, comma separated; default: scenario's"),
+    ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            help="trials at once; default 1, with --executor ray the cluster's docker slots",
+        ),
+    ] = None,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="docker (default) or local")] = "docker",
+    job: Annotated[
+        str | None, typer.Option("--job", help="job name; default: derived from the matrix")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="replace a job's changed configuration")
+    ] = False,
+    max_interruptions: Annotated[
+        int,
+        typer.Option("--max-interruptions", help="retries per trial after infrastructure errors"),
+    ] = 2,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor", help="where trials run: local (processes here) or ray (a Ray cluster)"
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option("--address", help="the Ray cluster's head, HOST:PORT (default: $RAY_ADDRESS)"),
+    ] = None,
+    router_host: Annotated[
+        str | None,
+        typer.Option(
+            "--router-host",
+            help="address the job's shared router binds; every node's trials must reach it "
+            "(default: the Docker bridge locally, this machine's cluster address with ray)",
+        ),
+    ] = None,
+    budget_tokens: BudgetTokensOpt = None,
+    budget_cost_usd: BudgetCostOpt = None,
+    budget_calls: BudgetCallsOpt = None,
+) -> None:
+    """Run a matrix of trials as a job; running it again resumes where it stopped.
+
+    Exit 0 when every trial has a result, 2 bad input (or a refused trial), 3 when some
+    trial ended in an infrastructure error, 130 when interrupted.
+    """
+    console = Console()
+    try:
+        settings = Settings.from_env()
+        root = jobs_root(settings)
+        if job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", job):
+            raise UserError(
+                f"'{job}' is not a usable job name",
+                field="--job",
+                fix="letters, digits, '.', '_' and '-'",
+            )
+        named = JobDir(root / job) if job else None
+        config = _config(
+            named,
+            _split(agents),
+            _split(models),
+            _split(scenarios),
+            all_,
+            reps,
+            _split(seeds),
+            sandbox,
+            settings,
+            budget_flags(budget_tokens, budget_cost_usd, budget_calls),
+        )
+        job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
+        where = make_executor(executor, settings, address=address, router_host=router_host)
+        outcome = run_job(
+            config,
+            job_dir,
+            settings,
+            concurrency=concurrency,
+            max_interruptions=max_interruptions,
+            force=force,
+            console=console,
+            executor=where,
+        )
+    except HarnessError as exc:
+        typer.echo(f"harness: {exc.one_line()}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        typer.echo("harness: interrupted; run the same command again to resume", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(outcome.outcomes.items())) or "nothing new"
+    console.print(
+        f"job {job_dir.name} finished: {counts}", markup=False, highlight=False, soft_wrap=True
+    )
+    if outcome.statuses.get("refused"):
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if outcome.statuses.get("error"):
+        raise typer.Exit(EXIT_INFRA)
+    raise typer.Exit(EXIT_SUCCESS)

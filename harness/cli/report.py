@@ -1,0 +1,289 @@
+"""``harness report``, ``harness compare``, ``harness board`` and ``harness view``.
+
+The main app wires them: ``app.command("report")(report_command)``,
+``app.command("compare")(compare_command)``, ``app.command("board")(board_command)``,
+``app.command("view")(view_command)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from harness.config.settings import Settings
+from harness.errors import HarnessError, UserError
+from harness.report.board.site import build_board
+from harness.report.collect import Filters, RunResult, collect
+from harness.report.compare import DEFAULT_DELTA, as_dict, find, power_text, text
+from harness.report.publish import (
+    refuse_uncalibrated,
+    update_markdown,
+    write_summary_folder,
+)
+from harness.report.render import FORMATS, print_tables, to_csv, to_json, to_markdown
+from harness.report.summary import summarise
+
+ListOpt = list[str] | None
+
+
+def _split(values: ListOpt) -> list[str]:
+    return [p.strip() for v in values or [] for p in v.split(",") if p.strip()]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What ``report``, ``compare`` and ``board`` read, as the user chose it."""
+
+    scenarios: ListOpt = None
+    agents: ListOpt = None
+    models: ListOpt = None
+    after: str | None = None
+    limit: int | None = None
+    job: str | None = None
+    versions: str = "each"
+    tasks_after: str | None = None
+
+
+def _iso(value: str | None, flag: str) -> None:
+    if value is None:
+        return
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise UserError(
+            f"'{value}' is not an ISO date", field=flag, fix=f"e.g. {flag} 2025-01-31"
+        ) from None
+
+
+def _runs(sel: Selection, settings: Settings, notes: list[str] | None = None) -> list[RunResult]:
+    if sel.limit is not None and sel.limit < 1:
+        raise UserError("--limit must be at least 1", field="--limit", fix="e.g. --limit 5")
+    _iso(sel.after, "--after")
+    _iso(sel.tasks_after, "--tasks-after")
+    filters = Filters(
+        _split(sel.scenarios),
+        _split(sel.agents),
+        _split(sel.models),
+        sel.after,
+        sel.limit,
+        job=sel.job,
+        versions=sel.versions,
+        tasks_after=sel.tasks_after,
+        scenario_root=settings.scenario_root,
+    )
+    runs = collect(settings.results, filters, notes)
+    if sel.job is not None and not runs:
+        raise UserError(
+            f"no finished runs of job '{sel.job}'",
+            field="--job",
+            fix="see `harness jobs` (or the job folder's name) for job ids",
+        )
+    return runs
+
+
+def _report_selection(
+    scenarios: ListOpt,
+    agents: ListOpt,
+    models: ListOpt,
+    after: str | None,
+    limit: int | None,
+    job: str | None,
+    all_agent_versions: bool,
+    tasks_after: str | None,
+) -> Selection:
+    """goagentbench's defaults: the newest run per scenario, agent and model, and the
+    newest agent version only. A job's repetitions are its design, so ``--job`` keeps
+    every run of the job unless ``--limit`` is given."""
+    if limit is None and job is None:
+        limit = 1
+    versions = "merge" if all_agent_versions else "newest"
+    return Selection(scenarios, agents, models, after, limit, job, versions, tasks_after)
+
+
+def _fail(exc: HarnessError) -> typer.Exit:
+    typer.echo(f"harness: {exc.one_line()}", err=True)
+    return typer.Exit(exc.exit_code)
+
+
+ScenariosOpt = Annotated[ListOpt, typer.Option("--scenarios", help="names or globs, comma sep.")]
+AgentsOpt = Annotated[ListOpt, typer.Option("--agents", help="agent names, comma separated")]
+ModelsOpt = Annotated[ListOpt, typer.Option("--models", help="model names, comma separated")]
+AfterOpt = Annotated[str | None, typer.Option("--after", help="runs started on/after (ISO)")]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit", help="most recent N runs per entrant and scenario")
+]
+ReportLimitOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        help="most recent N runs per scenario, agent and model (default 1; every run of --job)",
+    ),
+]
+JobOpt = Annotated[str | None, typer.Option("--job", help="only the runs of this job")]
+AllVersionsOpt = Annotated[
+    bool,
+    typer.Option("--all-agent-versions", help="every agent version, one row per agent and model"),
+]
+TokensOpt = Annotated[bool, typer.Option("--include-tokens", help="token columns")]
+TasksAfterOpt = Annotated[
+    str | None,
+    typer.Option("--tasks-after", help="only tasks dated after this ISO date (contamination)"),
+]
+
+
+def _console() -> Console:
+    console = Console()
+    return console if console.is_terminal else Console(width=240)
+
+
+def report_command(
+    scenarios: ScenariosOpt = None,
+    agents: AgentsOpt = None,
+    models: ModelsOpt = None,
+    after: AfterOpt = None,
+    limit: ReportLimitOpt = None,
+    job: JobOpt = None,
+    all_agent_versions: AllVersionsOpt = False,
+    include_tokens: TokensOpt = False,
+    tasks_after: TasksAfterOpt = None,
+    power: Annotated[
+        float | None,
+        typer.Option("--power", help="print the scenarios and trials this difference needs"),
+    ] = None,
+    format_: Annotated[str, typer.Option("--format", help="table, csv, json or md")] = "table",
+    publish: Annotated[
+        bool, typer.Option("--publish", help="write result_summaries/ and update a README")
+    ] = False,
+    publish_to: Annotated[
+        Path | None, typer.Option("--publish-to", help="Markdown file with the markers")
+    ] = None,
+) -> None:
+    """Summarise results: one table per scorer era, entrants ranked by paired tests."""
+
+    try:
+        if format_ not in FORMATS:
+            raise UserError(
+                f"unknown format '{format_}'",
+                field="--format",
+                fix=f"use one of: {', '.join(FORMATS)}",
+            )
+        if power is not None and not 0.0 < power <= 1.0:
+            raise UserError(
+                f"--power {power} is not a difference in (0, 1]",
+                field="--power",
+                fix="e.g. --power 0.1 (ten points of score)",
+            )
+        settings = Settings.from_env()
+        sel = _report_selection(
+            scenarios, agents, models, after, limit, job, all_agent_versions, tasks_after
+        )
+        notes: list[str] = []
+        tables = summarise(_runs(sel, settings, notes))
+        for note in notes:
+            typer.echo(f"note: {note}", err=True)
+        if power is not None:
+            typer.echo(power_text(tables, power), nl=False)
+            return
+        if format_ == "table":
+            print_tables(tables, _console(), include_tokens)
+        elif format_ == "csv":
+            typer.echo(to_csv(tables, include_tokens), nl=False)
+        elif format_ == "json":
+            typer.echo(to_json(tables, datetime.now(UTC).isoformat(timespec="seconds")), nl=False)
+        else:
+            typer.echo(to_markdown(tables, include_tokens), nl=False)
+        if publish or publish_to:
+            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
+            folder = write_summary_folder(tables, settings.project_root / "result_summaries")
+            target = publish_to or settings.project_root / "README.md"
+            update_markdown(tables, target, folder)
+            typer.echo(f"published {folder} and updated {target}", err=True)
+    except HarnessError as exc:
+        raise _fail(exc) from None
+
+
+def compare_command(
+    a: Annotated[str, typer.Argument(help="entrant A: AGENT, AGENT:MODEL or AGENT@VERSION:MODEL")],
+    b: Annotated[str, typer.Argument(help="entrant B, named the same way")],
+    scenarios: ScenariosOpt = None,
+    after: AfterOpt = None,
+    limit: ReportLimitOpt = None,
+    job: JobOpt = None,
+    tasks_after: TasksAfterOpt = None,
+    delta: Annotated[
+        float, typer.Option("--delta", help="the difference to plan scenarios and trials for")
+    ] = DEFAULT_DELTA,
+    format_: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+) -> None:
+    """Compare two entrants on the scenarios both ran: paired difference, its interval
+    and test, correlation, pass@k and pass^k, and the power of the comparison."""
+
+    try:
+        if format_ not in ("text", "json"):
+            raise UserError(f"unknown format '{format_}'", field="--format", fix="use text or json")
+        settings = Settings.from_env()
+        if limit is None and job is None:
+            limit = 1  # as report: the newest run per scenario, agent and model
+        sel = Selection(scenarios, None, None, after, limit, job, "each", tasks_after)
+        found = find(summarise(_runs(sel, settings)), a, b, delta)
+        if format_ == "json":
+            typer.echo(json.dumps([as_dict(c) for c in found], indent=2))
+        else:
+            typer.echo("\n".join(text(c) for c in found), nl=False)
+    except HarnessError as exc:
+        raise _fail(exc) from None
+
+
+def board_command(
+    out: Annotated[Path | None, typer.Option("--out", help="site folder; default board/")] = None,
+    scenarios: ScenariosOpt = None,
+    agents: AgentsOpt = None,
+    models: ModelsOpt = None,
+    after: AfterOpt = None,
+    limit: LimitOpt = None,
+) -> None:
+    """Write the static results board (open index.html, or `harness view`)."""
+
+    try:
+        settings = Settings.from_env()
+        runs = _runs(Selection(scenarios, agents, models, after, limit), settings)
+        index = build_board(runs, (out or settings.project_root / "board").resolve())
+    except HarnessError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"board: {index} ({len(runs)} runs)")
+
+
+def serve(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
+    """An http.server bound to 127.0.0.1 serving ``directory`` (port 0: any free one)."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def view_command(
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="board folder; default board/")
+    ] = None,
+    port: Annotated[int, typer.Option("--port", help="0 picks a free port")] = 8765,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="build the board first")] = False,
+) -> None:
+    """Serve the board on 127.0.0.1 with the standard library's http.server."""
+    settings = Settings.from_env()
+    folder = (directory or settings.project_root / "board").resolve()
+    if rebuild or not (folder / "index.html").is_file():
+        board_command(out=folder)
+    server = serve(folder, port)
+    typer.echo(f"serving {folder} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,246 @@
+"""Accounting: one telemetry line per attempt (built in one place), energy shared among a
+host's calls, the recording of request/response pairs, and each trial's budget."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.config.budget import Budget
+from harness.fleet import wire
+from harness.fleet.cassette import Recorder
+from harness.fleet.config import Price
+from harness.fleet.lease import Outcome, Routing
+from harness.fleet.telemetry import EnergyMeter, TelemetrySink, energy_kwh, rates, token_cost
+from harness.gateway.calls import Attempt, Call, rnd
+
+STREAM_BROKEN = "stream_broken"  # the host accepted the call, then its stream broke
+
+
+@dataclass
+class Spent:
+    """What one trial has used: the numbers its budget is checked against."""
+
+    tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tokens": self.tokens, "cost_usd": round(self.cost_usd, 9), "calls": self.calls}
+
+
+class Accounting:
+    def __init__(
+        self,
+        *,
+        telemetry: TelemetrySink,
+        routing: Routing,
+        price_for: Callable[[str | None, str | None], Price | None],
+        kwh_price: float,
+        watts: dict[str, float | None],
+        artefact: Callable[[str, str], str | None],
+        recorder: Recorder | None = None,
+        budget: Budget | None = None,
+    ) -> None:
+        self.telemetry = telemetry
+        self.routing = routing
+        self.price_for = price_for
+        self.kwh_price = kwh_price
+        self.watts = watts
+        self.artefact = artefact
+        self.recorder = recorder
+        self.budget = budget if budget is not None and not budget.unlimited else None
+        self.energy = {h: EnergyMeter() for h in watts}
+        self.spent: dict[str | None, Spent] = {}
+
+    # ---- the one row builder --------------------------------------------------------------
+    def row(self, call: Call, **fields: Any) -> dict[str, Any]:
+        """A telemetry line for ``call``: who and what, then ``fields`` (what happened)."""
+        return {
+            "ts": round(time.time(), 6),
+            "call": call.call_id,
+            "trial": call.key.trial,
+            "agent": call.key.agent,
+            "model": call.model,
+            "requested_model": call.requested,
+            "endpoint": call.endpoint,
+            "stream": call.stream,
+            "host": None,
+            "upstream": None,
+            "artefact": None,
+            "retry": 0,
+            "incomplete": False,
+            **fields,
+        }
+
+    def write(self, line: dict[str, Any]) -> None:
+        self.telemetry.write(line)
+        if line.get("status") != "budget":
+            spent = self.spent.setdefault(line.get("trial"), Spent())
+            spent.tokens += int(line.get("prompt_tokens") or 0) + int(
+                line.get("completion_tokens") or 0
+            )
+            spent.cost_usd += float(line.get("cost_usd") or 0.0)
+
+    # ---- attempts on hosts ----------------------------------------------------------------
+    def start(self, att: Attempt) -> None:
+        self.energy[att.host].start(att.token, time.monotonic())
+
+    def finish(
+        self, att: Attempt, *, failed: bool = False, retry_after: float | None = None
+    ) -> None:
+        """End an attempt once: release the host (cooling it if it ``failed``), write the line."""
+        lease, att.token = att.token, None
+        if lease is None:
+            return  # already finished
+        now = time.monotonic()
+        total = now - att.t0
+        busy = self.energy[att.host].stop(lease, now)
+        estimated = att.usage is None and att.status == STREAM_BROKEN and att.output_chunks > 0
+        if estimated:
+            # the host had produced tokens (and maybe relayed them) before the break: count
+            # them, estimated, since its usage chunk never came
+            att.usage = {
+                "prompt_tokens": att.call.job.prompt_tokens,
+                "completion_tokens": att.output_chunks,
+            }
+        prompt, cached, completion = wire.usage_numbers(att.usage)
+        ttft = att.ttft_s if att.ttft_s is not None else att.first_chunk_s
+        prefill, decode = rates(prompt, cached, completion, ttft, total)
+        ok = att.status == 200 and not att.incomplete
+        self.routing.release(
+            lease,
+            Outcome(
+                ok=ok,
+                trial=att.call.key.trial,
+                prompt=prompt,
+                cached=cached,
+                completion=completion,
+                ttft_s=ttft,
+                total_s=total,
+                failed=failed,
+                retry_after=retry_after,
+            ),
+        )
+        kwh = energy_kwh(busy, self.watts.get(att.host))
+        tcost = token_cost(self.price_for(att.call.model, att.upstream), prompt, cached, completion)
+        ecost = kwh * self.kwh_price
+        line = self.row(
+            att.call,
+            ts=round(att.ts, 6),
+            host=att.host,
+            upstream=att.upstream,
+            artefact=self.artefact(att.host, att.upstream),
+            prompt_tokens=prompt,
+            cached_tokens=cached,
+            completion_tokens=completion,
+            ttft_s=rnd(ttft),
+            total_s=rnd(total),
+            prefill_tps=rnd(prefill, 1),
+            decode_tps=rnd(decode, 1),
+            status=att.status,
+            error=att.error,
+            incomplete=att.incomplete,
+            retry=att.retry,
+            busy_s=rnd(busy),
+            energy_kwh=round(kwh, 9),
+            token_cost_usd=round(tcost, 9),
+            energy_cost_usd=round(ecost, 9),
+            cost_usd=round(tcost + ecost, 9),
+        )
+        if estimated:
+            line["usage_estimated"] = True
+        self.write(line)
+
+    # ---- replayed and refused calls -------------------------------------------------------
+    def replayed(
+        self,
+        call: Call,
+        t0: float,
+        ts: float,
+        status: int,
+        usage: dict[str, Any] | None = None,
+        index: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        line = self.row(call, ts=round(ts, 6), host="replay", status=status)
+        if error is not None:
+            line.update(error=error, total_s=rnd(time.monotonic() - t0))
+            self.write(line)
+            return
+        prompt, cached, completion = wire.usage_numbers(usage)
+        tcost = token_cost(self.price_for(call.model, None), prompt, cached, completion)
+        line.update(
+            prompt_tokens=prompt,
+            cached_tokens=cached,
+            completion_tokens=completion,
+            ttft_s=0.0,
+            total_s=rnd(time.monotonic() - t0),
+            cassette_index=index,
+            token_cost_usd=round(tcost, 9),
+            cost_usd=round(tcost, 9),
+            energy_kwh=0.0,
+        )
+        self.write(line)
+
+    # ---- budgets --------------------------------------------------------------------------
+    def admit(self, call: Call) -> str | None:
+        """Count the call against its trial's budget; the limit reached if it is refused."""
+        spent = self.spent.setdefault(call.key.trial, Spent())
+        if self.budget is not None:
+            hit = self.budget.exceeded(spent.tokens, spent.cost_usd, spent.calls)
+            if hit is not None:
+                self.write(
+                    self.row(
+                        call,
+                        status="budget",
+                        error=f"budget exhausted: {hit}",
+                        prompt_tokens=0,
+                        cached_tokens=0,
+                        completion_tokens=0,
+                        cost_usd=0.0,
+                    )
+                )
+                return hit
+        spent.calls += 1
+        return None
+
+    def budget_state(self, trial: str | None) -> dict[str, Any]:
+        """``GET /v1/harness/budget``: the limit reached (if any), usage and limits."""
+        spent = self.spent.get(trial) or Spent()
+        budget = self.budget or Budget()
+        return {
+            "exhausted": budget.exceeded(spent.tokens, spent.cost_usd, spent.calls),
+            "used": spent.to_json(),
+            "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
+        }
+
+    # ---- recording ------------------------------------------------------------------------
+    def record(
+        self, call: Call, response: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> None:
+        if self.recorder is not None:
+            self.recorder.add(call.endpoint, call.body, response, meta or {"stream": call.stream})
+
+    def record_reply(
+        self, call: Call, acc: wire.ChunkAccumulator, body: dict[str, Any] | None
+    ) -> None:
+        """A chat/text reply as a cassette response: message (or text), finish, usage."""
+        if self.recorder is None:
+            return
+        body = body or acc.body(call.kind, call.requested or None)
+        choice = (body.get("choices") or [{}])[0]
+        resp: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
+        if call.kind == "chat":
+            resp["message"] = {
+                k: v
+                for k, v in (choice.get("message") or {}).items()
+                if k != "role" and v is not None
+            }
+        else:
+            resp["text"] = choice.get("text", "")
+        if body.get("usage"):
+            resp["usage"] = body["usage"]
+        self.record(call, resp)

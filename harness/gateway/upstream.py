@@ -1,0 +1,307 @@
+"""Upstreams: where the gateway gets its answers.
+
+``FleetUpstream`` asks the routing for a host, always streams from it with
+``stream_options.include_usage`` (so that the gateway measures time to first token and
+total time itself), and retries connect errors, 5xx and 429 on another host while nothing
+has reached the client. ``CassetteUpstream`` (``replay.py``) serves recorded traffic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Protocol
+
+import httpx
+from starlette.responses import JSONResponse, Response
+
+from harness.fleet import wire
+from harness.fleet.config import FleetConfig, Host
+from harness.fleet.lease import Routing
+from harness.fleet.probe import HostStatus, probe_fleet_async
+from harness.gateway.accounting import STREAM_BROKEN, Accounting
+from harness.gateway.calls import (
+    CHAT,
+    COMPLETIONS,
+    RETRYABLE_STATUS,
+    Attempt,
+    Call,
+    Final,
+    NoHost,
+    Opened,
+    Retryable,
+    error_response,
+    retry_after_seconds,
+    snippet,
+)
+from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
+from harness.gateway.relay import (
+    ChatFraming,
+    EventFraming,
+    close_response,
+    finish_body,
+    stream_reply,
+    take_chunk,
+)
+
+
+class Upstream(Protocol):
+    """Answers calls; the app knows nothing of hosts or cassettes."""
+
+    def candidates(self, model: str) -> list[str]: ...
+
+    def resolve(self, requested: str, pinned: str | None, agent: str | None) -> str | None: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def answer(self, call: Call) -> Response: ...
+
+    async def health(self) -> dict[str, Any]: ...
+
+
+class FleetUpstream:
+    def __init__(
+        self,
+        fleet: FleetConfig,
+        routing: Routing,
+        accounting: Accounting,
+        statuses: dict[str, HostStatus],
+        probe_timeout_s: float = 3.0,
+    ) -> None:
+        self.fleet = fleet
+        self.routing = routing
+        self.accounting = accounting
+        self.statuses = statuses  # shared with the gateway: artefacts for telemetry
+        self.probe_timeout_s = probe_timeout_s
+        self.client: httpx.AsyncClient | None = None
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    async def start(self) -> None:
+        r = self.fleet.routing
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(r.read_timeout_s, connect=r.connect_timeout_s),
+            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
+        )
+        if self.fleet.hosts:
+            await self.probe()
+
+    async def stop(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+    async def probe(self) -> dict[str, HostStatus]:
+        """Ask every host what it serves; learn artefacts and parallel slots."""
+        self.statuses.clear()
+        self.statuses.update(await probe_fleet_async(self.fleet, self.probe_timeout_s))
+        for h in self.fleet.hosts:
+            st = self.statuses.get(h.name)
+            if h.max_parallel is None and st:
+                slots = [m.parallel for m in st.models.values() if m.parallel]
+                if slots:
+                    self.routing.learn_slots(h.name, max(slots))
+        return self.statuses
+
+    async def health(self) -> dict[str, Any]:
+        return {"hosts": await self.routing.snapshot(), "replay_remaining": None}
+
+    # ---- models ---------------------------------------------------------------------------
+    def resolve(self, requested: str, pinned: str | None, agent: str | None) -> str | None:
+        return self.fleet.resolve_model(requested, agent, pinned)
+
+    def candidates(self, model: str) -> list[str]:
+        return self.fleet.models[model].host_names([h.name for h in self.fleet.hosts])
+
+    # ---- answering ------------------------------------------------------------------------
+    async def answer(self, call: Call) -> Response:
+        if call.endpoint in (CHAT, COMPLETIONS):
+            return await self._generate(call)
+        return await self._passthrough(call)
+
+    async def _generate(self, call: Call) -> Response:
+        """Chat and text completions: streamed from upstream, always."""
+        try:
+            opened = await self._with_retries(call, "sse")
+        except Final as f:
+            return Response(f.body, f.status, media_type=f.content_type)
+        except Retryable as exc:
+            return await self._exhausted(call, exc)
+        if not call.stream:
+            body = opened.acc.body(call.kind, call.requested or None)
+            self.accounting.record_reply(call, opened.acc, body)
+            return JSONResponse(body)
+        return stream_reply(opened, ChatFraming(call, opened, self.accounting), self.accounting)
+
+    async def _passthrough(self, call: Call) -> Response:
+        """Embeddings and responses: forwarded as they are, with the model mapped."""
+        mode = "raw" if call.stream else "json"
+        try:
+            opened = await self._with_retries(call, mode)
+        except Final as f:
+            return Response(f.body, f.status, media_type=f.content_type)
+        except Retryable as exc:
+            return await self._exhausted(call, exc)
+        if mode == "json":
+            body = opened.json_body or {}
+            if call.requested and "model" in body:
+                body["model"] = call.requested
+            a = opened.attempt
+            meta = {"host": a.host, "upstream": a.upstream, "stream": call.stream}
+            self.accounting.record(call, {"raw": body}, meta)
+            return JSONResponse(body)
+        return stream_reply(opened, EventFraming(call, opened, self.accounting), self.accounting)
+
+    async def _exhausted(self, call: Call, exc: Retryable) -> Response:
+        detail = "; ".join(call.errors) or str(exc)
+        if isinstance(exc, NoHost):
+            wait = await self.routing.wait_s(call.candidates)
+            return error_response(
+                503,
+                f"no fleet host is available for {call.model!r}: {detail}",
+                "fleet_unavailable",
+                {"Retry-After": f"{max(1, round(wait))}"},
+            )
+        if exc.status and exc.body:
+            headers = {k: v for k, v in exc.headers.items() if k.lower() == "retry-after"}
+            return Response(exc.body, exc.status, headers=headers, media_type="application/json")
+        return error_response(
+            502, f"no fleet host could serve {call.model!r}: {detail}", "fleet_error"
+        )
+
+    # ---- attempts -------------------------------------------------------------------------
+    async def _with_retries(self, call: Call, mode: str) -> Opened:
+        r = self.fleet.routing
+        for n in range(r.max_attempts):
+            try:
+                return await self._attempt(call, mode, n)
+            except Retryable:
+                if n + 1 >= r.max_attempts:
+                    raise
+            # another host is usually free at once; else wait out the shortest cooldown
+            # (a 429's Retry-After included)
+            wait = min(await self.routing.wait_s(call.candidates), r.max_wait_s)
+            if wait > 0:
+                await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _attempt(self, call: Call, mode: str, retry: int) -> Opened:
+        try:
+            lease = await self.routing.acquire(call.candidates, call.job, call.tried)
+        except httpx.HTTPError as exc:  # a job's shared router that has gone away
+            call.errors.append(f"router: {type(exc).__name__}: {exc}")
+            raise Retryable(f"the job's router is unreachable: {exc}") from exc
+        if lease is None:
+            raise NoHost("every host is cooling down")
+        host = self.fleet.host(lease.host)
+        upstream = self.fleet.models[call.model].upstream_for(host.name)
+        call.tried.append(host.name)
+        att = Attempt(call, host.name, upstream, retry, lease.had_slot, token=lease)
+        self.accounting.start(att)
+        try:
+            return await self._send(att, host, mode)
+        except BaseException as exc:  # cancelled, or a bug: never leave a call in flight
+            if att.token is not None:
+                att.status = att.status or "gateway_error"
+                att.error = att.error or f"{type(exc).__name__}: {exc}"
+                att.incomplete = True
+                self.accounting.finish(att)
+            raise
+
+    def _fail(
+        self, att: Attempt, status: int | str, error: str, retry_after: float | None = None
+    ) -> None:
+        att.status, att.error = status, error
+        att.call.errors.append(f"{att.host}: {status} {error}".strip())
+        self.accounting.finish(att, failed=True, retry_after=retry_after)
+
+    async def _send(self, att: Attempt, host: Host, mode: str) -> Opened:
+        call = att.call
+        body = {**call.body, "model": att.upstream}
+        if mode == "sse":
+            body["stream"] = True
+            body["stream_options"] = {
+                **(call.body.get("stream_options") or {}),
+                "include_usage": True,
+            }
+        assert self.client is not None
+        headers = host.headers()
+        if call.endpoint == MESSAGES:  # a Messages host: its own auth header and version
+            headers = {**headers, "anthropic-version": ANTHROPIC_VERSION}
+            if host.api_key():
+                headers["x-api-key"] = host.api_key() or ""
+        req = self.client.build_request(
+            "POST", host.base_url + call.endpoint, json=body, headers=headers
+        )
+        try:
+            resp = await self.client.send(req, stream=True)
+        except httpx.HTTPError as exc:
+            self._fail(att, "connect_error", f"{type(exc).__name__}: {exc}")
+            raise Retryable(f"{host.name}: {type(exc).__name__}") from exc
+        if resp.status_code != 200:
+            content = await resp.aread()
+            await resp.aclose()
+            if resp.status_code in RETRYABLE_STATUS:
+                ra = retry_after_seconds(resp.headers.get("retry-after"))
+                self._fail(att, resp.status_code, snippet(content), retry_after=ra)
+                raise Retryable(
+                    f"{host.name}: HTTP {resp.status_code}",
+                    resp.status_code,
+                    content,
+                    dict(resp.headers),
+                )
+            att.status, att.error = resp.status_code, snippet(content)
+            self.accounting.finish(att)
+            raise Final(resp.status_code, content, resp.headers.get("content-type"))
+        att.accepted = True
+        opened = Opened(att, resp, None, [], wire.ChunkAccumulator())
+        try:
+            if mode == "json":
+                opened.json_body = json.loads(await resp.aread())
+                att.usage = (opened.json_body or {}).get("usage")
+                if call.endpoint == MESSAGES and att.usage:
+                    att.usage = from_usage(att.usage)
+                att.status = 200
+                await resp.aclose()
+                self.accounting.finish(att)
+                return opened
+            opened.lines = resp.aiter_lines()
+            # read up to the first event: a host that fails before it is retried
+            while not opened.events:
+                ev = opened.decoder.feed(await anext(opened.lines))
+                if ev is not None:
+                    opened.events.append(ev)
+                    if mode == "sse":
+                        take_chunk(att, opened.acc, ev[1])
+            if mode == "sse" and not call.stream:
+                await self._drain(opened)
+                await resp.aclose()
+                att.status = 200
+                self.accounting.finish(att)
+        except (httpx.HTTPError, StopAsyncIteration, ValueError) as exc:
+            await close_response(resp)
+            msg = (
+                "stream ended early"
+                if isinstance(exc, StopAsyncIteration)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            self._fail(att, STREAM_BROKEN, msg)
+            raise Retryable(f"{host.name}: {msg}") from exc
+        return opened
+
+    async def _drain(self, opened: Opened) -> None:
+        """Read a non-streamed call's upstream stream to its end (or raise)."""
+        assert opened.lines is not None
+        att = opened.attempt
+        async for line in opened.lines:
+            ev = opened.decoder.feed(line)
+            if ev is not None:
+                take_chunk(att, opened.acc, ev[1])
+                if att.done:
+                    await finish_body(opened)
+                    return
+        ev = opened.decoder.flush()
+        if ev is not None:
+            take_chunk(att, opened.acc, ev[1])
+        if not att.done and not opened.acc.finished():
+            raise httpx.RemoteProtocolError("upstream stream ended without finishing")

@@ -1,0 +1,1 @@
+"""Proving a scenario's grader over many trees: controls, calibration, ``validate --deep``."""

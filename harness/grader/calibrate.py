@@ -1,0 +1,160 @@
+"""``harness calibrate SCENARIO``: derive a suite's success bar from measured spreads.
+
+The reference, the LOW tree and every defect are scored over several seeds (through the
+same verification path as a trial, one executed-app scoring at a time). The success bar
+is put midway between the worst reference score and the best score of any broken tree,
+so every seed's reference passes and every LOW/defect tree fails; the spread is
+printed. The thresholds file is rewritten with ``calibrated: true`` and the numbers that
+justify it, and its sha256 is pinned in the suite (``thresholds_pin=...``), which makes
+the scorer a new, non-``-rc`` era. When no bar separates the trees nothing is written.
+
+The arithmetic (``propose``) is pure; ``calibrate`` does the I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+
+import yaml
+
+from harness.agents.builtin import OracleAgent
+from harness.config.settings import Settings
+from harness.errors import UserError
+from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
+from harness.scenario.model import LoadedScenario
+from harness.scoring.appkit.seeding import derive_bytes
+from harness.scoring.era import load_thresholds, sha256_file
+from harness.util.fs import write_atomic
+
+_PIN = re.compile(r"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')")
+
+
+@dataclass
+class Spread:
+    """Final scores of one tree over the calibration seeds."""
+
+    tree: str
+    finals: list[float] = field(default_factory=list)
+
+    @property
+    def low(self) -> float:
+        return min(self.finals)
+
+    @property
+    def high(self) -> float:
+        return max(self.finals)
+
+    def line(self) -> str:
+        mean = statistics.fmean(self.finals)
+        sd = statistics.pstdev(self.finals) if len(self.finals) > 1 else 0.0
+        return (
+            f"  {self.tree:<28} min {self.low:.4f}  mean {mean:.4f}  max {self.high:.4f}  "
+            f"sd {sd:.4f}"
+        )
+
+
+@dataclass(frozen=True)
+class Proposal:
+    bar: float | None  # None: no bar separates reference from broken trees
+    reference_min: float
+    broken_max: float
+    broken_worst: str
+
+
+def propose(reference: Spread, broken: list[Spread]) -> Proposal:
+    """The bar midway between the worst reference and the best broken tree (3 decimals)."""
+    worst = max(broken, key=lambda s: s.high)
+    if not reference.low > worst.high:
+        return Proposal(None, reference.low, worst.high, worst.tree)
+    bar = round((reference.low + worst.high) / 2, 3)
+    bar = min(max(bar, worst.high + 0.001), reference.low)
+    return Proposal(bar, reference.low, worst.high, worst.tree)
+
+
+def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
+    """``count`` seeds derived from the scenario's seed (the same on every machine)."""
+    return [derive_bytes(loaded.seed, f"calibrate:{i}").hex()[:16] for i in range(count)]
+
+
+def calibrate(
+    loaded: LoadedScenario, settings: Settings, sandbox: str, seeds: int = 3
+) -> tuple[str, Proposal]:
+    """Score every tree over ``seeds`` seeds; write the calibrated thresholds and pin."""
+    suite = loaded.scenario.verify.suite
+    if not suite:
+        raise UserError(
+            "only scenarios with their own suite are calibrated",
+            file=loaded.path,
+            field="verify.suite",
+            fix="test-based scenarios need no calibration",
+        )
+    suite_dir = loaded.directory / suite
+    thresholds_file = suite_dir / "thresholds.yml"
+    current = load_thresholds(thresholds_file)
+    if seeds < 2:
+        raise UserError("calibration needs at least 2 seeds", field="--seeds", fix="e.g. --seeds 3")
+    if not (loaded.directory / LOW_PATCH).is_file():
+        raise UserError(
+            "calibration needs a LOW tree",
+            file=loaded.directory / LOW_PATCH,
+            field="(low patch)",
+            fix=f"add {LOW_PATCH}",
+        )
+    defects = load_defects(loaded)
+    runner = ControlRunner(loaded, settings, sandbox)
+    spreads: dict[str, Spread] = {}
+    try:
+        reference = runner.fresh("reference")
+        OracleAgent.apply(loaded, reference)
+        trees = {"reference": reference}
+        trees["LOW"] = runner.patched(reference, loaded.directory / LOW_PATCH, "low", "low patch")
+        for d in defects:
+            trees[d.name] = runner.patched(reference, d.patch, f"defects/{d.name}", "defect")
+        for seed in calibration_seeds(loaded, seeds):
+            for name, tree in trees.items():
+                score = runner.score(tree, seed)
+                spreads.setdefault(name, Spread(name)).finals.append(score.final)
+    finally:
+        runner.close()
+    broken = [s for n, s in spreads.items() if n != "reference"]
+    proposal = propose(spreads["reference"], broken)
+    lines = [f"calibration of {loaded.name} over {seeds} seeds ({sandbox})"]
+    lines += [s.line() for s in spreads.values()]
+    if proposal.bar is None:
+        lines.append(
+            f"NOT CALIBRATED: the reference's worst {proposal.reference_min:.4f} does not beat "
+            f"{proposal.broken_worst}'s best {proposal.broken_max:.4f}; nothing written"
+        )
+        return "\n".join(lines) + "\n", proposal
+    data = {
+        "calibrated": True,
+        "high": proposal.bar,
+        "low": current.low,
+        "success_bar": proposal.bar,
+        "epsilon": current.epsilon,
+        "budgets": dict(current.budgets),
+        "calibration": {
+            "seeds": seeds,
+            "sandbox": sandbox,
+            "reference_min": round(proposal.reference_min, 4),
+            "broken_max": round(proposal.broken_max, 4),
+            "closest_broken": proposal.broken_worst,
+        },
+    }
+    write_atomic(thresholds_file, yaml.safe_dump(data, sort_keys=False))
+    pin = sha256_file(thresholds_file)
+    suite_py = suite_dir / "suite.py"
+    text = suite_py.read_text()
+    if _PIN.search(text):
+        write_atomic(suite_py, _PIN.sub(f'thresholds_pin="{pin}"', text, count=1))
+        pinned = f"pinned in {suite_py.name}"
+    else:
+        pinned = f'add thresholds_pin="{pin}" to the Suite(...) in {suite_py.name}'
+    lines.append(
+        f"success bar {proposal.bar:.3f} (reference min {proposal.reference_min:.4f}, best "
+        f"broken {proposal.broken_worst} {proposal.broken_max:.4f}); thresholds sha256 {pin} "
+        f"{pinned}; run `harness controls {loaded.name}` again (new era)"
+    )
+    return "\n".join(lines) + "\n", proposal

@@ -1,0 +1,257 @@
+"""Grader controls, with their I/O: HIGH, LOW, ISOLATION, CRITICAL, DETERMINISM.
+
+The reference tree is set up once (solution applied); each defect is applied to a copy
+of it; every tree goes through the same verification path as a real trial (host or
+scorer container), one executed-app scoring at a time per machine. LOW is the
+reference with the scenario's ``low.patch`` (a build that boots but does the core job
+wrong; required when the scenario has its own suite) or, for test-based scenarios, the
+do-nothing tree. DETERMINISM scores the reference and the LOW tree twice each. The
+verdict arithmetic is pure and lives in ``harness.scoring``; ``controls.json`` keeps
+every tree's final score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.agents.builtin import OracleAgent, reference_solution
+from harness.backends import VerifySpec, get_backend
+from harness.config.settings import Settings
+from harness.errors import InfraError, UserError
+from harness.results import now_iso
+from harness.scenario.model import LoadedScenario
+from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls
+from harness.scoring.appkit.slot import POLICY, scoring_slot
+from harness.trial.workspace import read_state, setup
+from harness.util.fs import copytree, write_json
+from harness.util.git import apply_patch
+from harness.verify import proof as proof_env
+from harness.verify.proof import (  # re-exported: their home before verify.proof
+    CONTROLS_FILE,
+    TEST_SUITE_THRESHOLDS,
+    grader_verdict,
+    thresholds_for,
+)
+from harness.verify.request import make_request
+
+Verifier = Callable[[Path, Any], Any]
+
+
+LOW_PATCH = "low.patch"
+
+
+@dataclasses.dataclass(frozen=True)
+class Defect:
+    name: str
+    patch: Path
+    breaks: list[str]
+    harm: str
+    critical: bool = False
+
+
+def load_defects(loaded: LoadedScenario) -> list[Defect]:
+    """``defects/<name>.patch`` with ``defects/<name>.yml`` (``breaks``, ``harm``)."""
+    folder = loaded.directory / "defects"
+    defects = []
+    for patch in sorted(folder.glob("*.patch")) if folder.is_dir() else []:
+        meta_file = patch.with_suffix(".yml")
+        if not meta_file.is_file():
+            raise UserError(
+                "defect has no .yml",
+                file=patch,
+                field="breaks",
+                fix=f"add {meta_file.name} with breaks: [check names] and harm:",
+            )
+        meta = yaml.safe_load(meta_file.read_text()) or {}
+        breaks = meta.get("breaks")
+        if not isinstance(breaks, list) or not breaks:
+            raise UserError(
+                "defect declares no broken checks",
+                file=meta_file,
+                field="breaks",
+                fix="list the checks this defect must break",
+            )
+        defects.append(
+            Defect(
+                patch.stem,
+                patch,
+                [str(b) for b in breaks],
+                str(meta.get("harm", "")),
+                bool(meta.get("critical", False)),
+            )
+        )
+    return defects
+
+
+class ControlRunner:
+    """Scores trees for one scenario; keeps every workspace under one temp folder."""
+
+    def __init__(self, loaded: LoadedScenario, settings: Settings, sandbox: str) -> None:
+        self.loaded = loaded
+        self.settings = settings
+        self.sandbox = sandbox
+        self.backend = get_backend(sandbox)
+        self.tmp = Path(tempfile.mkdtemp(prefix="harness-controls-"))
+        self.image: str | None = None  # the scorer image the proof was made in
+        self.last: Any = None  # the latest VerifyOutcome
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def fresh(self, tag: str) -> Path:
+        settings = dataclasses.replace(self.settings, workspace=self.tmp / tag)
+        return setup(self.loaded, settings)
+
+    def score(self, ws: Path, seed: str) -> Score:
+        state = read_state(ws, self.loaded)
+        request = make_request(self.loaded, ws, state.baseline, seed)
+        spec = VerifySpec(self.loaded, ws, request, labels={"harness.phase": "control"})
+        with scoring_slot(request.suite_dir is not None):
+            outcome, self.image = self.backend.verify(spec)
+        self.last = outcome
+        if outcome.error or outcome.score is None:  # unmeasurable: the controls cannot judge
+            raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
+        score = Score.model_validate(outcome.score)
+        return score
+
+    def patched(self, reference: Path, patch: Path, tag: str, what: str) -> Path:
+        """A copy of the reference tree with ``patch`` applied."""
+        tree = self.tmp / tag
+        copytree(reference, tree)
+        apply_patch(
+            patch,
+            tree,
+            what,
+            file=patch,
+            field="(patch)",
+            fix="regenerate it against the reference solution tree",
+        )
+        return tree
+
+
+@dataclasses.dataclass
+class ControlsRun:
+    """Every tree's score from one controls run (what calibrate also needs)."""
+
+    high: Score
+    again: Score
+    low: Score
+    low_again: Score
+    nop: Score
+    defects: list[DefectOutcome]
+    low_kind: str
+    environment: dict[str, Any]
+
+
+def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> ControlsRun:
+    """Score reference (twice), LOW (twice), the do-nothing tree and every defect."""
+    loaded = runner.loaded
+    reference = runner.fresh("reference")
+    OracleAgent.apply(loaded, reference)
+    baseline = read_state(reference, loaded).baseline
+    try:
+        high = runner.score(reference, seed)
+    finally:  # a reference that cannot run is an environment error, recorded as NOT PROVEN
+        environment = proof_env.environment(
+            loaded,
+            runner.sandbox,
+            reference,
+            baseline,
+            on_host=runner.backend.on_host,
+            image=runner.image,
+        )
+        proof_env.refuse_errored_reference(
+            runner.last,
+            loaded,
+            runner.sandbox,
+            environment,
+            runner.settings.results / loaded.name / CONTROLS_FILE,
+        )
+    again = runner.score(reference, seed)
+    nop = runner.score(runner.fresh("nop"), seed)
+    low_patch = loaded.directory / LOW_PATCH
+    if low_patch.is_file():
+        low_tree = runner.patched(reference, low_patch, "low", "low patch (on the reference)")
+        low, low_kind = runner.score(low_tree, seed), f"reference + {LOW_PATCH}"
+        low_again = runner.score(low_tree, seed)
+    elif loaded.scenario.verify.suite:
+        raise UserError(
+            "a build-from-spec scenario needs a LOW tree that runs but does the job wrong",
+            file=loaded.directory / LOW_PATCH,
+            field="(low patch)",
+            fix=f"add {LOW_PATCH}: a patch on the reference that boots but breaks the core job",
+        )
+    else:
+        low, low_again, low_kind = nop, runner.score(runner.fresh("nop-again"), seed), "do-nothing"
+    outcomes = []
+    for defect in defects:
+        tree = runner.patched(
+            reference, defect.patch, f"defects/{defect.name}", "defect (on the reference)"
+        )
+        outcomes.append(
+            DefectOutcome(
+                name=defect.name,
+                declared=defect.breaks,
+                score=runner.score(tree, seed),
+                critical=defect.critical,
+            )
+        )
+    return ControlsRun(high, again, low, low_again, nop, outcomes, low_kind, environment)
+
+
+def run_controls(
+    loaded: LoadedScenario, settings: Settings, sandbox: str, seed: str | None = None
+) -> ControlsReport:
+    reference_solution(loaded, "prove the grader with controls")
+    seed = seed or loaded.seed
+    defects = load_defects(loaded)
+    runner = ControlRunner(loaded, settings, sandbox)
+    try:
+        run = score_trees(runner, defects, seed)
+        report = evaluate_controls(
+            run.high,
+            run.low,
+            run.defects,
+            (run.high.vector(), run.again.vector()),
+            thresholds_for(loaded),
+            failing_determinism=(run.low.vector(), run.low_again.vector()),
+        )
+    finally:
+        runner.close()
+    record = {
+        "scenario": loaded.name,
+        "scenario_version": loaded.version,
+        "scenario_sha": loaded.sha256,
+        "at": now_iso(),
+        "sandbox": sandbox,
+        "environment": run.environment,
+        "seed": seed,
+        "scoring": POLICY,
+        "high": run.high.final,
+        "low": run.low.final,
+        "low_tree": run.low_kind,
+        "nop": run.nop.final,
+        "defect_scores": {d.name: d.score.final for d in run.defects},
+        **report.model_dump(mode="json"),
+    }
+    write_json(settings.results / loaded.name / CONTROLS_FILE, record)
+    return report
+
+
+__all__ = [
+    "CONTROLS_FILE",
+    "TEST_SUITE_THRESHOLDS",
+    "ControlRunner",
+    "Defect",
+    "grader_verdict",
+    "load_defects",
+    "run_controls",
+    "thresholds_for",
+]

@@ -1,0 +1,1 @@
+"""Where a job's trials run: the executor protocol (``base``), in-process threads, Ray."""
