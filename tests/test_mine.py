@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -118,11 +119,25 @@ def check_draft(folder: Path, repo: str, tmp: Path) -> None:
     assert run_targets(tree, runner, targets), f"{folder.name}: tests fail after the fix"
 
 
+_MINED: dict[str, Path] = {}
+
+
+def mined(repo: str, factory: pytest.TempPathFactory) -> Path:
+    """The output of `harness mine` on one CASES window (mined once per module)."""
+    if repo not in _MINED:
+        since, limit, _ = CASES[repo]
+        out = factory.mktemp(repo.replace("/", "-")) / "mined"
+        mine(repo, since, limit, out)
+        _MINED[repo] = out
+    return _MINED[repo]
+
+
 @pytest.mark.parametrize("repo", sorted(CASES))
-def test_mine_proves_candidates_and_explains_every_rejection(repo: str, tmp_path: Path) -> None:
+def test_mine_proves_candidates_and_explains_every_rejection(
+    repo: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     since, limit, least = CASES[repo]
-    out = tmp_path / "mined"
-    mine(repo, since, limit, out)
+    out = mined(repo, tmp_path_factory)
     funnel = json.loads((out / "funnel.json").read_text())
     walked = first_parent(repo, since, limit)
     assert [c["sha"] for c in funnel["commits"]] == walked  # every commit, once, in order
@@ -140,16 +155,18 @@ def test_mine_proves_candidates_and_explains_every_rejection(repo: str, tmp_path
         check_draft(out / entry["reason"], repo, tmp_path)
 
 
-def test_a_draft_is_refused_until_its_instructions_are_written(tmp_path: Path) -> None:
+def test_a_draft_is_refused_until_its_instructions_are_written(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     out = tmp_path / "mined"
-    mine("keleshev/schema", "2026-06-15", 1, out)
+    shutil.copytree(mined("keleshev/schema", tmp_path_factory), out)
     env = {
         **os.environ,
         "HARNESS_SCENARIO_ROOT": str(out),
         "HARNESS_REPO_CACHE": str(shared_repo_cache()),
         "HARNESS_SKIP_REMOTE": "1",
     }
-    name = next(p for p in (out / "py").iterdir()).name
+    name = sorted(p.name for p in (out / "py").iterdir())[0]
     cmd = [sys.executable, "-m", "harness.cli", "validate", f"py/{name}"]
     done = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "agent.instructions" in done.stderr, done.stderr
