@@ -376,10 +376,36 @@ def scenarios_cmd() -> None:
 @app.command("controls")
 @guarded
 def controls_cmd(
-    scenarios: Annotated[list[str], typer.Argument(help="scenario names")],
+    scenarios: Annotated[list[str] | None, typer.Argument(help="scenario names")] = None,
     sandbox: SandboxOpt = "docker",
+    containment: Annotated[
+        bool,
+        typer.Option(
+            "--containment",
+            help="play the attack catalogue as real trials; CONTAINED / NOT CONTAINED each",
+        ),
+    ] = False,
+    attack: Annotated[
+        list[str] | None, typer.Option("--attack", help="only these attacks (repeatable)")
+    ] = None,
 ) -> None:
-    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json."""
+    """Prove the grader: HIGH, LOW, ISOLATION, DETERMINISM; writes controls.json.
+    With --containment: prove the sandbox instead, attack by attack."""
+    if containment:
+        from harness.grader.containment.catalogue import load_attacks
+        from harness.grader.containment.control import run_catalogue
+
+        attacks = load_attacks(names=attack)
+        results = run_catalogue(attacks, _settings(), _sandbox(sandbox), typer.echo)
+        bad = [r for r in results if not r.contained]
+        typer.echo(f"{len(results) - len(bad)}/{len(results)} contained")
+        raise typer.Exit(EXIT_FAILED if bad else EXIT_SUCCESS)
+    if not scenarios:
+        raise UserError(
+            "name the scenarios to prove",
+            field="SCENARIOS",
+            fix="harness controls SCENARIO... (or --containment for the attack catalogue)",
+        )
     untrusted = 0
     for name in scenarios:
         report = run_controls(_load(name), _settings(), _sandbox(sandbox))

@@ -178,6 +178,9 @@ class VerifySection(Strict):
     partial_tests: StrList = Field(default_factory=list)
     runner: Literal["go", "pytest"] | None = None
     suite: str | None = None
+    # paths (globs) whose runner-steering files (conftest.py, ini sections, go.mod
+    # redirects, ...) keep the agent's version; every other one is restored to the baseline
+    runner_files: StrList = Field(default_factory=list)
     tests_from: TestsFrom | None = None
 
 

@@ -18,11 +18,13 @@ from typing import Any
 from harness.provision.toolchain import expand
 from harness.util.fs import copy_destinations, copy_pairs, hidden_paths
 from harness.util.git import changed_files, git
+from harness.verify.guard import TestGuard
 from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.request import VerifyRequest
 from harness.verify.rules import check_rules
 from harness.verify.runners import Kind, run_target
 from harness.verify.scoring_bridge import attach_score
+from harness.verify.testuser import effective_user, hand_over
 from harness.verify.verdict import decide
 
 
@@ -62,7 +64,12 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         request.only_modify,
         lambda entry: (tree / entry).is_dir(),
     )
-    hidden = copy_hidden(request, tree)
+    if request.copy_only:  # an author's look at the hidden files: nothing runs
+        hidden = copy_hidden(request, tree)
+        guard = None
+    else:
+        guard = TestGuard(tree, request, lambda: copy_hidden(request, tree))
+        hidden = guard.prepare()
     targets: list[TargetResult] = []
     if request.provision_error and not request.copy_only:
         return VerifyOutcome(
@@ -84,20 +91,26 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             ("required", request.tests),
             ("partial", request.partial_tests),
         )
+        assert guard is not None
+        first = True
         for kind, entries in kinds:
             for target in entries:
-                targets.append(
-                    run_target(
-                        request.runner,
-                        compile_form(request.runner, target) if request.compile_only else target,
-                        kind,
-                        tree,
-                        seed=request.seed,
-                        timeout=per_target,
-                        python=request.python,
-                        extra_env=request.env,
-                    ).model_copy(update={"target": target})
-                )
+                if not first:  # an earlier target's code may have changed the tree
+                    guard.prepare()
+                first = False
+                ran = run_target(
+                    request.runner,
+                    compile_form(request.runner, target) if request.compile_only else target,
+                    kind,
+                    tree,
+                    seed=request.seed,
+                    timeout=per_target,
+                    python=request.python,
+                    extra_env=request.env,
+                    user=guard.user,
+                ).model_copy(update={"target": target})
+                targets.append(guard.check(ran))
+        guard.finish()
     rules_ok = all(r.ok for r in rules)
     partial = partial_fraction(targets)
     if partial is not None and not rules_ok:
@@ -115,6 +128,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         duration_s=time.monotonic() - start,
         error=env_error,
         toolchain=toolchain_ran(request, tree),
+        **(guard.fields() if guard else {}),  # type: ignore[arg-type]
     )
     if request.compile_only:
         return outcome.model_copy(update={"success": decide(outcome).success})
@@ -143,6 +157,8 @@ def confirm_env_error(
         git(["clone", "-q", "--shared", "--no-checkout", str(tree), str(base)], tmp)
         git(["checkout", "-q", request.baseline], base)
         copy_hidden(request, base)
+        user = effective_user(request.test_uid, request.test_reads_all)
+        hand_over(base, user.uid if user else None, [])
         again = run_target(
             request.runner,
             suspect.target,
@@ -152,6 +168,7 @@ def confirm_env_error(
             timeout=max(60.0, request.timeout_s / 2),
             python=request.python,
             extra_env=request.env,
+            user=user,
         )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -42,14 +42,21 @@ def main(argv: list[str]) -> int:
 def _lock_down(root: Path) -> None:
     """Make the verification folder and the harness source unreachable for other users.
 
-    An app under test runs as its own unprivileged user (``appkit.jail``); here, in the
-    scorer container, that user must not reach the request, the suite, the hidden
-    material, the trace or the fixture code.
+    The hidden tests (``verify.testuser``) and an app under test (``appkit.jail``) run as
+    unprivileged users of their own; here, in the scorer container, they must not reach
+    the request, the suite, the hidden material, the outcome, the trace or the fixture
+    code. ``root`` stays traversable (the tests work in ``root/tree``), not listable.
     """
 
-    for path in (root, Path(harness.__file__).resolve().parent.parent):
-        if path != Path("/") and path.is_dir() and path.stat().st_uid == os.geteuid():
-            path.chmod(0o700)
+    source = Path(harness.__file__).resolve().parent.parent
+    if source != Path("/") and source.is_dir() and source.stat().st_uid == os.geteuid():
+        source.chmod(0o700)
+    if root == Path("/") or not root.is_dir() or root.stat().st_uid != os.geteuid():
+        return
+    root.chmod(0o711)
+    for child in root.iterdir():
+        if child.name != "tree" and not child.is_symlink():
+            child.chmod(0o700 if child.is_dir() else 0o600)
 
 
 if __name__ == "__main__":

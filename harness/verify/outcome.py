@@ -66,6 +66,9 @@ class VerifyOutcome(BaseModel):
     duration_s: float = 0.0
     error: str | None = None
     toolchain: dict[str, Any] | None = None  # what actually ran (go version, python)
+    restored: list[str] = Field(default_factory=list)  # runner-steering files put back
+    rejected: list[str] = Field(default_factory=list)  # targets whose result was refused
+    test_user: str | None = None  # who the hidden tests ran as, enforced or not
 
     @classmethod
     def ungraded(cls, *, error: str | None = None, report_text: str = "") -> VerifyOutcome:

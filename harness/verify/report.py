@@ -94,6 +94,11 @@ def build_report(
         "scoring": outcome.score,
         "verify_duration_s": round(outcome.duration_s, 3),
         "error": outcome.error,
+        "containment": {  # what kept the verdict out of the code's reach (verify/guard.py)
+            "restored": outcome.restored,
+            "rejected": outcome.rejected,
+            "test_user": outcome.test_user,
+        },
     }
 
 
@@ -134,6 +139,11 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines.append(f"      x {t['name']}  {first[0][:120]}")
     if len(failing) > 20:
         lines.append(f"      ... {len(failing) - 20} more failing")
+    held = report.get("containment") or {}
+    if held.get("restored") or held.get("rejected"):
+        lines += ["", "restored before the hidden tests ran (runner-steering files):"]
+        lines += [f"  {r}" for r in held.get("restored", [])] or ["  (none)"]
+        lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
         lines += ["", f"toolchain {chain.get('ran') or '-'}  ({chain.get('go_reason') or 'image'})"]

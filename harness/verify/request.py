@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.verify.testuser import LOCAL_TEST_UID
+
 if TYPE_CHECKING:
     from harness.scenario.model import LoadedScenario
 
@@ -52,6 +54,9 @@ class VerifyRequest(BaseModel):
     mounts: dict[str, str] = Field(default_factory=dict)  # host folder -> inside, read-only
     provision_error: str | None = None  # preparing the toolchain or dependencies failed
     toolchain: dict[str, Any] = Field(default_factory=dict)  # what the host chose, and why
+    runner_files: list[str] = Field(default_factory=list)  # runner-steering paths allowed
+    test_uid: int | None = LOCAL_TEST_UID  # the uid hidden tests run as (when root)
+    test_reads_all: bool = True  # on a host: the test user may read (not write) any file
 
 
 GOCACHE_INSIDE = "/opt/harness-gocache"
@@ -83,6 +88,7 @@ def make_request(
         only_modify=v.only_modify,
         tests=v.tests,
         partial_tests=v.partial_tests,
+        runner_files=v.runner_files,
         copy=[HiddenCopy(**{"from": c.from_, "to": c.to}) for c in v.copy_],
         hidden_root=str(loaded.directory),
         tests_from_root=str(from_root) if from_root else None,

@@ -8,7 +8,7 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
+import stat
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -18,34 +18,41 @@ from typing import Literal
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
 from harness.verify.outcome import TargetResult, TestCase
+from harness.verify.testuser import TestUser, owned_dir, run_reaped, test_home
 
 Kind = Literal["required", "partial"]
 TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(", re.MULTILINE)
 OUTPUT_CAP = 4000
+# pytest and its plugins are imported before the tree joins sys.path, and the tree comes
+# after the standard library: a tree module cannot stand in for either
+PYTEST_BOOT = (
+    "import sys\n"
+    "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
+    "import pytest\n"
+    "std = [i for i, p in enumerate(sys.path) if '-packages' not in p]\n"
+    "sys.path.insert(max(std, default=-1) + 1, '')\n"
+    "sys.argv[0] = 'pytest'\n"
+    "raise SystemExit(pytest.console_main())\n"
+)
+STARTUP_ENV = frozenset(
+    {"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONEXECUTABLE"}
+    | {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "GOENV", "LD_PRELOAD"}
+)
 
 
 def _tail(text: str, limit: int = OUTPUT_CAP) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str]:
+def _run(
+    cmd: list[str], cwd: Path, env: dict[str, str], timeout: float, user: TestUser | None = None
+) -> tuple[int | None, str]:
+    """Run a test command under the reaper (as ``user``): every process of it is dead
+    when this returns, so nothing of the run can touch what is parsed afterwards."""
     if shutil.which(cmd[0], path=env.get("PATH")) is None and not Path(cmd[0]).is_file():
         return 127, f"{cmd[0]}: command not found"
-    try:
-        proc = subprocess.run(
-            cmd,
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            start_new_session=True,
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout if isinstance(exc.stdout, str) else (exc.stdout or b"").decode()
-        return None, out + f"\n[harness] timed out after {timeout:.0f}s"
-    return proc.returncode, proc.stdout + proc.stderr
+    ran = run_reaped(cmd, cwd, env, timeout, user)
+    return ran.returncode, ran.output
 
 
 def go_command(target: str, tree: Path) -> list[str]:
@@ -113,7 +120,12 @@ def parse_go_json(stdout: str) -> list[TestCase]:
 
 
 def run_go(
-    target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: float
+    target: str,
+    kind: Kind,
+    tree: Path,
+    env: dict[str, str],
+    timeout: float,
+    user: TestUser | None = None,
 ) -> TargetResult:
     cmd = go_command(target, tree)
     cache = Path(tempfile.gettempdir()) / "harness-go"
@@ -127,8 +139,12 @@ def run_go(
     }
     if "-buildvcs" not in go_env["GOFLAGS"]:
         go_env["GOFLAGS"] = f"-buildvcs=false {go_env['GOFLAGS']}".strip()
+    go_env["GOWORK"] = "off"  # a go.work of the tree's own never redirects the build
+    for key in ("GOCACHE", "GOPATH"):  # caches the test user can write (its own)
+        go_env[key] = str(owned_dir(Path(go_env[key]), user.uid if user else None))
     start = time.monotonic()
-    code, output = _run(cmd, tree, go_env, timeout)
+    with test_home(user.uid if user else None) as home:
+        code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
     tests = parse_go_json(output)
     error = env_error = None
     if code is None:
@@ -177,16 +193,41 @@ def parse_junit(xml_text: str) -> list[TestCase]:
     return cases
 
 
+JUNIT_CAP = 64 * 1024 * 1024
+
+
+def read_junit(path: Path) -> list[TestCase]:
+    """The report the run left, when it is a plain, sane file (a link, a huge or a
+    malformed report counts as no report: the run reported nothing usable)."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return []
+    if not stat.S_ISREG(st.st_mode) or st.st_size > JUNIT_CAP:
+        return []
+    try:
+        return parse_junit(path.read_text(errors="replace"))
+    except ET.ParseError:
+        return []
+
+
 def run_pytest(
-    target: str, kind: Kind, tree: Path, env: dict[str, str], timeout: float, python: str
+    target: str,
+    kind: Kind,
+    tree: Path,
+    env: dict[str, str],
+    timeout: float,
+    python: str,
+    user: TestUser | None = None,
 ) -> TargetResult:
     tokens = shlex.split(target)
-    with tempfile.TemporaryDirectory(prefix="harness-junit-") as tmp:
-        junit = Path(tmp) / "junit.xml"
+    with test_home(user.uid if user else None) as home:
+        junit = home / "junit.xml"
         cmd = [
             python,
-            "-m",
-            "pytest",
+            "-s",  # no user site (a .pth there would run first)
+            "-c",
+            PYTEST_BOOT,
             "-q",
             "-p",
             "no:cacheprovider",
@@ -200,10 +241,18 @@ def run_pytest(
         code, output = _run(
             cmd,
             tree,
-            {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **env},
+            {
+                **env,
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                **_home_env(home),
+            },
             timeout,
+            user,
         )
-        tests = parse_junit(junit.read_text()) if junit.exists() else []
+        # every process of the run is dead by now: the report cannot change any more
+        tests = read_junit(junit)
+    cmd[3] = "<harness: import pytest before the tree is on sys.path>"
     error = env_error = None
     if "--collect-only" in tokens:  # validate --deep: collecting (importing) is the build
         tests = [] if code == 0 else tests
@@ -247,12 +296,19 @@ def run_target(
     timeout: float,
     python: str,
     extra_env: dict[str, str] | None = None,
+    user: TestUser | None = None,
 ) -> TargetResult:
-    """Run one target; ``extra_env`` (the scenario's toolchain and dependency variables,
-    ``$PATH``/``$PYTHONPATH`` standing for the current values) wins over the process's."""
+    """Run one target (as ``user`` when given); ``extra_env`` (the scenario's toolchain
+    and dependency variables, ``$PATH``/``$PYTHONPATH`` standing for the current values)
+    wins over the process's."""
 
-    env = {**os.environ, "HARNESS_SEED": seed}
+    env = {k: v for k, v in os.environ.items() if k not in STARTUP_ENV}
+    env["HARNESS_SEED"] = seed  # nothing of the controller's own steers the tests
     env.update(expand(extra_env or {}, env))
     if runner == "go":
-        return run_go(target, kind, tree, env, timeout)
-    return run_pytest(target, kind, tree, env, timeout, python)
+        return run_go(target, kind, tree, env, timeout, user)
+    return run_pytest(target, kind, tree, env, timeout, python, user)
+
+
+def _home_env(home: Path) -> dict[str, str]:
+    return {"HOME": str(home), "USER": "harness-tests", "LOGNAME": "harness-tests"}

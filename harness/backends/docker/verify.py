@@ -16,7 +16,7 @@ from pathlib import Path
 from harness.errors import InfraError, UserError
 from harness.images import ensure_image
 from harness.sandbox.base import SandboxSpec
-from harness.sandbox.docker import DockerSandbox
+from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
 from harness.sandbox.inject import inject_harness_source
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.util.fs import copytree, hidden_paths, write_atomic
@@ -53,6 +53,8 @@ def stage(workspace: Path, request: VerifyRequest, staging: Path) -> VerifyReque
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
             "env": request.docker_env,  # toolchain/dependency paths as mounted inside
             "mounts": {},
+            "test_uid": SANDBOX_UID,  # the tests' own user; the verifier runs as root
+            "test_reads_all": False,
         }
     )
     if request.suite_dir:
@@ -68,18 +70,19 @@ def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
     )
 
 
-# What the scorer itself needs to confine an executed app (harness.scoring.appkit.jail):
-# switching to the app's own user (SETUID, SETGID), making the evidence its own and
-# closed (CHOWN, FOWNER, DAC_OVERRIDE), and killing the app's process group (KILL).
+# What the scorer itself needs to run the hidden tests and an executed app as users of
+# their own (harness.verify.testuser, harness.scoring.appkit.jail): switching user
+# (SETUID, SETGID), handing them the tree and closing the evidence (CHOWN, FOWNER,
+# DAC_OVERRIDE), and killing every process they leave (KILL).
 APP_SCORER_CAPS = ("SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL")
 
 
-def scorer_policy(policy: SandboxPolicy, *, executes_app: bool) -> SandboxPolicy:
+def scorer_policy(policy: SandboxPolicy, *, executes_app: bool = True) -> SandboxPolicy:
     """The verifier's policy: the scenario's, plus the few capabilities (and so root) the
-    scorer needs when it runs the built app as an unprivileged user of its own. The app
-    never holds them; no-new-privileges, the read-only root and the limits stay."""
-    if not executes_app:
-        return policy
+    scorer needs to run the tests and the built app as unprivileged users of their own,
+    apart from the outcome it writes. Neither ever holds them; no-new-privileges, the
+    read-only root and the limits stay. (``executes_app`` is kept for callers: every
+    verification now runs code under test as another user.)"""
     caps = sorted(set(policy.capabilities) | set(APP_SCORER_CAPS))
     return policy.model_copy(update={"capabilities": caps})
 

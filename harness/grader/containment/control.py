@@ -1,0 +1,198 @@
+"""The containment control: play each attack as a real trial and check what it reached.
+
+An attack is CONTAINED when its trial (1) ends with the verdict the unfixed code earns
+(never ``error``), with the score and the restorations or rejection it expects; (2) made
+no host marker appear; (3) put no host data (the control's secret, the first line of
+``/etc/shadow``) anywhere in the run folder; (4) left nothing behind: no container,
+network or volume labelled with the trial, no process carrying the attack's token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import secrets
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.config.entrants import NO_MODEL, LLMEntry
+from harness.config.project import require_scenarios
+from harness.config.settings import Settings
+from harness.errors import HarnessError, UserError
+from harness.grader.containment.agent import AGENT_NAME, AGENT_VERSION, AttackAgent
+from harness.grader.containment.catalogue import Attack
+from harness.scenario import load_scenario
+from harness.trial import Entrant, RunOptions, Trial
+
+SCAN_CAP = 64 * 1024 * 1024  # bytes read per result file when looking for host data
+
+
+@dataclasses.dataclass
+class AttackResult:
+    name: str
+    sandbox: str
+    contained: bool
+    reasons: list[str]
+    outcome: str | None = None
+    seconds: float = 0.0
+    run_dir: Path | None = None
+    skipped: bool = False
+
+    def line(self) -> str:
+        if self.skipped:
+            return f"SKIPPED        {self.name} (not for --sandbox {self.sandbox})"
+        if self.contained:
+            return (
+                f"CONTAINED      {self.name} ({self.sandbox}, {self.outcome}, {self.seconds:.0f}s)"
+            )
+        return f"NOT CONTAINED  {self.name} ({self.sandbox}): {'; '.join(self.reasons)}"
+
+
+def _host_data(root: Path, needles: list[bytes]) -> list[str]:
+    """Result files (relative) holding any of ``needles``; links are not followed."""
+    hits: list[str] = []
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            with path.open("rb") as fh:
+                data = fh.read(SCAN_CAP)
+            if any(n in data for n in needles):
+                hits.append(path.relative_to(root).as_posix())
+    return hits
+
+
+def _shadow_line() -> bytes | None:
+    try:
+        first = Path("/etc/shadow").read_bytes().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return first if len(first) > 8 else None
+
+
+def token_processes(token: str) -> list[int]:
+    """Live processes (other than this one) whose command line holds ``token``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if token.encode() in cmdline:
+            found.append(int(entry))
+    return found
+
+
+def docker_leftovers(run_id: str) -> list[str]:
+    from harness.sandbox.engine import docker_client
+
+    client = docker_client()
+    flt: dict[str, str | list[str] | bool] = {"label": f"harness.trial={run_id}"}
+    left = [f"container {c.name}" for c in client.containers.list(all=True, filters=flt)]
+    left += [f"network {n.name}" for n in client.networks.list(filters=flt)]
+    left += [f"volume {v.name}" for v in client.volumes.list(filters=flt)]
+    return left
+
+
+def expectations(attack: Attack, outcome: str, report: dict[str, Any]) -> list[str]:
+    """What differs from the verdict the unfixed code earns (pure)."""
+    reasons: list[str] = []
+    want = attack.expect
+    if outcome != want.outcome:
+        reasons.append(f"verdict {outcome}, the code earns {want.outcome}")
+    score = report.get("score")
+    if want.score is not None and (score is None or abs(float(score) - want.score) > 1e-6):
+        reasons.append(f"score {score}, the code earns {want.score}")
+    held = report.get("containment") or {}
+    restored = {str(r).split(" (", 1)[0] for r in held.get("restored") or []}
+    missing = [p for p in want.restored if p not in restored]
+    if missing:
+        reasons.append(f"not restored: {', '.join(missing)}")
+    if want.rejected and not held.get("rejected"):
+        reasons.append("the forged result was not rejected")
+    return reasons
+
+
+def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult:
+    """Play ``attack`` in one real trial on ``sandbox``; the run folder stays under
+    ``<results>/containment/<sandbox>/`` for inspection."""
+    if sandbox not in attack.sandboxes:
+        return AttackResult(attack.name, sandbox, True, [], skipped=True)
+    loaded = load_scenario(attack.scenario, require_scenarios(settings))
+    tmp = Path(tempfile.mkdtemp(prefix="harness-containment-"))
+    host = tmp / "host"
+    host.mkdir()
+    secret = "harness-secret-" + secrets.token_hex(12)
+    values = {
+        "host_marker": str(host / "marker"),
+        "host_secret": str(host / "secret.txt"),
+        "secret": secret,
+        "token": "harness-token-" + secrets.token_hex(8),
+    }
+    (host / "secret.txt").write_text(secret + "\n")
+    run_settings = dataclasses.replace(
+        settings, workspace=tmp / "ws", results=settings.results / "containment" / sandbox
+    )
+    entrant = Entrant(
+        AttackAgent(attack, values),
+        AGENT_NAME,
+        AGENT_VERSION,
+        LLMEntry(name=NO_MODEL, model=NO_MODEL),
+        None,
+    )
+    opts = RunOptions(agent=AGENT_NAME, model=NO_MODEL, sandbox=sandbox)
+    began = time.monotonic()
+    reasons: list[str] = []
+    outcome: str | None = None
+    run_dir: Path | None = None
+    try:
+        try:
+            result = Trial.setup(loaded, run_settings, sandbox, None).execute(entrant, opts)
+        except UserError:
+            raise
+        except HarnessError as exc:
+            reasons.append(f"the trial failed as the harness's fault: {exc.one_line()}")
+        else:
+            outcome, run_dir = result.outcome, result.run_dir
+            reasons += expectations(attack, result.outcome, result.report)
+            needles = [secret.encode(), *filter(None, [_shadow_line()])]
+            reasons += [f"host data in results: {h}" for h in _host_data(run_dir, needles)]
+            if sandbox == "docker":
+                left = docker_leftovers(str(result.report.get("run_id")))
+                reasons += [f"left behind: {x}" for x in left]
+        if Path(values["host_marker"]).exists():
+            reasons.append("host marker written")
+        extra = sorted(p.name for p in host.iterdir() if p.name not in {"secret.txt", "marker"})
+        reasons += [f"host file appeared: {x}" for x in extra]
+        time.sleep(0.5)  # a leftover process of the trial would be alive still
+        alive = token_processes(values["token"])
+        if alive:
+            reasons.append(f"{len(alive)} process(es) of the trial still running")
+            for pid in alive:  # this control started them: it ends them
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    seconds = time.monotonic() - began
+    return AttackResult(attack.name, sandbox, not reasons, reasons, outcome, seconds, run_dir)
+
+
+def run_catalogue(
+    attacks: list[Attack], settings: Settings, sandbox: str, echo: Callable[[str], None]
+) -> list[AttackResult]:
+    """Every attack in turn, each line printed as soon as it is known."""
+    results = []
+    for attack in attacks:
+        res = run_attack(attack, settings, sandbox)
+        echo(res.line())
+        results.append(res)
+    return results

@@ -1,0 +1,47 @@
+"""Forged success now fails, in real trials: a conftest.py that passes every report and a
+Go init() that leaves a process rewriting the outcome, played by the containment
+control's attack agent locally and in Docker (no host marker, no host data in the
+results, nothing left behind)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.config.settings import Settings
+from harness.grader.containment.catalogue import load_attacks
+from harness.grader.containment.control import run_attack
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.integration
+ATTACKS = ["verdict-conftest-forgery", "verdict-go-init-daemon"]
+
+
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    monkeypatch.setenv("HARNESS_SCENARIO_ROOT", str(REPO_ROOT / "scenarios"))
+    monkeypatch.setenv("HARNESS_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("HARNESS_WORKSPACE", str(tmp_path / "ws"))
+    return Settings.from_env()
+
+
+def play(name: str, sandbox: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (attack,) = load_attacks(names=[name])
+    result = run_attack(attack, settings(tmp_path, monkeypatch), sandbox)
+    assert result.contained, result.line()
+    assert result.outcome == "failed" and result.run_dir is not None
+    assert (result.run_dir / "verify" / "report.json").is_file()
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_forged_success_fails_locally(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play(name, "local", tmp_path, monkeypatch)
+
+
+@pytest.mark.docker
+def test_outcome_rewrite_fails_in_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scorer container's outcome.json is where the Go attack aims (one trial: CI)."""
+    pytest.importorskip("docker")
+    play("verdict-go-init-daemon", "docker", tmp_path, monkeypatch)
