@@ -61,6 +61,20 @@ def test_cascading_defect_fails_isolation(tmp_path: Path) -> None:
 NON_SMOKE = [n for n in list_scenarios(REPO_ROOT / "scenarios") if not n.startswith("smoke/")]
 # an executed app's full controls score ~18 trees at ~20 s each: opt in
 APP_CONTROLS = os.environ.get("HARNESS_TEST_APP_CONTROLS") == "1"
+# Mined scenarios (hidden tests from the fix commit, verify.tests-from) are many and each
+# scores 5-7 trees (~30-45 s): CI proves a fixed sample (one Go build failure, one Go and
+# one Python fix) here; what each of them grades is checked for all of them, without the
+# engine, by tests/test_scenarios_content.py. HARNESS_TEST_MINED_CONTROLS=all proves all.
+MINED = [
+    n for n in NON_SMOKE if load_scenario(n, REPO_ROOT / "scenarios").scenario.verify.tests_from
+]
+MINED_SAMPLE = ["go/cmp-equate-comparable", "go/httprouter-tsr-param", "py/schema-tuple-key-error"]
+ALL_MINED = os.environ.get("HARNESS_TEST_MINED_CONTROLS") == "all"
+PROVEN_MINED = set(MINED if ALL_MINED else MINED_SAMPLE)
+
+
+def test_the_mined_sample_is_shipped() -> None:
+    assert set(MINED_SAMPLE) <= set(MINED)
 
 
 @pytest.mark.browser
@@ -68,10 +82,12 @@ APP_CONTROLS = os.environ.get("HARNESS_TEST_APP_CONTROLS") == "1"
 def test_every_shipped_scenario_is_trusted(tmp_path: Path, name: str) -> None:
     if name.startswith("apps/") and not APP_CONTROLS:
         pytest.skip("set HARNESS_TEST_APP_CONTROLS=1 (about 6 minutes per app scenario)")
+    if name in MINED and name not in PROVEN_MINED:
+        pytest.skip("a mined scenario outside today's sample (HARNESS_TEST_MINED_CONTROLS=all)")
     settings = settings_for(tmp_path, REPO_ROOT / "scenarios")
     loaded = load_scenario(name, settings.scenario_root)
     if is_real_repo(loaded.scenario.repo):  # served from ../shared/repos, never the network
         settings = dataclasses.replace(settings, repo_cache=shared_repo_cache(), skip_remote=True)
     report = run_controls(loaded, settings, "local")
     assert report.trusted, report.text()
-    assert len(report.defects) >= 3
+    assert len(report.defects) >= 2

@@ -30,7 +30,13 @@ REAL = [
     for name in list_scenarios(SCENARIOS)
     if is_real_repo(load_scenario(name, SCENARIOS).scenario.repo)
 ]
-IN_DOCKER = ["go/uuid-validate", "py/humanize-rollover"]
+# Mined scenarios (hidden tests from the fix commit, verify.tests-from): their oracle and
+# nop trees are the controls' HIGH and LOW trees (tests/test_controls.py proves them all);
+# here one of them runs end to end, on the host and in Docker.
+MINED = [n for n in REAL if load_scenario(n, SCENARIOS).scenario.verify.tests_from]
+MINED_SAMPLE = ["go/httprouter-tsr-param"]
+LOCAL_RUNS = [n for n in REAL if n not in MINED or n in MINED_SAMPLE]
+IN_DOCKER = ["go/uuid-validate", "py/humanize-rollover", *MINED_SAMPLE]
 
 
 def harness(args: list[str], tmp: Path, cache: Path) -> subprocess.CompletedProcess[str]:
@@ -68,7 +74,7 @@ def cache() -> Path:
 def local_runs(cache: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """(scenario, agent) -> (exit code, report, output): every trial once, two at a time."""
     base = tmp_path_factory.mktemp("real-local")
-    jobs = [(name, agent) for name in REAL for agent in ("oracle", "nop")]
+    jobs = [(name, agent) for name in LOCAL_RUNS for agent in ("oracle", "nop")]
 
     def one(job: tuple[str, str]) -> tuple[int, dict | None, str]:
         name, agent = job
@@ -96,7 +102,11 @@ def test_the_real_repository_scenarios_are_shipped() -> None:
         assert (SHARED_REPOS / f"{repo}.bundle").is_file() or not SHARED_REPOS.is_dir(), repo
         assert loaded.scenario.solution and loaded.scenario.version
         assert len(list((loaded.directory / "defects").glob("*.patch"))) >= 2, name
-        assert (loaded.directory / "hidden").is_dir(), name
+        tests_from = loaded.scenario.verify.tests_from
+        assert (loaded.directory / "hidden").is_dir() or tests_from, name
+        if tests_from:  # the hidden tests stay in the repository, at the fix commit
+            assert loaded.scenario.task_date, f"{name}: a mined task records its date"
+            assert not (loaded.directory / "hidden").exists(), name
         assert not (loaded.directory / "repo.bundle").exists(), "the repo lives in the cache"
 
 
@@ -108,7 +118,13 @@ def test_validate_finds_every_commit_in_the_cache(cache: Path, tmp_path: Path) -
     assert "skipped" not in done.stdout
 
 
-@pytest.mark.parametrize("name", REAL)
+def test_mined_scenarios_are_shipped() -> None:
+    assert set(MINED_SAMPLE) <= set(MINED)
+    repos = {load_scenario(n, SCENARIOS).scenario.repo for n in MINED}
+    assert len(MINED) >= 10 and len(repos) >= 6, (len(MINED), sorted(repos))
+
+
+@pytest.mark.parametrize("name", LOCAL_RUNS)
 def test_oracle_succeeds_and_nop_fails(name: str, local_runs: dict) -> None:
     code, report, out = local_runs[(name, "oracle")]
     assert code == 0 and report, out

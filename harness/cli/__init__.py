@@ -24,12 +24,19 @@ from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, 
 from harness.grader.controls import run_controls
 from harness.grader.deep import validate_deep
 from harness.provision import provision
-from harness.scenario.model import SEED, LoadedScenario, list_scenarios, load_scenario
+from harness.scenario.model import (
+    SEED,
+    LoadedScenario,
+    list_scenarios,
+    load_scenario,
+    refuse_draft,
+)
 from harness.scenario.repo import commit_exists
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.trial import RunOptions, TrialResult, execute, run_agent, verify
 from harness.trial.workspace import read_state, setup, workspace_path
 from harness.trial.wslock import holding
+from harness.verify.testsfrom import materialize
 
 app = typer.Typer(
     add_completion=False,
@@ -73,6 +80,10 @@ def _register_subapps() -> None:
     app.command("bump")(authoring.bump_command)
     app.command("lock")(authoring.lock_command)
     app.command("check")(authoring.check_command)
+
+    from harness.cli.mine import mine_command
+
+    app.command("mine")(mine_command)
 
 
 def _print_version(value: bool) -> None:
@@ -221,6 +232,7 @@ def validate(
         try:
             loaded = load_scenario(name, settings.scenario_root)
             check_lock(loaded, settings.scenario_root)  # a locked version must not change
+            refuse_draft(loaded)
             exists = commit_exists(loaded, settings.repo_cache, settings.skip_remote)
             if exists is False:
                 raise UserError(
@@ -229,6 +241,8 @@ def validate(
                     field="commit",
                     fix="use a commit that is in the repository",
                 )
+            if exists and loaded.scenario.verify.tests_from:
+                materialize(loaded, settings)  # the fix commit holds the listed tests
             note = " (remote commit check skipped)" if exists is None else ""
             typer.echo(f"valid   {name}{note}")
             if deep:

@@ -10,6 +10,7 @@ import hashlib
 import re
 import shlex
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,6 +38,9 @@ SCENARIO_FILE = "scenario.yml"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")
 FOLDER_VERSION = re.compile(r"-(\d+\.\d+(?:\.\d+)?)$")
 SEED = re.compile(r"^[0-9a-f]{16}$")
+# The instructions of a draft written by `harness mine`: validate and check refuse it
+# until an author writes the task.
+DRAFT_INSTRUCTIONS = "TODO: mined draft"
 DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h)?$")
 
 
@@ -137,6 +141,35 @@ class AgentSection(Strict):
         return v
 
 
+class TestsFrom(Strict):
+    """Hidden tests taken from the repository's own fix commit at verification time:
+    ``tests-from: {commit: <sha>, paths: [tests/test_x.py]}``. The files are read from
+    the repository (cache, bundle or URL) when a tree is verified; they are never copied
+    into the project and never reachable from the workspace (its history stops at
+    ``commit:``, an ancestor of the fix)."""
+
+    commit: str
+    paths: StrList
+
+    @field_validator("commit", mode="before")
+    @classmethod
+    def _full_sha(cls, v: Any) -> str:
+        text = str(v).strip().lower()
+        if not re.fullmatch(r"[0-9a-f]{40}", text):
+            raise ValueError(f"'{v}' is not a full commit sha (40 hex digits)")
+        return text
+
+    @field_validator("paths")
+    @classmethod
+    def _relative(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("list at least one test file of the fix commit")
+        for path in v:
+            if path.startswith("/") or ".." in Path(path).parts:
+                raise ValueError(f"'{path}' must be a path inside the repository")
+        return v
+
+
 class VerifySection(Strict):
     must_modify: StrList = Field(default_factory=list)
     no_modify: StrList = Field(default_factory=list)
@@ -149,6 +182,7 @@ class VerifySection(Strict):
     # paths (globs) whose runner-steering files (conftest.py, ini sections, go.mod
     # redirects, ...) keep the agent's version; every other one is restored to the baseline
     runner_files: StrList = Field(default_factory=list)
+    tests_from: TestsFrom | None = None
 
 
 def parse_duration(value: Any) -> float:
@@ -198,6 +232,7 @@ class Scenario(Strict):
     seed: str | None = None
     environment: Environment = Field(default_factory=Environment)
     solution: str | None = None
+    task_date: date | None = None  # when the task arose upstream (a mined fix's commit date)
     # harden (#16): how tightly the sandbox holds the agent, and what a trial may spend
     sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
     budget: Budget = Field(default_factory=Budget)
@@ -419,6 +454,18 @@ def load_scenario(name: str, root: Path) -> LoadedScenario:
     loaded = LoadedScenario(display, directory, scn, folder_hash(directory))
     _check_files(loaded)
     return loaded
+
+
+def refuse_draft(loaded: LoadedScenario) -> None:
+    """A mined draft (placeholder instructions) is a candidate, not a task."""
+    if DRAFT_INSTRUCTIONS in loaded.scenario.agent.instructions:
+        raise UserError(
+            "the instructions are the placeholder of a mined draft",
+            file=loaded.path,
+            field="agent.instructions",
+            fix="write the task (the API and behaviour wanted) so that an engineer "
+            "could do it without seeing the tests",
+        )
 
 
 def _check_files(loaded: LoadedScenario) -> None:

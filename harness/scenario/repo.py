@@ -85,7 +85,7 @@ def objects_dir(repo: Path) -> Path:
     return Path(out.strip())
 
 
-def _source_repo(
+def source_repo(
     loaded: LoadedScenario, source: RepoSource, cache: Path | None, allow_remote: bool, tmp: Path
 ) -> Path:
     """A local repository holding the scenario's history: the cached mirror, the path
@@ -161,7 +161,7 @@ def clone(
     source = resolve_source(loaded)
     commit = loaded.scenario.commit
     with tempfile.TemporaryDirectory(prefix="harness-clone-") as tmp:
-        src = _source_repo(loaded, source, cache, allow_remote, Path(tmp))
+        src = source_repo(loaded, source, cache, allow_remote, Path(tmp))
         try:
             objects = objects_dir(src)
         except GitError:

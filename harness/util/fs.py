@@ -87,3 +87,16 @@ def remove_empty_dirs(folders: list[Path]) -> None:
             folder.rmdir()
         except OSError:  # not empty (someone else's work), or already gone
             continue
+
+
+def hidden_paths(root: Path, paths: list[str]) -> list[tuple[Path, str]]:
+    """(source file, relative path) for every file under ``paths`` of ``root``."""
+    pairs: list[tuple[Path, str]] = []
+    for path in paths:
+        src = root / path
+        if src.is_dir():
+            for file in sorted(p for p in src.rglob("*") if p.is_file()):
+                pairs.append((file, file.relative_to(root).as_posix()))
+        elif src.is_file():
+            pairs.append((src, path))
+    return pairs

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.provision.toolchain import expand
-from harness.util.fs import copy_destinations, copy_pairs
+from harness.util.fs import copy_destinations, copy_pairs, hidden_paths
 from harness.util.git import changed_files, git
 from harness.verify.guard import TestGuard
 from harness.verify.outcome import TargetResult, VerifyOutcome
@@ -36,6 +36,12 @@ def copy_hidden(request: VerifyRequest, tree: Path) -> list[str]:
         pairs = copy_destinations(root / step.from_, step.to, tree)
         copy_pairs(pairs)
         written += [d.relative_to(tree).as_posix() for _, d in pairs]
+    if request.tests_from_root:
+        for src, rel in hidden_paths(Path(request.tests_from_root), request.tests_from):
+            dest = tree / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+            written.append(rel)
     return written
 
 

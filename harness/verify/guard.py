@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from harness.util.fs import copy_destinations
+from harness.util.fs import copy_destinations, hidden_paths
 from harness.verify.heldnames import held_names, reject, rejection
 from harness.verify.outcome import TargetResult
 from harness.verify.request import VerifyRequest
@@ -88,6 +88,10 @@ class TestGuard:
                 out += [d for _, d in copy_destinations(root / step.from_, step.to, self.tree)]
             except ValueError:
                 continue  # refused by copy_hidden itself, as before
+        if self.request.tests_from_root:  # the fix commit's tests (verify.tests-from)
+            for _, rel in hidden_paths(Path(self.request.tests_from_root), self.request.tests_from):
+                self._clear_way(PurePosixPath(rel).parent.as_posix())
+                out.append(self.tree / rel)
         return out
 
     def _clear_way(self, to: str) -> None:

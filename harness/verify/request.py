@@ -41,6 +41,8 @@ class VerifyRequest(BaseModel):
     partial_tests: list[str] = Field(default_factory=list)
     copy_: list[HiddenCopy] = Field(default_factory=list, alias="copy")
     hidden_root: str
+    tests_from_root: str | None = None  # the fix commit's test files (verify.tests-from)
+    tests_from: list[str] = Field(default_factory=list)  # their paths in the tree
     suite_dir: str | None = None
     evidence_dir: str | None = None
     python: str = Field(default_factory=lambda: sys.executable)
@@ -74,6 +76,7 @@ def make_request(
     chain: dict[str, object] = {}
     if not copy_only:
         chain = _provisioned(loaded, workspace, baseline, on_host)
+    from_root = _tests_from(loaded)
     return VerifyRequest(
         **chain,  # type: ignore[arg-type]
         scenario=loaded.name,
@@ -88,10 +91,22 @@ def make_request(
         runner_files=v.runner_files,
         copy=[HiddenCopy(**{"from": c.from_, "to": c.to}) for c in v.copy_],
         hidden_root=str(loaded.directory),
+        tests_from_root=str(from_root) if from_root else None,
+        tests_from=v.tests_from.paths if v.tests_from else [],
         suite_dir=str(loaded.directory / v.suite) if v.suite else None,
         timeout_s=scn.environment.verify_timeout,
         copy_only=copy_only,
     )
+
+
+def _tests_from(loaded: LoadedScenario) -> Path | None:
+    """The fix commit's test files, read from the repository now (verify.tests-from)."""
+    if loaded.scenario.verify.tests_from is None:
+        return None
+    from harness.config.settings import Settings
+    from harness.verify.testsfrom import materialize
+
+    return materialize(loaded, Settings.from_env())
 
 
 def _provisioned(

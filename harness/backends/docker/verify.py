@@ -21,7 +21,7 @@ from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
 from harness.sandbox.inject import inject_harness_source
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.util.agentfiles import OverCap, copy_tree
-from harness.util.fs import copytree, write_atomic
+from harness.util.fs import copytree, hidden_paths, write_atomic
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
 
@@ -44,9 +44,15 @@ def stage(
         else:
             shutil.copy2(src, dest)
     (staging / "hidden").mkdir(exist_ok=True)
+    if request.tests_from_root:  # the fix commit's test files (verify.tests-from)
+        for src, rel in hidden_paths(Path(request.tests_from_root), request.tests_from):
+            dest = staging / "tests-from" / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
     inner = request.model_copy(
         update={
             "hidden_root": f"{ROOT}/hidden",
+            "tests_from_root": f"{ROOT}/tests-from" if request.tests_from_root else None,
             "python": "python3",
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,

@@ -1,0 +1,149 @@
+"""``harness mine``: walk, split, prove and draft, one commit at a time."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write_draft
+from harness.authoring.mine.funnel import Entry, Funnel
+from harness.authoring.mine.prove import RUNS, Proof, Prover
+from harness.authoring.mine.split import Runner, shape_problem, split, targets_for
+from harness.authoring.mine.walk import Commit, canonical_name, first_parent, named, open_repo
+from harness.config.settings import Settings
+from harness.scenario.model import load_scenario
+from harness.util.git import git
+
+
+@dataclass(frozen=True)
+class MineOptions:
+    out: Path
+    since: str | None = None
+    limit: int | None = None
+    sandbox: str = "docker"
+    runs: int = RUNS
+    repo_name: str | None = None  # what drafts say in repo:; default from the source
+    commits: tuple[str, ...] = ()  # only these commits (else the first-parent walk)
+
+
+def runner_of(repo: Path, sha: str) -> Runner:
+    found = git(["cat-file", "-e", f"{sha}:go.mod"], repo, check=False)
+    return "go" if found.returncode == 0 else "pytest"
+
+
+def final_targets(runner: Runner, proof: Proof, targets: list[str]) -> list[str]:
+    """The graded targets: first the fail-to-pass tests of each target (a check that
+    one wrong behaviour breaks clearly), then each whole target when it also holds
+    pass-to-pass tests, narrowed to leave out flaky tests when there are any."""
+    focused, whole = [], []
+    for target in targets:
+        f2p = sorted({n for t, n in proof.f2p if t == target})
+        p2p = sorted({n for t, n in proof.p2p if t == target})
+        flaky = sorted({n for t, n in proof.flaky if t == target})
+        if f2p:
+            focused.append(_only(runner, target, f2p, []))
+        if p2p:
+            whole.append(target if not flaky else _only(runner, target, f2p + p2p, flaky))
+    return focused + whole
+
+
+def _only(runner: Runner, target: str, names: list[str], flaky: list[str]) -> str:
+    """``target`` narrowed to the tests ``names`` (Go: top-level names, anchored), or,
+    for pytest with flaky tests, to everything but them."""
+    if runner == "go":
+        bad = {n.split("/")[0] for n in flaky}
+        tops = sorted({n.split("/")[0] for n in names} - bad)
+        return f"{target} -run '^({'|'.join(tops)})$'"
+
+    def funcs(ns: list[str]) -> list[str]:
+        return sorted({re.sub(r"\[.*$", "", n.split("::")[-1]) for n in ns})
+
+    if flaky:
+        return f"{target} -k 'not ({' or '.join(funcs(flaky))})'"
+    return f"{target} -k '{' or '.join(funcs(names))}'"
+
+
+def mine(
+    source: str,
+    options: MineOptions,
+    settings: Settings,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Funnel:
+    funnel = Funnel(source, options.since, options.limit, options.sandbox, options.runs)
+    scratch = Path(tempfile.mkdtemp(prefix="harness-mine-src-"))
+    prover = Prover(settings, options.sandbox, options.runs)
+    try:
+        repo = open_repo(source, scratch)
+        name_in_yml = options.repo_name or canonical_name(source) or str(repo)
+        walk = (
+            named(repo, list(options.commits))
+            if options.commits
+            else first_parent(repo, since=options.since, limit=options.limit)
+        )
+        for commit in walk:
+            entry = one(commit, repo, name_in_yml, options, prover, scratch)
+            progress(f"{commit.sha[:10]} {entry.stage}: {entry.reason}")
+            funnel.add(entry)
+    finally:
+        prover.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    funnel.write(options.out)
+    return funnel
+
+
+def one(
+    commit: Commit, repo: Path, repo_name: str, options: MineOptions, prover: Prover, tmp: Path
+) -> Entry:
+    parts = split(commit)
+    problem = shape_problem(commit, parts)
+    head = (commit.sha, commit.date, commit.subject)
+    if problem:
+        return Entry(*head, "shape", problem)
+    assert commit.parent is not None  # shape_problem refuses root commits
+    runner = runner_of(repo, commit.parent)
+    targets = targets_for(runner, parts.tests)
+    if not targets:
+        return Entry(*head, "shape", "no runnable test target among the changed test files")
+    draft = Draft(
+        name=draft_name(repo_name, commit.sha),
+        runner=runner,
+        repo=str(repo),
+        parent=commit.parent,
+        sha=commit.sha,
+        date=commit.date,
+        subject=commit.subject,
+        tests=parts.tests,
+        code=parts.code,
+        targets=targets,
+    )
+    solution = solution_diff(repo, commit.parent, commit.sha, parts.code + parts.other)
+    probe_root = tmp / "probe" / commit.sha[:12]
+    folder = write_draft(probe_root, draft, solution)
+    try:
+        loaded = load_scenario(f"{draft.family}/{draft.name}", probe_root)
+        proof = prover.prove(loaded)
+    finally:
+        shutil.rmtree(probe_root, ignore_errors=True)
+    counts = (len(proof.f2p), len(proof.p2p), len(proof.flaky))
+    if proof.problem:
+        return Entry(*head, "proven", proof.problem, *counts)
+    draft.repo = repo_name
+    draft.targets = final_targets(runner, proof, targets)
+    draft.provenance = {
+        "fix_commit": commit.sha,
+        "parent": commit.parent,
+        "date": commit.date,
+        "subject": commit.subject,
+        "sandbox": options.sandbox,
+        "runs": options.runs,
+        "before_build_failed": proof.before_build_failed,
+        "fail_to_pass": [f"{t} :: {n}" for t, n in proof.f2p],
+        "pass_to_pass": [f"{t} :: {n}" for t, n in proof.p2p],
+        "flaky_dropped": [f"{t} :: {n}" for t, n in proof.flaky],
+    }
+    folder = write_draft(options.out, draft, solution)
+    return Entry(*head, "drafted", folder.relative_to(options.out).as_posix(), *counts)
