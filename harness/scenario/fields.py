@@ -25,6 +25,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "solution": "the reference solution (a folder or patch) that proves the grader",
         "sandbox": "the agent sandbox's hardening; every field defaults to the hardened choice",
         "budget": "per-trial limits on tokens, cost and model calls (none: unlimited)",
+        "task_date": "when the task arose upstream (a mined fix's commit date); reports can "
+        "keep only tasks after a date (--tasks-after)",
     },
     "Classification": {
         "type": "build-package, fix-bug, feature or refactor",
@@ -55,8 +57,14 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "partial_tests": "partial test targets: graded by the share that passes",
         "runner": "the test runner (go or pytest); default: guessed from the targets",
         "suite": "a suite folder (suite/suite.py) that grades the tree instead of tests",
+        "tests_from": "hidden tests read from the repository's own fix commit at verification "
+        "time (commit, paths); never copied into the project nor reachable from the workspace",
         "runner_files": "globs of runner-steering files (conftest.py, ini sections, go.mod "
         "redirects) that keep the agent's version; every other one is restored to the baseline",
+    },
+    "TestsFrom": {
+        "commit": "the fix commit the hidden test files are read from",
+        "paths": "the test files (paths in the repository) taken from that commit",
     },
     "Environment": {
         "image": "the toolchain image agent and verifier run in (default: by language)",

@@ -503,7 +503,16 @@ def list_scenarios(root: Path) -> list[str]:
     )
 
 
-describe(SandboxPolicy, CopyStep, Classification, Setup, AgentSection, VerifySection, Environment)
+describe(
+    TestsFrom,
+    SandboxPolicy,
+    CopyStep,
+    Classification,
+    Setup,
+    AgentSection,
+    VerifySection,
+    Environment,
+)
 describe(Scenario)
 
 
