@@ -1,0 +1,157 @@
+"""apps/meridian-console: the two-service flagship (ledgerd + notifierd, console, WebGL field).
+
+Unit tests (fast) pin the vendor's frozen structure and moving positions, the SPEC's size
+and ids, the suite's shape (tiers, criticals, weight asserts) and the static coverage
+(every MUST has a check and a defect violating exactly it). The browser test executes
+the reference, the LOW tree and two defects for real (vendor mock, relays, four SIGKILLs,
+chromium with software WebGL), about 2.5 minutes a tree: it runs when
+``HARNESS_TEST_MERIDIAN_CONSOLE=1`` (see the scenario's README for the cost).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from harness.scoring import Scorer
+from harness.scoring.appkit.browser import CHROMIUM
+from harness.scoring.must import spec_ids
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "apps" / "meridian-console"
+SEED = "0123456789abcdef"
+
+
+def _suite() -> ModuleType:
+    name = "meridian_console_suite_test"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, SCENARIO / "suite" / "suite.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.unit
+def test_vendor_structure_is_frozen() -> None:
+    v = _suite().V
+    ds = v.build_dataset(SEED)
+    assert len(ds.payments) == 192 * 64 == len({p.id for p in ds.payments})
+    assert len(ds.cursors) == 192 and ds.cursors[0] is None
+    assert set(Counter(p.currency for p in ds.payments)) == set(v.EXPONENTS)
+    for cur in v.CURRENCIES:  # every exponent above 2**53
+        assert sum(p.amount_minor > 2**53 and p.currency == cur for p in ds.payments) == 2
+    for cur in ("EUR", "USD", "KWD", "CLF"):  # a negative above minus one unit
+        assert any(
+            -(10 ** v.EXPONENTS[cur]) < p.amount_minor < 0 and p.currency == cur
+            for p in ds.payments
+        )
+    days = sorted({p.day for p in ds.payments})
+    assert len(days) == 64 and days[0] == "2026-03-01" and days[-1] == "2026-05-03"
+    assert sum(p.day != p.created_at[:10] for p in ds.payments) > 500
+    assert sum(p.counterparty in v.MARKUP_NAMES for p in ds.payments) == len(v.MARKUP_NAMES)
+    kinds = Counter(e.kind for e in ds.events)
+    assert kinds == {
+        "early": 6,
+        "reordered": 8,
+        "late": 6,
+        "replay": 2,
+        "forged": 2,
+        "stale": 1,
+        "future": 1,
+        "edge": 1,
+    }
+    f = ds.faults
+    pages = [f.drop_page, f.rate_page, f.error_page, f.slow_page, f.outage_page, *f.resync_pages]
+    assert len(set(pages)) == len(pages) and f.kill_page < min(pages)
+    for e in ds.events:  # an early event comes before its payment's page
+        page = next(i // 64 for i, p in enumerate(ds.payments) if p.id == e.payment_id)
+        assert (e.slot < page) == (e.kind == "early")
+
+
+@pytest.mark.unit
+def test_positions_move_with_the_seed_and_replay_exactly() -> None:
+    v = _suite().V
+    a, b, again = v.build_dataset(SEED), v.build_dataset("fedcba9876543210"), v.build_dataset(SEED)
+    assert [p.as_json() for p in a.payments] == [p.as_json() for p in again.payments]
+    assert a.faults == again.faults and a.events == again.events
+    assert {p.id for p in a.payments}.isdisjoint({p.id for p in b.payments})
+    assert a.faults != b.faults and a.tokens != b.tokens
+
+
+@pytest.mark.unit
+def test_spec_is_long_and_every_id_is_verified_and_violated() -> None:
+    text = (SCENARIO / "SPEC.md").read_text()
+    # the copy the scorer container gets (it stages suite/ only) is the same SPEC
+    assert (SCENARIO / "suite" / "SPEC.md").read_text() == text
+    assert len(text.split()) >= 7000
+    ids = spec_ids(SCENARIO / "SPEC.md")
+    assert len(ids) >= 50
+    suite = _suite().suite
+    checked = {m for c in suite.checks for m in c.musts}
+    assert checked == set(ids)
+    import yaml
+
+    exact = Counter()
+    for meta in (SCENARIO / "defects").glob("*.yml"):
+        data = yaml.safe_load(meta.read_text())
+        assert data["breaks"] and data["harm"] and meta.with_suffix(".patch").is_file()
+        if len(data.get("violates") or []) == 1:
+            exact[data["violates"][0]] += 1
+    assert set(exact) == set(ids)
+
+
+@pytest.mark.unit
+def test_suite_shape_tiers_criticals_and_weight_asserts() -> None:
+    m = _suite()
+    checks = m.suite.checks
+    weighted = [c for c in checks if c.tier not in ("diagnostic", "excellence")]
+    assert len(weighted) >= 80 and sum(c.critical for c in checks) >= 10
+    assert sum(c.tier == "diagnostic" for c in checks) == 2
+    t = m.TIERS
+    assert t["transactions"] + t["consistency"] + t["resilience"] >= 0.46 and m.EXCELLENCE >= 0.1
+    assert len(m.GATES) == 16
+    assert all(m.suite.get(r) for r in set(m.ROOT_BLOCKS.values()))
+
+
+# -- integration: the real run -----------------------------------------------------------
+
+
+@pytest.mark.integration
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+@pytest.mark.skipif(
+    os.environ.get("HARNESS_TEST_MERIDIAN_CONSOLE") != "1",
+    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 10 minutes)",
+)
+def test_reference_succeeds_low_and_two_defects_fail(tmp_path: Path) -> None:
+    m = _suite()
+    scorer = Scorer(m.suite)
+
+    def score(patch: Path | None, name: str) -> Any:
+        tree = tmp_path / name
+        shutil.copytree(SCENARIO / "solution", tree)
+        if patch is not None:
+            subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+            subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+        with m.context(tree, SEED, tmp_path / f"ev-{name}") as ev:
+            return scorer.score(ev)
+
+    ref = score(None, "reference")
+    assert ref.spec_met and not ref.unmet and not ref.fired, ref.unmet
+    low = score(SCENARIO / "low.patch", "low")
+    assert not low.spec_met and low.final <= 0.2
+    for defect, must in (("key-per-attempt", "M-PAY-3"), ("first-backoff-150ms", "M-SYNC-3")):
+        got = score(SCENARIO / "defects" / f"{defect}.patch", defect)
+        assert not got.spec_met and must in got.unmet, (defect, got.unmet)

@@ -1,0 +1,208 @@
+"""apps/meridian-ledger: the flagship build-from-spec scenario.
+
+Unit tests (fast) pin the vendor's frozen structure and moving positions, the SPEC's
+size and the README's requirement table. The browser tests execute the reference, the
+LOW tree and two defects for real (vendor mock, SIGKILLs, chromium), about 30 s a tree;
+`harness controls apps/meridian-ledger` scores every tree (see the scenario's README).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.scoring import Scorer, run_checks
+from harness.scoring.appkit.browser import CHROMIUM
+from harness.scoring.appkit.jail import protecting
+from harness.scoring.compose import Score
+from harness.scoring.verdicts import broken_checks
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "apps" / "meridian-ledger"
+DEFECTS = sorted(p.stem for p in (SCENARIO / "defects").glob("*.yml"))
+SEED = "0123456789abcdef"
+
+
+def _module(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _suite() -> ModuleType:
+    return _module("meridian_suite_test", SCENARIO / "suite" / "suite.py")
+
+
+def _declared(defect: str) -> dict[str, Any]:
+    return dict(yaml.safe_load((SCENARIO / "defects" / f"{defect}.yml").read_text()))
+
+
+# -- unit: structure, positions, documents -----------------------------------------------
+
+
+@pytest.mark.unit
+def test_vendor_structure_is_frozen() -> None:
+    v = _suite().V
+    ds = v.build_dataset(SEED)
+    assert len(ds.payments) == 24 * 64 == len({p.id for p in ds.payments})
+    assert len(ds.cursors) == 24 and ds.cursors[0] is None
+    assert set(Counter(p.currency for p in ds.payments)) == {"EUR", "USD", "JPY", "KWD"}
+    days = sorted({p.day for p in ds.payments})
+    assert len(days) == 40 and days[0] == "2026-03-10" and days[-1] == "2026-04-18"
+    assert sum(p.amount_minor > 2**53 for p in ds.payments) == 6
+    assert sum(p.counterparty in v.MARKUP_NAMES for p in ds.payments) == 4
+    # the Berlin day differs from the UTC date and from a fixed UTC+1 for enough payments
+    assert sum(p.day != p.created_at[:10] for p in ds.payments) > 50
+    assert len({p.created_at for p in ds.payments}) < len(ds.payments)  # shared timestamps
+    f = ds.faults
+    pages = [f.kill_page, f.drop_page, f.rate_page, f.error_page, f.slow_page]
+    pages += [*f.before_pages, *f.after_pages]
+    assert len(set(pages)) == len(pages) and f.kill_page < min(pages[1:])
+    assert sum(not e.signed for e in ds.events) == 2
+
+
+@pytest.mark.unit
+def test_positions_move_with_the_seed_and_replay_exactly() -> None:
+    v = _suite().V
+    a, b, again = (
+        v.build_dataset("seed-one"),
+        v.build_dataset("seed-two"),
+        v.build_dataset("seed-one"),
+    )
+    assert [p.id for p in a.payments] == [p.id for p in again.payments]
+    assert a.faults == again.faults and a.tokens == again.tokens
+    assert {p.id for p in a.payments}.isdisjoint({p.id for p in b.payments})
+    assert a.tokens != b.tokens
+
+
+@pytest.mark.unit
+def test_ground_truth_follows_the_version_rule() -> None:
+    ds = _suite().V.build_dataset(SEED)
+    for event in ds.events:
+        _status, version = ds.truth[event.payment_id]
+        if event.signed:
+            assert version >= event.version
+        else:  # forged events never count
+            assert version < event.version
+
+
+@pytest.mark.unit
+def test_spec_size_and_readme_maps_every_check() -> None:
+    words = len((SCENARIO / "SPEC.md").read_text().split())
+    assert 2500 <= words <= 4000, words
+    readme = (SCENARIO / "README.md").read_text()
+    for check in _suite().suite.checks:
+        assert f"`{check.name}`" in readme, check.name
+    for defect in DEFECTS:
+        assert defect in readme, defect
+
+
+@pytest.mark.unit
+def test_twelve_or_more_defects_declared_with_their_criticals() -> None:
+    suite = _suite().suite
+    critical = {c.name for c in suite.checks if c.critical}
+    names = {c.name for c in suite.checks}
+    assert len(DEFECTS) >= 12
+    for d in DEFECTS:
+        meta = _declared(d)
+        assert set(meta["breaks"]) <= names and meta["harm"], d
+        assert bool(set(meta["breaks"]) & critical) == bool(meta.get("critical")), d
+    weights = suite.tier_weights
+    assert weights["wire"] + weights["consistency"] + weights["resilience"] >= 0.45
+    assert all(suite.floor(suite.get(c).severity) == 0.6 for c in critical - {"app.boots"})
+
+
+# -- browser: the reference, LOW and two defects, executed -------------------------------
+
+
+def _tree(tmp: Path, name: str, patch: Path | None = None) -> Path:
+    dest = tmp / name
+    shutil.copytree(SCENARIO / "solution", dest)
+    if patch is not None:
+        subprocess.run(["git", "apply", str(patch)], cwd=dest, check=True, capture_output=True)
+    return dest
+
+
+class Scored:
+    def __init__(self, tmp: Path) -> None:
+        self.module = _suite()
+        self.scorer = Scorer(self.module.suite)
+        self.tmp = tmp
+        self.reference = self.score(_tree(tmp, "reference"), "reference")
+        self.low = self.score(_tree(tmp, "low", SCENARIO / "low.patch"), "low")
+        self.defects = {
+            name: self.score(_tree(tmp, name, SCENARIO / "defects" / f"{name}.patch"), name)
+            for name in ("new-key-per-attempt", "no-etag")
+        }
+
+    def score(self, tree: Path, name: str) -> Score:
+        evidence = self.tmp / f"evidence-{name}"
+        with protecting([SCENARIO, evidence]), self.module.context(tree, SEED, evidence) as ctx:
+            rows = run_checks(self.module.suite, ctx)
+        return self.scorer.score_rows(rows)
+
+    @property
+    def bar(self) -> float:
+        thresholds = self.scorer.thresholds()
+        assert thresholds is not None
+        return thresholds.bar
+
+
+browser = [
+    pytest.mark.integration,
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> Scored:
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium")
+    return Scored(tmp_path_factory.mktemp("meridian"))
+
+
+@pytest.mark.integration
+@pytest.mark.browser
+def test_reference_scores_high_and_succeeds(scored: Scored) -> None:
+    score = scored.reference
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "excellence"}
+    assert score.final >= max(0.9, scored.bar) and not score.unavailable, bad
+    assert not bad, bad
+    assert score.excellence is not None and score.excellence < 1.0  # not saturated
+    timing = next(r.detail for r in score.rows if r.check == "run.timing")
+    assert float(re.search(r"execution ([\d.]+) s", timing).group(1)) < 240  # type: ignore[union-attr]
+
+
+@pytest.mark.integration
+@pytest.mark.browser
+def test_low_tree_boots_but_scores_at_most_five_percent(scored: Scored) -> None:
+    score = scored.low
+    assert next(r for r in score.rows if r.check == "app.boots").score == 1.0
+    assert score.final <= 0.05 and score.final < scored.bar
+
+
+@pytest.mark.integration
+@pytest.mark.browser
+@pytest.mark.parametrize("defect", ["new-key-per-attempt", "no-etag"])
+def test_defects_break_only_their_checks_and_fail(scored: Scored, defect: str) -> None:
+    score = scored.defects[defect]
+    epsilon = scored.scorer.thresholds().epsilon  # type: ignore[union-attr]
+    broken = set(broken_checks(scored.reference, score, epsilon))
+    assert broken == set(_declared(defect)["breaks"])
+    assert score.final < scored.bar
+    if _declared(defect).get("critical"):
+        assert any(f.factor < 1.0 for f in score.factors)  # a critical multiplied it down

@@ -1,0 +1,157 @@
+"""The trial viewer: the gateway keeps the conversation per call (bounded), ``harness view
+RUN`` prints it with tokens, time, commands and failing checks, and the board's run page
+steps through it in a real browser (Debian's chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.gateway.transcript import Transcript
+from tests.conftest import REPO_ROOT, make_bundle
+from tests.gateway.test_trial_gateway import AGENT, FILES, HIDDEN, LLM, cassette
+
+
+@pytest.mark.unit
+def test_transcript_keeps_what_is_new_per_call_and_stays_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    t = Transcript(path, max_bytes=10_000)
+    first = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "fix it"}]
+    t.add("c1", "tr", "/v1/chat/completions", {"messages": first}, {"content": "ok"})
+    second = [*first, {"role": "assistant", "content": "ok"}, {"role": "tool", "content": "x"}]
+    t.add("c2", "tr", "/v1/chat/completions", {"messages": second}, None, "boom")
+    t.add(
+        "c3", "tr", "/v1/chat/completions", {"messages": [{"role": "user", "content": "y" * 9000}]}
+    )
+    t.close()
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [m["content"] for m in lines[0]["messages"]] == ["be brief", "fix it"]
+    assert [m["role"] for m in lines[1]["messages"]] == ["assistant", "tool"]
+    assert lines[1]["first_message"] == 2 and lines[1]["error"] == "boom"
+    assert lines[2]["messages"][0]["content"].endswith("[9,000 chars]")  # a new conversation
+    t2 = Transcript(tmp_path / "small.jsonl", max_bytes=200)
+    for n in range(5):
+        t2.add(f"c{n}", "tr", "/v1/chat/completions", {"messages": [{"content": "z" * 80}]})
+    t2.close()
+    small = (tmp_path / "small.jsonl").read_text().splitlines()
+    assert json.loads(small[-1])["truncated"] is True and len(small) <= 3
+
+
+@pytest.fixture(scope="module")
+def wrong_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A local trial whose (cassette) agent breaks calc.add: one call, a failing test."""
+    tmp = tmp_path_factory.mktemp("viewer")
+    project = tmp / "project"
+    folder = project / "scenarios" / "t" / "calc"
+    folder.mkdir(parents=True)
+    for name in ("agents.yml", "llms.yml"):
+        (project / name).write_text((REPO_ROOT / name).read_text())
+    with (project / "agents.yml").open("a") as fh:
+        fh.write(AGENT)
+    with (project / "llms.yml").open("a") as fh:
+        fh.write(LLM)
+    sha = make_bundle(tmp / "src", folder / "repo.bundle", FILES)
+    (folder / "hidden").mkdir()
+    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
+    (folder / "scenario.yml").write_text(
+        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
+        "agent: {instructions: please fix add in calc.py}\n"
+        "verify:\n  must-modify: calc.py\n"
+        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
+    )
+    tape = cassette(tmp / "wrong.jsonl", "sed -i 's/a - b/a * b/' calc.py")
+    done = _harness(
+        project,
+        *("exec", "--agent", "toolcall", "--model", "replay-test", "--sandbox", "local"),
+        *("--replay", str(tape), "t/calc"),
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    (run,) = [p for p in (project / "results" / "t" / "calc").iterdir() if p.is_dir()]
+    return run
+
+
+def _harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("HARNESS_FLEET", None)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        cwd=project,
+        env={**env, "HARNESS_SCENARIO_ROOT": str(project / "scenarios")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.mark.integration
+def test_view_prints_the_conversation_commands_and_failing_checks(wrong_run: Path) -> None:
+    lines = (wrong_run / "gateway" / "transcript.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["reply"]["tool_calls"]
+    project = wrong_run.parents[3]
+    done = _harness(project, "view", wrong_run.name)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "-- call 1 (turn-1" in out and "120 in / 30 out" in out
+    assert "[user] please fix add in calc.py" in out
+    assert "[tool call] sed -i 's/a - b/a * b/' calc.py" in out
+    assert "$ sed -i 's/a - b/a * b/' calc.py" in out  # the commands list
+    assert "x test_hidden_calc.py" in out and "assert" in out  # the failing test's output
+    assert "diff: 1 file(s) changed" in out
+    missing = _harness(project, "view", "no-such-run")
+    assert missing.returncode == 2 and "no run 'no-such-run'" in missing.stderr
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    from harness.cli.report import serve
+
+    folder = tmp_path / "site"
+    folder.mkdir()
+    server = serve(folder, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield folder, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.mark.browser
+def test_run_page_steps_through_the_trial_in_a_browser(
+    wrong_run: Path, site: tuple[Path, str], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from harness.report.board.site import build_board
+    from harness.report.collect import collect
+
+    folder, url = site
+    build_board(collect(wrong_run.parents[2]), folder)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(f"{url}/runs/{wrong_run.name}.html")
+            step = page.locator("details.step#step-1")
+            assert step.count() == 1
+            summary = step.locator("summary").inner_text()
+            assert "call 1" in summary and "120 in / 30 out" in summary and "1 tool call" in summary
+            tool = step.locator("pre.tool-call")
+            assert not tool.is_visible()  # folded until the reader steps into it
+            step.locator("summary").click()
+            assert tool.is_visible() and "a * b" in tool.inner_text()
+            assert "please fix add" in step.locator(".role-user").inner_text()
+            assert page.locator("ol.commands li").count() == 1
+            failing = page.locator(".failing", has_text="test_hidden_calc.py")
+            assert failing.count() >= 1 and "assert" in failing.first.locator("pre").inner_text()
+            page.screenshot(path=str(tmp_path / "run-page.png"), full_page=True)
+        finally:
+            browser.close()
