@@ -12,105 +12,23 @@ and respawns, two partitions, six browser journeys). Budget: 240 s per trial on 
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
-import shutil
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness.agents.builtin import OracleAgent  # noqa: E402
-from harness.gitutil import apply_patch  # noqa: E402
-from harness.scenario import load_scenario  # noqa: E402
-from harness.scoring.appkit.slot import scoring_slot  # noqa: E402
-from harness.settings import Settings  # noqa: E402
-from harness.verify.request import make_request  # noqa: E402
-from harness.workspace import read_state, setup  # noqa: E402
-
-BUDGET_S = 240.0
-NAME = "apps/meridian-console"
+from bench_meridian_scoring import main
 
 
-def _trial(tree: str, seed: str, docker: bool, tmp: Path) -> dict[str, object]:
-    settings = dataclasses.replace(
-        Settings.from_env(tmp),
-        scenario_root=ROOT / "scenarios",
-        results=tmp / "results",
-        workspace=tmp / f"ws-{tree}-{seed}-{int(docker)}",
-    )
-    loaded = load_scenario(NAME, settings.scenario_root)
-    ws = setup(loaded, settings, seed)
-    OracleAgent.apply(loaded, ws)
-    if tree == "low":
-        low = loaded.directory / "low.patch"
-        apply_patch(low, ws, "low patch", file=low, field="(patch)", fix="regenerate it")
-    request = make_request(loaded, ws, read_state(ws, loaded).baseline, seed)
-    start = time.monotonic()
-    with scoring_slot(True):
-        if docker:
-            from harness.verify.container import verify_in_docker
-
-            outcome, _ = verify_in_docker(ws, request, labels={"harness.phase": "bench"})
-        else:
-            from harness.verify.local import verify_local
-
-            request = request.model_copy(update={"evidence_dir": str(tmp / f"ev-{tree}-{seed}")})
-            outcome = verify_local(ws, request)
-    total = time.monotonic() - start
-    shutil.rmtree(ws, ignore_errors=True)
-    rows = {r["check"]: r for r in (outcome.score or {}).get("rows", [])}
+def console_timings(detail: str) -> tuple[float | None, object]:
+    """(services' run seconds, browser seconds) from meridian-console's JSON ``run.timing``."""
     try:
-        timings = json.loads(rows.get("run.timing", {}).get("detail", "") or "{}")
+        found = json.loads(detail or "{}")
     except ValueError:
-        timings = {}
-    app_s = timings.get("app_run_s")
-    browser = timings.get("browser_s")
-    return {
-        "tree": tree,
-        "seed": seed,
-        "sandbox": "docker" if docker else "local",
-        "scoring_s": round(total, 2),
-        "app_run_s": app_s,
-        "browser_s": browser,
-        "overhead_s": None if app_s is None else round(total - app_s, 2),
-        "final": (outcome.score or {}).get("final"),
-        "success": outcome.success,
-        "error": outcome.error,
-    }
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=1)
-    parser.add_argument("--docker", action="store_true", help="also through the scorer container")
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    seeds = [f"{0x7C1E000000000000 + i:016x}" for i in range(args.seeds)]
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-meridian-console-") as tmp:
-        for docker in [False, True] if args.docker else [False]:
-            for tree in ("reference", "low"):
-                for seed in seeds:
-                    row = _trial(tree, seed, docker, Path(tmp))
-                    rows.append(row)
-                    over = "" if row["scoring_s"] <= BUDGET_S else "  OVER BUDGET"  # type: ignore[operator]
-                    print(
-                        f"{row['sandbox']:<6} {tree:<9} seed {seed}"
-                        f"  scoring {row['scoring_s']:>6} s"
-                        f"  app ran {row['app_run_s']} s  browser {row['browser_s']} s"
-                        f"  overhead {row['overhead_s']} s  final {row['final']}"
-                        f"  success {row['success']}{over}",
-                        flush=True,
-                    )
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
-    return 0 if all(r["scoring_s"] <= BUDGET_S for r in rows) else 1  # type: ignore[operator]
+        return None, None
+    return found.get("app_run_s"), found.get("browser_s")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("apps/meridian-console", 0x7C1E000000000000, console_timings, __doc__))

@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,14 +42,25 @@ _TIMING = re.compile(
 )
 
 
-def _trial(tree: str, seed: str, docker: bool, tmp: Path) -> dict[str, object]:
+def ledger_timings(detail: str) -> tuple[float | None, object]:
+    """(app run seconds, browser seconds) from meridian-ledger's ``run.timing`` detail."""
+    found = _TIMING.search(detail)
+    return (float(found[2]), found[3]) if found else (None, None)
+
+
+Timings = Callable[[str], tuple[float | None, object]]
+
+
+def _trial(
+    tree: str, seed: str, docker: bool, tmp: Path, name: str, timings: Timings
+) -> dict[str, object]:
     settings = dataclasses.replace(
         Settings.from_env(tmp),
         scenario_root=ROOT / "scenarios",
         results=tmp / "results",
         workspace=tmp / f"ws-{tree}-{seed}-{int(docker)}",
     )
-    loaded = load_scenario(NAME, settings.scenario_root)
+    loaded = load_scenario(name, settings.scenario_root)
     ws = setup(loaded, settings, seed)
     OracleAgent.apply(loaded, ws)
     if tree == "low":
@@ -69,9 +81,7 @@ def _trial(tree: str, seed: str, docker: bool, tmp: Path) -> dict[str, object]:
     total = time.monotonic() - start
     shutil.rmtree(ws, ignore_errors=True)
     rows = {r["check"]: r for r in (outcome.score or {}).get("rows", [])}
-    found = _TIMING.search(rows.get("run.timing", {}).get("detail", ""))
-    app_s = float(found[2]) if found else None
-    browser = found[3] if found else None
+    app_s, browser = timings(rows.get("run.timing", {}).get("detail", "") or "")
     return {
         "tree": tree,
         "seed": seed,
@@ -86,19 +96,26 @@ def _trial(tree: str, seed: str, docker: bool, tmp: Path) -> dict[str, object]:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(
+    name: str = NAME,
+    seed_base: int = 0x3E71000000000000,
+    timings: Timings = ledger_timings,
+    doc: str | None = __doc__,
+) -> int:
+    """Score the reference and LOW trees of ``name`` once per seed and print each run."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--docker", action="store_true", help="also through the scorer container")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    seeds = [f"{0x3E71000000000000 + i:016x}" for i in range(args.seeds)]
+    seeds = [f"{seed_base + i:016x}" for i in range(args.seeds)]
     rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-meridian-") as tmp:
+    prefix = "bench-" + name.rsplit("/", 1)[-1] + "-"
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for docker in [False, True] if args.docker else [False]:
             for tree in ("reference", "low"):
                 for seed in seeds:
-                    row = _trial(tree, seed, docker, Path(tmp))
+                    row = _trial(tree, seed, docker, Path(tmp), name, timings)
                     rows.append(row)
                     over = "" if row["scoring_s"] <= BUDGET_S else "  OVER BUDGET"  # type: ignore[operator]
                     print(
