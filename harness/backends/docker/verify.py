@@ -56,6 +56,7 @@ def stage(
             "python": "python3",
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
+            "spec_file": f"{ROOT}/{Path(request.spec_file).name}" if request.spec_file else None,
             "env": request.docker_env,  # toolchain/dependency paths as mounted inside
             "mounts": {},
             "test_uid": SANDBOX_UID,  # the tests' own user; the verifier runs as root
@@ -64,6 +65,8 @@ def stage(
     )
     if request.suite_dir:
         copytree(Path(request.suite_dir), staging / "suite")
+    if request.spec_file:  # beside suite/, where a suite's ``spec=HERE.parent / "SPEC.md"`` looks
+        shutil.copy2(request.spec_file, staging / Path(request.spec_file).name)
     write_atomic(staging / "request.json", inner.model_dump_json(by_alias=True))
     return inner, skipped
 
