@@ -64,7 +64,7 @@ APP_CONTROLS = os.environ.get("HARNESS_TEST_APP_CONTROLS") == "1"
 # Mined scenarios (hidden tests from the fix commit, verify.tests-from) are many and each
 # scores 5-7 trees (~30-45 s): CI proves a fixed sample (one Go build failure, one Go and
 # one Python fix) here; what each of them grades is checked for all of them, without the
-# engine, by tests/test_scenarios_content.py. HARNESS_TEST_MINED_CONTROLS=all proves all.
+# engine, by tests/scenario/test_scenarios_content.py. HARNESS_TEST_MINED_CONTROLS=all proves all.
 MINED = [
     n for n in NON_SMOKE if load_scenario(n, REPO_ROOT / "scenarios").scenario.verify.tests_from
 ]

@@ -4,7 +4,7 @@ They are served from a repository cache built from ``../shared/repos`` (never th
 network). For each: ``harness validate`` finds the pinned commit in the cache, the
 oracle (reference solution) succeeds and the nop agent fails, on the host; one Go and one
 Python scenario also run in Docker. The defects are proven by
-tests/test_scenarios_content.py and the controls by tests/test_controls.py.
+tests/scenario/test_scenarios_content.py and the controls by tests/grader/test_controls.py.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ REAL = [
     if is_real_repo(load_scenario(name, SCENARIOS).scenario.repo)
 ]
 # Mined scenarios (hidden tests from the fix commit, verify.tests-from): their oracle and
-# nop trees are the controls' HIGH and LOW trees (tests/test_controls.py proves them all);
+# nop trees are the controls' HIGH and LOW trees (tests/grader/test_controls.py proves them all);
 # here one of them runs end to end, on the host and in Docker.
 MINED = [n for n in REAL if load_scenario(n, SCENARIOS).scenario.verify.tests_from]
 MINED_SAMPLE = ["go/httprouter-tsr-param"]
