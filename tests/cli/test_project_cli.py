@@ -148,7 +148,8 @@ def test_suite_ignores_a_hostile_environment(tmp_path: Path) -> None:
     env["HARNESS_BASE_ROUTE"] = "hostile"
     tests = [
         "tests/cli/test_cli_errors.py::test_setup_sees_seed",  # `harness setup` in a subprocess
-        "tests/cli/test_project_cli.py::test_run_json_records_each_phase_sandbox",  # exec in-process
+        # exec, in-process:
+        "tests/cli/test_project_cli.py::test_run_json_records_each_phase_sandbox",
         "tests/cli/test_project_cli.py::test_home_or_a_subfolder_finds_the_project",
     ]
     done = subprocess.run(
