@@ -102,6 +102,9 @@ def cli(project: Path) -> CLI:
         *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 600
     ) -> subprocess.CompletedProcess[str]:
         full = {**os.environ, "HARNESS_SCENARIO_ROOT": str(project / "scenarios"), **(env or {})}
+        # test agents (agents.yml `adapter: tests.support...`) import from the repository root
+        paths = [str(REPO_ROOT), *filter(None, [full.get("PYTHONPATH")])]
+        full["PYTHONPATH"] = os.pathsep.join(paths)
         return subprocess.run(
             [sys.executable, "-m", "harness.cli", *args],
             cwd=cwd or project,
