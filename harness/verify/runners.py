@@ -311,4 +311,13 @@ def run_target(
 
 
 def _home_env(home: Path) -> dict[str, str]:
-    return {"HOME": str(home), "USER": "harness-tests", "LOGNAME": "harness-tests"}
+    """The test user's own home and temp folder (the caller's TMPDIR, e.g. a Ray worker's
+    0700 folder, may not be theirs to write)."""
+    tmp = str(home / "tmp")
+    return {
+        "HOME": str(home),
+        "USER": "harness-tests",
+        "LOGNAME": "harness-tests",
+        "TMPDIR": tmp,
+        "GOTMPDIR": tmp,
+    }

@@ -112,8 +112,10 @@ def test_home(uid: int | None) -> Iterator[Path]:
     user's; removed afterwards."""
     home = Path(tempfile.mkdtemp(prefix="harness-testhome-"))
     try:
+        (home / "tmp").mkdir()  # its TMPDIR
         if uid is not None:
             os.chown(home, uid, uid)
+            os.chown(home / "tmp", uid, uid)
         yield home
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -234,8 +234,8 @@ def _comparable(out: Path, job: str) -> tuple[dict[str, Any], list[dict[str, Any
             "tests": sorted((t["name"], t["passed"]) for t in report.get("tests") or []),
             "rules": sorted((r["rule"], r["ok"]) for r in report.get("rules") or []),
             "diff": (records[0].run_dir / "workspace.diff").read_text(),
-            "files": sorted(
-                p.relative_to(records[0].run_dir).as_posix()
+            "files": sorted(  # goagentbench's <run_id>.verify.json is named by the run
+                p.relative_to(records[0].run_dir).as_posix().replace(records[0].run_dir.name, "RUN")
                 for p in records[0].run_dir.rglob("*")
                 if p.is_file()
             ),
