@@ -82,7 +82,7 @@ def build_report(
         "started_at": run.get("started_at"),
         "verified_at": now_iso(),
         "progress": progress,
-        "toolchain": outcome.toolchain,
+        "toolchain": outcome.toolchain or {},  # an ungraded (refused) outcome ran none
         "tests": tests,
         "partial_tests": partial_tests,
         "targets": [
