@@ -195,19 +195,17 @@ def test_trial_over_budget_fails_with_reason_budget(project: Path, tmp_path: Pat
         )
     with (project / "llms.yml").open("a") as fh:
         fh.write("\n  - name: replay-test\n    model: replay-model-1\n")
+    # the cassette holds more answers than the budget lets through: the budget, not an
+    # exhausted cassette (a harness fault, exit 3), is what ends the trial
     tape = tmp_path / "loop.jsonl"
-    tape.write_text(
-        json.dumps(
-            {
-                "request": {"model": "replay-model-1"},
-                "response": {
-                    "tool_calls": [{"name": "bash", "arguments": {"command": LOOP}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                },
-            }
-        )
-        + "\n"
-    )
+    answer = {
+        "request": {"model": "replay-model-1"},
+        "response": {
+            "tool_calls": [{"name": "bash", "arguments": {"command": LOOP}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        },
+    }
+    tape.write_text("".join(json.dumps(answer) + "\n" for _ in range(4)))
     env = {**os.environ, "HARNESS_SCENARIO_ROOT": str(project / "scenarios")}
     env["PYTHONPATH"] = str(REPO_ROOT)
     env.pop("HARNESS_FLEET", None)
