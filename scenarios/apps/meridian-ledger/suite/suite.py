@@ -11,7 +11,8 @@ between and respawn; look at the console (rendered text, occlusion); then SIGKIL
 take the vendor offline, respawn, and read what survived, the banner and the error an
 approval gets. Time-aware checks grade the vendor's trace timestamps.
 
-Every SPEC requirement maps to a check: see the scenario's README.
+Every SPEC MUST id is verified by a check (``musts=``); success means all are met and no
+critical fired (the graded score only ranks). See the scenario's README.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.scoring import Outcome, Suite, absent, fraction, graded, unavailable
+from harness.scoring.appkit import grading
 from harness.scoring.appkit.browser import BrowserUnavailable, Journey, browser_session
 from harness.scoring.appkit.fetch import Fetched, get, poll
 from harness.scoring.appkit.jail import Jail
@@ -57,9 +59,12 @@ def _load_vendor() -> Any:
 V = _load_vendor()
 PAGES, PAGE_SIZE = V.PAGES, V.PAGE_SIZE
 CONSOLE_PAGE = 100
-OPTIMAL_WALK = PAGES + 3 + 1  # every page once, the three failed attempts, the killed one
-BACKOFF_MIN_S = 0.15  # SPEC: at least 0.2 s before retrying a 5xx or a dropped connection
-RETRY_AFTER_SLACK_S = 0.05
+#: every page once, the failed attempts (a drop, a 429, five 500s) and the killed request
+OPTIMAL_WALK = PAGES + 2 + V.ERROR_REPEATS + 1
+BACKOFF_MIN_S = 0.2  # SPEC 3.1 rule 2: at least 0.2 s before the first retry
+BACKOFF_FACTOR = 1.5  # ... each further pause at least 1.5 times the previous one
+BACKOFF_CAP_S = 2.0  # ... capped at no less than 2 s
+MIN_ATTEMPTS = 6
 LOAD_REQUESTS = 40
 LATENCY_OK_S, LATENCY_ZERO_S = 1.0, 3.0
 BAD_QUERIES = (
@@ -82,9 +87,16 @@ BAD_DRAFTS: tuple[Any, ...] = (
     {"amount_minor": 100, "currency": "JPY", "counterparty": ""},
     {"amount_minor": 100, "currency": "JPY", "counterparty": "x" * 81},
     {"amount_minor": True, "currency": "KWD", "counterparty": "Acme"},
+    {"amount_minor": 10**18 + 1, "currency": "USD", "counterparty": "Acme"},
+    {"amount_minor": 100, "currency": "EUR", "counterparty": "    "},
     [1, 2, 3],
     "not json",
 )
+#: valid drafts at the SPEC's bounds: counterparty trimmed (80 characters after it), 10**18
+DRAFT_A = {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "  Quay <i>Hold</i> BV "}
+DRAFT_B = {"amount_minor": 987_654_321, "currency": "JPY", "counterparty": "Kiosk Oy"}
+DRAFT_C = {"amount_minor": 1_005, "currency": "EUR", "counterparty": "Late & Co"}
+DRAFT_D = {"amount_minor": 10**18, "currency": "KWD", "counterparty": " " + "Ab&c" * 20 + "  "}
 README_NEEDS = (
     "python -m ledgerd",
     "--port",
@@ -99,7 +111,7 @@ README_NEEDS = (
 
 suite = Suite(
     name="meridian-ledger",
-    version="1.0.0",
+    version="2.0.0",
     tier_weights={
         "boot": 0.08,
         "wire": 0.17,
@@ -115,7 +127,8 @@ suite = Suite(
     critical_floor=0.6,
     class_floors={"dead": 0.0},
     thresholds=HERE / "thresholds.yml",
-    thresholds_pin="ce80df0ab0f2c3aedd9a2b29d5e727e5aff0204b8f143956d2e5418129f8d254",
+    thresholds_pin=None,
+    spec=HERE.parent / "SPEC.md",
 )
 
 
@@ -154,12 +167,18 @@ class Evidence:
     bad_queries: dict[str, int | None] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
     resync: Call | None = None
+    second_post: Call | None = None
+    during_hold: Fetched | None = None
     resync_status: Any = None
     draft_calls: dict[str, Call] = field(default_factory=dict)
     drafts_after_bad: Any = None
     draft_a: str | None = None
     draft_b: str | None = None
     draft_c: str | None = None
+    draft_d: str | None = None
+    drafts_before_down: list[str] = field(default_factory=list)
+    drafts_restored: Any = None
+    approve_c_api: Call | None = None
     console: dict[str, Any] = field(default_factory=dict)
     console_html: str = ""
     approve_click: dict[str, Any] = field(default_factory=dict)
@@ -246,14 +265,15 @@ def _synced(app: AppProcess) -> bool:
 
 
 def _console_pages(ds: Any) -> list[int]:
-    """Console pages to look at: 1, the first with an amount above 2**53, the first with
+    """Console pages to look at: 1, the first with an amount above 2**53, every page with
     a markup name, and the last (summer time: after the DST change)."""
     order = [p.id for p in ds.api_order()]
     by_id = ds.by_id
     want = [1]
-    for test in (lambda p: p.amount_minor > 2**53, lambda p: p.counterparty in V.MARKUP_NAMES):
-        first = next(i for i, pid in enumerate(order) if test(by_id[pid]))
-        page = first // CONSOLE_PAGE + 1
+    first_big = next(i for i, pid in enumerate(order) if by_id[pid].amount_minor > 2**53)
+    marked = [i for i, pid in enumerate(order) if by_id[pid].counterparty in V.MARKUP_NAMES]
+    for index in (first_big, *marked):
+        page = index // CONSOLE_PAGE + 1
         if page not in want:
             want.append(page)
     last = -(-len(order) // CONSOLE_PAGE)
@@ -387,6 +407,8 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
         ev.respawn_error = str(exc)
         return
     t1 = time.monotonic()
+    if ev.killed_mid_sync:  # a second POST while the resumed sync runs: starts nothing
+        ev.second_post = call(app.url("/api/sync"), "POST")
     # a sync that never reached the held page had its time already: a short last look
     poll(lambda: _synced(app), budgets["sync"] if ev.killed_mid_sync else 3.0)
     ev.timings["sync_s"] = round(time.monotonic() - t1, 2)
@@ -426,7 +448,7 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
 
     # -- drafts: validation, authorisation ----------------------------------------------
     api = app.url("/api/drafts")
-    good = {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "Quay <i>Hold</i> BV"}
+    good = DRAFT_A
     ev.draft_calls["create:no-token"] = call(api, "POST", good)
     ev.draft_calls["create:checker"] = call(api, "POST", good, checker)
     for i, bad in enumerate(BAD_DRAFTS):
@@ -435,14 +457,16 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
     created = {}
     for tag, body in (
         ("a", good),
-        ("b", {"amount_minor": 987_654_321, "currency": "JPY", "counterparty": "Kiosk Oy"}),
-        ("c", {"amount_minor": 1_005, "currency": "EUR", "counterparty": "Late & Co"}),
+        ("b", DRAFT_B),
+        ("c", DRAFT_C),
+        ("d", DRAFT_D),
     ):
         answer = call(api, "POST", body, maker)
         ev.draft_calls[f"create:{tag}"] = answer
         if answer.status == 201 and isinstance(answer.body, dict) and answer.body.get("id"):
             created[tag] = str(answer.body["id"])
     ev.draft_a, ev.draft_b, ev.draft_c = created.get("a"), created.get("b"), created.get("c")
+    ev.draft_d = created.get("d")
     if ev.draft_a:
         target = app.url(f"/api/drafts/{ev.draft_a}/approve")
         ev.draft_calls["approve:no-token"] = call(target, "POST")
@@ -470,6 +494,8 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
         th = threading.Thread(target=lambda: box.append(call(target, "POST", None, checker)))
         th.start()
         ev.held_create = vendor.create_point.wait(8.0)
+        if ev.held_create:  # a request waiting on the vendor must not block others
+            ev.during_hold = get(app.url("/api/status"), timeout=2.0)
         app.kill_group(signal.SIGKILL)
         vendor.release_create()
         th.join(12.0)
@@ -488,6 +514,9 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
         ev.draft_b_after = _json(app, f"/api/drafts/{ev.draft_b}")
 
     # -- vendor down: restart, stored data, banner, the approval's error -----------------
+    before = _json(app, "/api/drafts")
+    if isinstance(before, dict) and isinstance(before.get("items"), list):
+        ev.drafts_before_down = [str(d.get("id")) for d in before["items"] if isinstance(d, dict)]
     vendor.mark_phase("offline")
     vendor.set_offline(True)
     t3 = time.monotonic()
@@ -504,7 +533,9 @@ def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) 
         _browse_down(ev, app)
     except BrowserUnavailable as exc:
         ev.probe_error = str(exc)
+    ev.drafts_restored = _json(app, "/api/drafts")
     if ev.draft_c:
+        ev.approve_c_api = call(app.url(f"/api/drafts/{ev.draft_c}/approve"), "POST", None, checker)
         ev.draft_c_after = _json(app, f"/api/drafts/{ev.draft_c}")
 
 
@@ -615,6 +646,25 @@ def _payment_rows(ev: Evidence) -> tuple[list[dict[str, Any]] | None, Outcome | 
     return rows, None
 
 
+def _drafts_truth(ev: Evidence) -> dict[str, dict[str, Any]]:
+    """What each created draft must show: id -> the body it was created with, trimmed."""
+    out = {}
+    bodies = {"a": DRAFT_A, "b": DRAFT_B, "c": DRAFT_C, "d": DRAFT_D}
+    for tag in "abcd":
+        got = ev.draft_calls.get(f"create:{tag}")
+        ident = getattr(ev, f"draft_{tag}")
+        if ident and got is not None and isinstance(got.body, dict):
+            body = {**got.body, **bodies.get(tag, {})}
+            body["counterparty"] = str(body.get("counterparty", "")).strip()
+            out[ident] = body
+    return out
+
+
+def _draft_rows(ev: Evidence) -> list[dict[str, Any]]:
+    want = _drafts_truth(ev)
+    return [r for r in ev.console.get("page1", {}).get("rows", []) if r.get("id") in want]
+
+
 def _gaps(asks: list[dict[str, Any]]) -> list[float]:
     out, prev = [], None
     for r in asks:
@@ -664,6 +714,7 @@ def run_timing(ev: Evidence) -> Outcome:
 
 @suite.check(
     "boot.health",
+    musts=("M-RUN-1",),
     tier="boot",
     root="app.boots",
     harm='unmonitorable: /health does not answer {"status": "ok"}',
@@ -679,6 +730,7 @@ def boot_health(ev: Evidence) -> Outcome:
 
 @suite.check(
     "boot.sqlite",
+    musts=("M-DATA-1",),
     tier="boot",
     root="app.boots",
     harm="state outside SQLite under --db-dir: durability cannot be relied on",
@@ -691,6 +743,7 @@ def boot_sqlite(ev: Evidence) -> Outcome:
 
 @suite.check(
     "boot.status",
+    musts=("M-STATUS-1",),
     tier="boot",
     root="app.boots",
     harm="blind operators: /api/status does not report the sync",
@@ -709,6 +762,7 @@ def boot_status(ev: Evidence) -> Outcome:
 
 @suite.check(
     "wire.auth",
+    musts=("M-WIRE-1",),
     tier="wire",
     root="app.boots",
     harm="rejected calls: vendor requests without the API key",
@@ -724,6 +778,7 @@ def wire_auth(ev: Evidence) -> Outcome:
 
 @suite.check(
     "wire.sequential",
+    musts=("M-WIRE-2",),
     tier="wire",
     root="app.boots",
     harm="overloaded vendor: pages requested in parallel or out of order",
@@ -748,18 +803,19 @@ def _retried(ev: Evidence, page: int, minimum: float, what: str) -> Outcome:
     asks = ev.page_requests(page)
     gaps = _gaps(asks)
     if not gaps:
-        return absent(f"page {page} ({what}) was never retried")
+        return graded(0.0, f"page {page} ({what}) was never retried")
     fetched = any(r["status"] == 200 for r in asks)
-    ok = fetched and gaps[0] >= minimum
+    ok = fetched and grading.first_pause_ok(gaps, minimum)
     return graded(
         1.0 if ok else 0.0,
-        f"page {page} ({what}): retried after {gaps[0]:.2f} s (need >= {minimum:g}), "
+        f"page {page} ({what}): retried after {gaps[0]:.3f} s (need >= {minimum:g}), "
         f"fetched {fetched}",
     )
 
 
 @suite.check(
     "wire.dropped",
+    musts=("M-WIRE-3",),
     tier="wire",
     root="app.boots",
     harm="lost page: a dropped connection ends the sync or is retried in a tight loop",
@@ -769,24 +825,66 @@ def wire_dropped(ev: Evidence) -> Outcome:
 
 
 @suite.check(
-    "wire.backoff", tier="wire", root="app.boots", harm="retry storm: a 500 is retried at once"
+    "wire.backoff",
+    tier="wire",
+    root="app.boots",
+    harm="retry storm: a 500 is retried at once",
+    musts=("M-WIRE-3",),
 )
 def wire_backoff(ev: Evidence) -> Outcome:
     return _retried(ev, ev.dataset.faults.error_page, BACKOFF_MIN_S, "HTTP 500")
 
 
 @suite.check(
+    "wire.backoff_growth",
+    tier="wire",
+    root="app.boots",
+    musts=("M-WIRE-4",),
+    harm="retry storm: repeated 500s retried with a constant or slowly growing pause",
+)
+def wire_backoff_growth(ev: Evidence) -> Outcome:
+    page = ev.dataset.faults.error_page
+    pauses = _gaps(ev.page_requests(page))
+    if len(pauses) < 2:
+        return graded(0.0, f"page {page}: {len(pauses) + 1} attempts, no growth to measure")
+    bad = grading.growth_failures(pauses, BACKOFF_FACTOR, BACKOFF_MIN_S, BACKOFF_CAP_S)
+    shown = ", ".join(f"{g:.3f}" for g in pauses)
+    return graded(0.0 if bad else 1.0, f"page {page} pauses [{shown}] s; {bad[:2]}")
+
+
+@suite.check(
+    "wire.attempts",
+    tier="wire",
+    root="app.boots",
+    musts=("M-WIRE-5",),
+    harm="lost sync: the client gives up on a page before the SPEC's six attempts",
+)
+def wire_attempts(ev: Evidence) -> Outcome:
+    page = ev.dataset.faults.error_page
+    asks = ev.page_requests(page)
+    fetched = next((n for n, r in enumerate(asks, 1) if r["status"] == 200), None)
+    ok = fetched is not None and fetched >= MIN_ATTEMPTS
+    return graded(
+        1.0 if ok else 0.0,
+        f"page {page}: {V.ERROR_REPEATS} 500s in a row; fetched at attempt {fetched} "
+        f"of {len(asks)}",
+    )
+
+
+@suite.check(
     "wire.retry_after",
+    musts=("M-WIRE-6",),
     tier="wire",
     root="app.boots",
     harm="ignored Retry-After: the client retries before the vendor allowed it",
 )
 def wire_retry_after(ev: Evidence) -> Outcome:
-    return _retried(ev, ev.dataset.faults.rate_page, V.RETRY_AFTER - RETRY_AFTER_SLACK_S, "429")
+    return _retried(ev, ev.dataset.faults.rate_page, float(V.RETRY_AFTER), "429")
 
 
 @suite.check(
     "wire.slow",
+    musts=("M-WIRE-7",),
     tier="wire",
     root="app.boots",
     harm="fatal timeout: a slow vendor page is abandoned or re-requested",
@@ -809,6 +907,7 @@ def wire_slow(ev: Evidence) -> Outcome:
 
 @suite.check(
     "wire.etag",
+    musts=("M-WIRE-8",),
     tier="wire",
     root="app.boots",
     harm="wasted transfer: a second sync re-downloads pages the vendor says are unchanged",
@@ -832,6 +931,7 @@ def wire_etag(ev: Evidence) -> Outcome:
 
 @suite.check(
     "wire.idempotency",
+    musts=("M-ONCE-1",),
     tier="wire",
     root="app.boots",
     harm="double payment risk: creations without an Idempotency-Key, or a new key on retry",
@@ -845,10 +945,35 @@ def wire_idempotency(ev: Evidence) -> Outcome:
     for c in creates:
         keys.setdefault(str(c.get("reference")), set()).add(str(c.get("key")))
     reused = sum(1 for k in keys.values() if len(k) == 1)
-    return fraction(
+    return grading.strict(
         keyed + reused,
         len(creates) + len(keys),
         f"keyed {keyed}/{len(creates)}; one key per draft {reused}/{len(keys)}",
+    )
+
+
+@suite.check(
+    "wire.key_per_draft",
+    tier="wire",
+    root="app.boots",
+    musts=("M-ONCE-2",),
+    harm="wrong payment: two drafts share an Idempotency-Key, so the second gets the first's",
+)
+def wire_key_per_draft(ev: Evidence) -> Outcome:
+    creates = [c for c in ev.creations if c.get("status") != 503 and c.get("key")]
+    if not creates:
+        return absent("the vendor never received a keyed payment creation")
+    drafts: dict[str, set[str]] = {}
+    for c in creates:
+        drafts.setdefault(str(c["key"]), set()).add(str(c.get("reference")))
+    shared = {k[:12]: sorted(v) for k, v in drafts.items() if len(v) > 1}
+    a = ev.approve_click.get("api") if isinstance(ev.approve_click.get("api"), dict) else {}
+    b = ev.draft_b_after if isinstance(ev.draft_b_after, dict) else {}
+    ids = [d.get("vendor_payment_id") for d in (a, b) if d.get("vendor_payment_id")]
+    same = len(ids) != len(set(ids))
+    return graded(
+        0.0 if shared or same else 1.0,
+        f"{len(drafts)} keys; shared by drafts {shared}; A and B the same payment {same}",
     )
 
 
@@ -857,6 +982,7 @@ def wire_idempotency(ev: Evidence) -> Outcome:
 
 @suite.check(
     "sync.complete",
+    musts=("M-SYNC-1",),
     tier="sync",
     root="app.boots",
     harm="missing payments: the copy silently lacks part of the vendor's data",
@@ -871,6 +997,7 @@ def sync_complete(ev: Evidence) -> Outcome:
 
 @suite.check(
     "sync.no_duplicates",
+    musts=("M-SYNC-1",),
     tier="sync",
     root="app.boots",
     harm="double counting: a payment listed twice",
@@ -885,6 +1012,7 @@ def sync_no_duplicates(ev: Evidence) -> Outcome:
 
 @suite.check(
     "sync.resumes",
+    musts=("M-SYNC-3",),
     tier="sync",
     root="app.boots",
     harm="wasteful restart: a crash makes the service fetch completed pages again",
@@ -897,13 +1025,38 @@ def sync_resumes(ev: Evidence) -> Outcome:
     if not any(r.get("page") == kill for r in after):
         return graded(0.0, f"after the restart page {kill} was never fetched")
     again = {r["page"] for r in after if r.get("page") is not None and r["page"] < kill}
-    return fraction(
+    return grading.strict(
         kill - len(again), kill, f"pages stored before SIGKILL not fetched again ({sorted(again)})"
     )
 
 
 @suite.check(
+    "sync.single",
+    tier="sync",
+    root="app.boots",
+    musts=("M-SYNC-2",),
+    harm="doubled walks: a POST /api/sync during a sync starts a second one beside it",
+)
+def sync_single(ev: Evidence) -> Outcome:
+    got = ev.second_post
+    if got is None:
+        return graded(0.0, "the sync never reached the held page, so no second POST was made")
+    fetched = Counter(
+        r["page"]
+        for r in ev.pages("after-respawn")
+        if r["status"] in (200, 304) and r["page"] is not None
+    )
+    twice = sorted(p for p, n in fetched.items() if n > 1)
+    ok = got.status == 202 and not twice
+    return graded(
+        1.0 if ok else 0.0,
+        f"POST /api/sync while syncing: {got.status}; pages fetched twice after it {twice[:4]}",
+    )
+
+
+@suite.check(
     "sync.status",
+    musts=("M-STATUS-1",),
     tier="sync",
     root="app.boots",
     harm="stuck status: operators are never told the sync finished",
@@ -920,6 +1073,7 @@ def sync_status(ev: Evidence) -> Outcome:
 
 @suite.check(
     "sync.on_request",
+    musts=("M-SYNC-4",),
     tier="sync",
     root="app.boots",
     harm="no refresh: POST /api/sync does not walk the collection again",
@@ -943,6 +1097,7 @@ def sync_on_request(ev: Evidence) -> Outcome:
 
 @suite.check(
     "val.query",
+    musts=("M-API-1",),
     tier="validation",
     root="app.boots",
     harm="silent garbage: invalid filters or paging are not rejected with 400",
@@ -958,6 +1113,7 @@ def val_query(ev: Evidence) -> Outcome:
 
 @suite.check(
     "val.drafts",
+    musts=("M-DRAFT-1",),
     tier="validation",
     root="app.boots",
     harm="bad payments: invalid drafts are accepted (float, string, negative, unknown currency)",
@@ -970,16 +1126,31 @@ def val_drafts(ev: Evidence) -> Outcome:
     items = ev.drafts_after_bad.get("items") if isinstance(ev.drafts_after_bad, dict) else None
     clean = isinstance(items, list) and len(items) == 0
     wrong = [f"{k}->{v.status}" for k, v in calls.items() if v.status != 400]
+    # valid at the bounds: trimmed to 80 characters, 10**18; stored trimmed
+    bounds = []
+    for tag, body in (("a", DRAFT_A), ("d", DRAFT_D)):
+        got = ev.draft_calls.get(f"create:{tag}")
+        have = got.body if got is not None and isinstance(got.body, dict) else {}
+        if (
+            got is None
+            or got.status != 201
+            or have.get("counterparty") != body["counterparty"].strip()
+        ):
+            bounds.append(
+                f"{tag}: {got.status if got else None} {str(have.get('counterparty'))[:20]!r}"
+            )
     # one accepted invalid draft is a payment that should not exist: all or nothing
-    good = len(ok) + clean == len(calls) + 1
+    good = len(ok) + clean == len(calls) + 1 and not bounds
     return graded(
         1.0 if good else 0.0,
-        f"{len(ok)}/{len(calls)} rejected with 400; none stored {clean}; wrong {wrong[:3]}",
+        f"{len(ok)}/{len(calls)} rejected with 400; none stored {clean}; wrong {wrong[:3]}; "
+        f"valid at the bounds refused or untrimmed {bounds}",
     )
 
 
 @suite.check(
     "val.auth",
+    musts=("M-AUTH-1",),
     tier="validation",
     root="app.boots",
     harm="broken four-eyes rule: drafts created or approved without the right token",
@@ -995,11 +1166,12 @@ def val_auth(ev: Evidence) -> Outcome:
     if not got:
         return absent("the drafts API was not reached")
     ok = [k for k, s in got.items() if s == want[k]]
-    return fraction(len(ok), len(want), f"answers {got}")
+    return grading.strict(len(ok), len(want), f"answers {got}")
 
 
 @suite.check(
     "val.webhook_signature",
+    musts=("M-HOOK-1",),
     tier="validation",
     root="app.boots",
     harm="forged events: webhooks with a bad signature are accepted or applied",
@@ -1007,18 +1179,42 @@ def val_auth(ev: Evidence) -> Outcome:
 def val_webhook_signature(ev: Evidence) -> Outcome:
     forged = [r for r in ev.trace if r.get("kind") == "webhook" and not r["signed"]]
     if not forged:
-        return absent("no forged webhook was delivered (the sync did not get that far)")
+        return graded(0.0, "no forged webhook was delivered (the sync did not get that far)")
     by_id = {str(i.get("id")): i for i in ev.listing or []}
     good = 0
     for r in forged:
         item = by_id.get(r["payment"])
         applied = item is not None and item.get("version") == r["version"]
         good += int(r["app_status"] == 401) + int(item is not None and not applied)
-    return fraction(good, 2 * len(forged), "forged events answered 401 and not applied")
+    return grading.strict(good, 2 * len(forged), "forged events answered 401 and not applied")
+
+
+@suite.check(
+    "val.webhook_window",
+    tier="validation",
+    root="app.boots",
+    musts=("M-HOOK-2",),
+    harm="replayed events: a captured webhook replayed later (or dated ahead) is applied",
+)
+def val_webhook_window(ev: Evidence) -> Outcome:
+    sent = [r for r in ev.trace if r.get("kind") == "webhook" and r.get("offset")]
+    if not sent:
+        return graded(0.0, "no webhook around the window was delivered (the sync stopped early)")
+    by_id = {str(i.get("id")): i for i in ev.listing or []}
+    bad = []
+    for r in sent:
+        inside = abs(int(r["offset"])) <= V.WINDOW_S
+        item = by_id.get(r["payment"])
+        applied = item is not None and item.get("version") == r["version"]
+        want = (200, True) if inside else (401, False)
+        if (r["app_status"], applied) != want:
+            bad.append(f"{r['offset']:+d} s: {r['app_status']}, applied {applied}")
+    return graded(0.0 if bad else 1.0, f"{len(sent)} events at -290/-310/+310 s; wrong {bad}")
 
 
 @suite.check(
     "docs.readme",
+    musts=("M-DOCS-1",),
     tier="validation",
     root="app.boots",
     harm="undocumented service: README.md does not say how to run it or what it serves",
@@ -1034,6 +1230,7 @@ def docs_readme(ev: Evidence) -> Outcome:
 
 @suite.check(
     "journey.approve_click",
+    musts=("M-UI-5",),
     tier="journeys",
     root="app.boots",
     harm="dead button: a checker cannot approve a draft from the console",
@@ -1056,6 +1253,7 @@ def journey_approve_click(ev: Evidence) -> Outcome:
 
 @suite.check(
     "journey.down_error",
+    musts=("M-UI-2",),
     tier="journeys",
     root="app.boots",
     harm="silent failure: an approval while the vendor is down shows no error",
@@ -1086,6 +1284,7 @@ def journey_down_error(ev: Evidence) -> Outcome:
 
 @suite.check(
     "money.exponent",
+    musts=("M-MONEY-1",),
     critical=True,
     severity="money",
     root="app.boots",
@@ -1106,19 +1305,42 @@ def money_exponent(ev: Evidence) -> Outcome:
     ][:4]
     if not mine:
         return absent("no payment rows with 5 cells on the console")
-    bad = [r for r in mine if r["cells"][4] != by_id[r["id"]].amount]
+    # an amount counts only when its cell is entirely shown (not clipped, not covered)
+    bad = [r for r in mine if r["cells"][4] != by_id[r["id"]].amount or not _shown(r, 4)]
     want = _total_amounts(ev)
     bad_totals = [
-        r for r in totals if len(r["cells"]) < 3 or r["cells"][2] != want.get(r["id"][6:])
+        r
+        for r in totals
+        if len(r["cells"]) < 3 or r["cells"][2] != want.get(r["id"][6:]) or not _shown(r, 2)
     ]
-    n = len(mine) + len(totals)
+    drafts = _drafts_truth(ev)
+    draft_rows = _draft_rows(ev)
+    bad_drafts = [
+        r
+        for r in draft_rows
+        if len(r["cells"]) < 4
+        or r["cells"][3] != _draft_amount(drafts[r["id"]])
+        or not _shown(r, 3)
+    ]
+    n = len(mine) + len(totals) + len(drafts)
     sample = [
         f"{by_id[r['id']].currency} {r['cells'][4]}!={by_id[r['id']].amount}" for r in bad[:2]
     ]
     sample += [f"{r['id']} {r['cells'][2:3]}!={want.get(r['id'][6:])}" for r in bad_totals[:2]]
-    return _strict(
-        n - len(bad) - len(bad_totals), n, f"amounts right on the console; wrong {sample}"
+    sample += [f"{r['id']} {r['cells'][3:4]}" for r in bad_drafts[:2]]
+    good = n - len(bad) - len(bad_totals) - len(drafts) + len(draft_rows) - len(bad_drafts)
+    return grading.strict(
+        good, n, f"amounts right on the console (payments, totals, drafts); wrong {sample}"
     )
+
+
+def _shown(row: dict[str, Any], cell: int) -> bool:
+    shown = row.get("shown") or []
+    return cell < len(shown) and bool(shown[cell])
+
+
+def _draft_amount(draft: dict[str, Any]) -> str:
+    return str(V.format_minor(int(draft["amount_minor"]), V.EXPONENTS[draft["currency"]]))
 
 
 def _total_amounts(ev: Evidence) -> dict[str, str]:
@@ -1130,6 +1352,7 @@ def _total_amounts(ev: Evidence) -> dict[str, str]:
 
 @suite.check(
     "console.data_visible",
+    musts=("M-UI-9",),
     critical=True,
     severity="view",
     root="app.boots",
@@ -1140,22 +1363,31 @@ def console_data_visible(ev: Evidence) -> Outcome:
     if rows is None:
         return why  # type: ignore[return-value]
     want = [p.id for p in ev.dataset.api_order()][:CONSOLE_PAGE]
-    seen = {
-        r["id"]
-        for look in [ev.console.get("page1", {})]
+    page1 = {r["id"] for r in ev.console.get("page1", {}).get("rows", [])}
+    missing = [i for i in want if i not in page1]
+    every = [
+        r
+        for key, look in ev.console.items()
+        if key.startswith("page")
         for r in look.get("rows", [])
-        if r.get("visible")
-    }
-    return fraction(
-        sum(i in seen for i in want),
-        len(want),
-        "first console page's payments visible on top",
+    ]
+    hidden = [
+        f"{r['id']} ({','.join(w for w in r.get('why', []) if w)})"
+        for r in every
+        if not r.get("visible")
+    ]
+    # one row hidden, clipped or covered is data a user cannot read: all or nothing
+    return graded(
+        0.0 if missing or hidden else 1.0,
+        f"{len(every)} rows on {len(ev.console) - 1} pages; page 1 lacks {len(missing)}; "
+        f"not entirely visible {hidden[:3]}",
         ev.console.get("page1", {}).get("shot"),
     )
 
 
 @suite.check(
     "ui.order",
+    musts=("M-UI-6",),
     tier="rendered",
     root="app.boots",
     harm="misleading console: rows not in the SPEC's order",
@@ -1174,11 +1406,12 @@ def ui_order(ev: Evidence) -> Outcome:
         got = [r["id"] for r in look["rows"] if str(r.get("id")) in ev.dataset.by_id]
         total += len(want)
         good += sum(1 for i, pid in enumerate(want) if i < len(got) and got[i] == pid)
-    return fraction(good, total, "console rows at their SPEC position")
+    return grading.strict(good, total, "console rows at their SPEC position")
 
 
 @suite.check(
     "ui.escaped",
+    musts=("M-UI-7",),
     tier="rendered",
     root="app.boots",
     harm="markup injection: counterparty names are interpreted as HTML",
@@ -1189,19 +1422,58 @@ def ui_escaped(ev: Evidence) -> Outcome:
         return why  # type: ignore[return-value]
     by_id = ev.dataset.by_id
     marked = [r for r in rows if by_id[r["id"]].counterparty in V.MARKUP_NAMES]
-    if not marked:
-        return absent("no row with a markup name on the console")
+    if len(marked) < len(V.MARKUP_NAMES):
+        return graded(0.0, f"{len(marked)} of {len(V.MARKUP_NAMES)} markup names on the console")
     ok = [
         r for r in marked if len(r["cells"]) >= 3 and r["cells"][2] == by_id[r["id"]].counterparty
     ]
+    drafts = _drafts_truth(ev)
+    draft_ok = [
+        r
+        for r in _draft_rows(ev)
+        if len(r["cells"]) >= 2 and r["cells"][1] == drafts[r["id"]]["counterparty"]
+    ]
     # one name rendered as markup is an injection: all or nothing
-    return graded(
-        1.0 if len(ok) == len(marked) else 0.0, f"{len(ok)}/{len(marked)} markup names literal"
+    return grading.strict(
+        len(ok) + len(draft_ok),
+        len(marked) + len(drafts),
+        f"{len(ok)}/{len(marked)} markup names literal in payments, "
+        f"{len(draft_ok)}/{len(drafts)} drafts' counterparties literal",
+    )
+
+
+@suite.check(
+    "ui.drafts",
+    tier="rendered",
+    root="app.boots",
+    musts=("M-UI-4",),
+    harm="blind checker: the drafts table lacks a draft or shows it without its cells",
+)
+def ui_drafts(ev: Evidence) -> Outcome:
+    if ev.probe_error:
+        return unavailable(f"no browser: {ev.probe_error}")
+    drafts = _drafts_truth(ev)
+    if not drafts:
+        return graded(0.0, "no draft could be created")
+    rows = {r["id"]: r for r in _draft_rows(ev)}
+
+    def ok(ident: str) -> bool:
+        cells = rows[ident]["cells"] if ident in rows else []
+        return (
+            len(cells) == 6
+            and cells[0] == ident
+            and cells[2] == drafts[ident]["currency"]
+            and cells[4] == "pending_approval"
+        )
+
+    return grading.each(
+        list(drafts), ok, "drafts rows: id, counterparty, currency, amount, state, action", str
     )
 
 
 @suite.check(
     "ui.berlin_time",
+    musts=("M-TIME-1",),
     tier="rendered",
     root="app.boots",
     harm="wrong times: creation shown in UTC or a fixed offset, not Berlin local time",
@@ -1215,11 +1487,12 @@ def ui_berlin_time(ev: Evidence) -> Outcome:
     if not mine:
         return absent("no payment rows on the console")
     ok = [r for r in mine if r["cells"][1] == V.berlin_minute(by_id[r["id"]].created_at)]
-    return fraction(len(ok), len(mine), "created cells in Berlin local time")
+    return grading.strict(len(ok), len(mine), "created cells in Berlin local time")
 
 
 @suite.check(
     "ui.totals",
+    musts=("M-UI-3",),
     tier="rendered",
     root="app.boots",
     harm="wrong totals: the console's per-currency counts disagree with the ledger",
@@ -1240,13 +1513,14 @@ def ui_totals(ev: Evidence) -> Outcome:
         and r["cells"][0] == r["id"][6:]
         and r["cells"][1] == str(counts.get(r["id"][6:]))
     ]
-    return fraction(
+    return grading.strict(
         len(ok), len(counts), f"totals rows with the right currency and count ({len(rows)} rows)"
     )
 
 
 @suite.check(
     "ui.down_banner",
+    musts=("M-UI-1",),
     tier="rendered",
     root="app.boots",
     harm="hidden outage: no visible vendor-down state, or it covers the data",
@@ -1272,6 +1546,7 @@ def ui_down_banner(ev: Evidence) -> Outcome:
 
 @suite.check(
     "ui.console_clean",
+    musts=("M-UI-8",),
     tier="rendered",
     root="app.boots",
     harm="broken page: script errors or a wrong Content-Type",
@@ -1293,6 +1568,7 @@ def ui_console_clean(ev: Evidence) -> Outcome:
 
 @suite.check(
     "perf.requests",
+    musts=("M-EFF-1",),
     tier="performance",
     root="app.boots",
     harm="wasted vendor quota: more requests than the optimal walk",
@@ -1302,8 +1578,10 @@ def perf_requests(ev: Evidence) -> Outcome:
     if not reqs:
         return absent("the vendor was never asked for a page")
     n = len(reqs)
+    # the SPEC's own count: a request per page plus one per failed attempt, nothing else
     return graded(
-        min(1.0, OPTIMAL_WALK / n), f"{n} page requests for the first sync (optimal {OPTIMAL_WALK})"
+        1.0 if n <= OPTIMAL_WALK else 0.0,
+        f"{n} page requests for the first sync (the SPEC's count {OPTIMAL_WALK})",
     )
 
 
@@ -1331,6 +1609,7 @@ def perf_latency(ev: Evidence) -> Outcome:
 
 @suite.check(
     "conservation.zero",
+    musts=("M-SUM-1",),
     critical=True,
     severity="money",
     root="app.boots",
@@ -1358,6 +1637,7 @@ def conservation_zero(ev: Evidence) -> Outcome:
 
 @suite.check(
     "days.dst",
+    musts=("M-DAY-1",),
     critical=True,
     severity="data",
     root="app.boots",
@@ -1377,6 +1657,7 @@ def days_dst(ev: Evidence) -> Outcome:
 
 @suite.check(
     "cons.versions",
+    musts=("M-HOOK-3",),
     tier="consistency",
     root="app.boots",
     harm="stale status: a racing or late webhook leaves a payment in an old state",
@@ -1384,7 +1665,7 @@ def days_dst(ev: Evidence) -> Outcome:
 def cons_versions(ev: Evidence) -> Outcome:
     if ev.listing is None:
         return _no_listing(ev)
-    touched = {e.payment_id for e in ev.dataset.events if e.signed}
+    touched = {e.payment_id for e in ev.dataset.events if e.valid}
     by_id = {str(i.get("id")): i for i in ev.listing}
     ok = [
         pid
@@ -1392,13 +1673,14 @@ def cons_versions(ev: Evidence) -> Outcome:
         if pid in by_id
         and (by_id[pid].get("status"), by_id[pid].get("version")) == ev.dataset.truth[pid]
     ]
-    return fraction(
+    return grading.strict(
         len(ok), len(touched), "payments changed by webhooks in the vendor's final state"
     )
 
 
 @suite.check(
     "api.order",
+    musts=("M-API-2",),
     tier="consistency",
     root="app.boots",
     harm="unstable order: listings not ordered by creation time then id",
@@ -1415,6 +1697,7 @@ def api_order(ev: Evidence) -> Outcome:
 
 @suite.check(
     "api.pagination",
+    musts=("M-API-2",),
     tier="consistency",
     root="app.boots",
     harm="skipped or repeated items when a client pages through the API",
@@ -1434,6 +1717,7 @@ def api_pagination(ev: Evidence) -> Outcome:
 
 @suite.check(
     "api.filters",
+    musts=("M-API-3",),
     tier="consistency",
     root="app.boots",
     harm="wrong answers: filtered listings include or miss payments",
@@ -1448,6 +1732,7 @@ def api_filters(ev: Evidence) -> Outcome:
 
 @suite.check(
     "api.amounts",
+    musts=("M-API-4",),
     tier="consistency",
     root="app.boots",
     harm="corrupted amounts in the API: minor units or decimal strings wrong",
@@ -1474,6 +1759,7 @@ def api_amounts(ev: Evidence) -> Outcome:
 
 @suite.check(
     "durability.kill",
+    musts=("M-DUR-1",),
     critical=True,
     severity="data",
     root="app.boots",
@@ -1486,13 +1772,19 @@ def durability_kill(ev: Evidence) -> Outcome:
     if ev.down_error:
         return graded(0.0, f"no restart after SIGKILL: {ev.down_error}")
     after = set(_ids(ev.restored))
-    return _strict(
-        len(before & after), len(before), "payments served after SIGKILL with the vendor offline"
+    items = ev.drafts_restored.get("items") if isinstance(ev.drafts_restored, dict) else None
+    drafts = {str(d.get("id")) for d in items or [] if isinstance(d, dict)}
+    lost = [d for d in ev.drafts_before_down if d not in drafts]
+    return grading.strict(
+        len(before & after) + len(ev.drafts_before_down) - len(lost),
+        len(before) + len(ev.drafts_before_down),
+        f"payments and drafts served after SIGKILL with the vendor offline; drafts lost {lost}",
     )
 
 
 @suite.check(
     "payment.once",
+    musts=("M-ONCE-1",),
     critical=True,
     severity="money",
     root="app.boots",
@@ -1508,7 +1800,7 @@ def payment_once(ev: Evidence) -> Outcome:
             made.setdefault(str(c.get("reference")), set()).add(str(c["payment"]))
     ok = [d for d in drafts if len(made.get(d, set())) <= 1]
     c_ok = ev.draft_c is None or not made.get(ev.draft_c)
-    return _strict(
+    return grading.strict(
         len(ok) + c_ok,
         len(drafts) + 1,
         f"vendor payments per draft { ({k: len(v) for k, v in made.items()}) }",
@@ -1517,6 +1809,7 @@ def payment_once(ev: Evidence) -> Outcome:
 
 @suite.check(
     "approval.completes",
+    musts=("M-ONCE-3",),
     critical=True,
     severity="flow",
     root="app.boots",
@@ -1541,6 +1834,7 @@ def approval_completes(ev: Evidence) -> Outcome:
 
 @suite.check(
     "res.health_during_sync",
+    musts=("M-HEALTH-1",),
     tier="resilience",
     root="app.boots",
     harm="blind operations: /health hangs while the sync waits on the vendor",
@@ -1555,6 +1849,7 @@ def res_health_during_sync(ev: Evidence) -> Outcome:
 
 @suite.check(
     "res.down_boot",
+    musts=("M-DOWN-1",),
     tier="resilience",
     root="app.boots",
     harm="outage cascade: the service cannot start or serve while the vendor is down",
@@ -1574,6 +1869,7 @@ def res_down_boot(ev: Evidence) -> Outcome:
 
 @suite.check(
     "res.approval_retry",
+    musts=("M-APPROVE-1",),
     tier="resilience",
     root="app.boots",
     harm="fragile approval: a repeated approve is not refused once executed",
@@ -1584,6 +1880,44 @@ def res_approval_retry(ev: Evidence) -> Outcome:
         return absent("no executed draft to approve again")
     return graded(
         1.0 if got.status == 409 else 0.0, f"second approve of an executed draft: {got.status}"
+    )
+
+
+@suite.check(
+    "res.concurrent",
+    tier="resilience",
+    root="app.boots",
+    musts=("M-CONC-1",),
+    harm="frozen service: one request waiting on the vendor blocks every other request",
+)
+def res_concurrent(ev: Evidence) -> Outcome:
+    if not ev.held_create:
+        return graded(0.0, "the approval never reached the vendor (nothing was waiting on it)")
+    got = ev.during_hold
+    ok = got is not None and got.status == 200
+    return graded(
+        1.0 if ok else 0.0,
+        f"GET /api/status while an approval waits on the vendor: {got.status if got else None} "
+        f"{(got.error or '') if got else ''}"[:160],
+    )
+
+
+@suite.check(
+    "res.approval_502",
+    tier="resilience",
+    root="app.boots",
+    musts=("M-APPROVE-2",),
+    harm="stuck draft: an approval the vendor could not take is not a 502, or stays approving",
+)
+def res_approval_502(ev: Evidence) -> Outcome:
+    got = ev.approve_c_api
+    if got is None:
+        return graded(0.0, f"no approval with the vendor offline ({ev.down_error})")
+    after = ev.draft_c_after if isinstance(ev.draft_c_after, dict) else {}
+    ok = got.status == 502 and after.get("state") == "pending_approval"
+    return graded(
+        1.0 if ok else 0.0,
+        f"approve with the vendor offline: {got.status}; draft then {after.get('state')!r}",
     )
 
 

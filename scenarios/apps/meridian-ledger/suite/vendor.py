@@ -4,12 +4,17 @@ Frozen structure: 1,536 payments served as 24 pages of 64 in the vendor's own or
 behind opaque cursors; currencies EUR, USD, JPY, KWD (exponents 2, 2, 0, 3); creation
 times over 40 Europe/Berlin days (2026-03-10 .. 2026-04-18, one DST change on 03-29),
 a fifth of them around Berlin midnight and some sharing a timestamp; six amounts above
-2**53; markup in four counterparty names. Faults, each once: a page whose first request
-is *held* (the scorer SIGKILLs the app while it waits), a dropped connection, a 429 with
-``Retry-After``, a 500 and a slow page. Webhooks race the sync: before the body of two
-pages (the body is a stale snapshot), after two pages (a newer event, then a stale
-one), one with a bad signature. Moving positions: ids, times, amounts, names and which
-pages carry which fault or event all derive from the per-trial secret seed
+2**53; markup in four counterparty names. Faults at the SPEC's bounds: a page whose
+first request is *held* (the scorer SIGKILLs the app while it waits), a dropped
+connection, a 429 with ``Retry-After: 2`` (more than one second), five 500s in a row on
+one page (the sixth attempt, the SPEC's least number, succeeds; the pauses test the
+1.5x growth) and a page answered after 4.6 s (the SPEC asks for a timeout of at least
+5 s). Webhooks race the sync: before the body of two pages (the body is a stale
+snapshot), after two pages (a newer event, then a stale one), one with a bad signature
+each, and around the 300 s timestamp window: one signed 290 s ago (inside: applied),
+one 310 s ago (a replay outside the window: 401) and one 310 s ahead (401). Moving
+positions: ids, times, amounts, names and which pages carry which fault or event all
+derive from the per-trial secret seed
 (``appkit.seeding``: HMAC of seed and label).
 
 The mock runs in the scorer's process and writes its JSONL trace (``seq``, ``t_ms``
@@ -42,8 +47,11 @@ PAGES = 24
 PAGE_SIZE = 64
 DAYS = 40
 FIRST_DAY = date(2026, 3, 10)
-RETRY_AFTER = 1
-SLOW_DELAY = 1.5
+RETRY_AFTER = 2
+SLOW_DELAY = 4.6  # SPEC: a per-request timeout of at least 5 s
+ERROR_REPEATS = 5  # SPEC: at least 6 attempts; the sixth succeeds
+WINDOW_S = 300
+WINDOW_OFFSETS = (-290, -310, 310)  # inside, a stale replay, from the future
 PAYMENTS = "/v1/payments"
 MARKUP_NAMES = ("<b>Bold</b> & Sons", "Tom & Jerry <Ltd>", 'Quote "Q" <i>AG</i>', "A&amp;B Oy")
 _NAMES = ("Acme", "Globex", "Initech", "Hooli", "Stark", "Wayne", "Tyrell", "Wonka", "Müller")
@@ -107,6 +115,12 @@ class Event:
     version: int
     when: tuple[str, int]
     signed: bool = True
+    offset: int = 0  # seconds added to the X-Vendor-Timestamp (the 300 s window)
+
+    @property
+    def valid(self) -> bool:
+        """Signed and inside the timestamp window: the app must apply it."""
+        return self.signed and abs(self.offset) <= WINDOW_S
 
     def body(self) -> bytes:
         return json.dumps(
@@ -218,7 +232,7 @@ def build_dataset(seed: str) -> Dataset:
     ds = Dataset(payments, cursors, faults, events, tokens)
     truth = {p.id: (p.status, p.version) for p in payments}
     for ev in events:
-        if ev.signed and ev.version > truth[ev.payment_id][1]:
+        if ev.valid and ev.version > truth[ev.payment_id][1]:
             truth[ev.payment_id] = (ev.status, ev.version)
     ds.truth = truth
     return ds
@@ -243,8 +257,8 @@ def _events(seed: str, payments: list[Payment], faults: Faults) -> list[Event]:
         for k, j in enumerate(picks):
             p = payments[page * PAGE_SIZE + j]
             out.append(Event(ident(), p.id, _other(p.status, k), p.version + 1, ("before", page)))
-    for page in faults.after_pages:
-        picks = rng(seed, f"ledger:after:{page}").sample(range(PAGE_SIZE), 3)
+    for n_page, page in enumerate(faults.after_pages):
+        picks = rng(seed, f"ledger:after:{page}").sample(range(PAGE_SIZE), 6)
         for k, j in enumerate(picks[:2]):
             p = payments[page * PAGE_SIZE + j]
             new = _other(p.status, k)
@@ -254,6 +268,15 @@ def _events(seed: str, payments: list[Payment], faults: Faults) -> list[Event]:
         p = payments[page * PAGE_SIZE + picks[2]]
         forged = Event(ident(), p.id, _other(p.status, 1), p.version + 5, ("after", page), False)
         out.append(forged)
+        if n_page:
+            continue
+        for k, offset in enumerate(WINDOW_OFFSETS):  # around the timestamp window
+            p = payments[page * PAGE_SIZE + picks[3 + k]]
+            out.append(
+                Event(
+                    ident(), p.id, _other(p.status, k), p.version + 3, ("after", page), True, offset
+                )
+            )
     return out
 
 
@@ -284,6 +307,7 @@ class Vendor:
         self._inflight = 0
         self._delayed = 0
         self._first: set[tuple[str, int]] = set()  # (fault, page) already served
+        self._counts: dict[tuple[str, int], int] = {}  # (fault, page) -> requests seen
         self.state = {p.id: p for p in (Payment(**vars(q)) for q in self.dataset.payments)}
         self.order = [p.id for p in self.dataset.payments]
         self.created: dict[str, dict[str, Any]] = {}  # Idempotency-Key -> payment
@@ -367,6 +391,12 @@ class Vendor:
         self._first.add((fault, page))
         return True
 
+    def _count(self, fault: str, page: int) -> int:
+        """How many times ``fault`` was asked for on ``page``, this time included."""
+        key = (fault, page)
+        self._counts[key] = self._counts.get(key, 0) + 1
+        return self._counts[key]
+
     def deliver(self, when: tuple[str, int]) -> None:
         """POST the webhooks due at ``when`` to the app, one by one, and record each."""
         for ev in self.dataset.events:
@@ -375,13 +405,13 @@ class Vendor:
             with self._lock:
                 if not self._once("event:" + ev.id, 0):
                     continue
-                if ev.signed:
+                if ev.valid:
                     p = self.state[ev.payment_id]
                     if ev.version > p.version:
                         p.status, p.version = ev.status, ev.version
             base = self.app_url()
             body = ev.body()
-            stamp = str(int(time.time()))
+            stamp = str(int(time.time()) + ev.offset)
             secret = self.dataset.tokens["webhook_secret"]
             sig = sign(secret if ev.signed else secret + "x", stamp, body)
             status: int | None = None
@@ -412,6 +442,7 @@ class Vendor:
                         "payment": ev.payment_id,
                         "version": ev.version,
                         "signed": ev.signed,
+                        "offset": ev.offset,
                         "when": list(ev.when),
                         "app_status": status,
                     }
@@ -451,7 +482,7 @@ class Vendor:
             elif page == f.rate_page and self._once("429", page):
                 status, fault = 429, "rate-limited"
                 out_headers["Retry-After"] = str(RETRY_AFTER)
-            elif page == f.error_page and self._once("500", page):
+            elif page == f.error_page and self._count("500", page) <= ERROR_REPEATS:
                 status, fault = 500, "server-error"
             else:
                 if page == f.kill_page and self._once("hold", page):
