@@ -96,7 +96,11 @@ BAD_DRAFTS: tuple[Any, ...] = (
 DRAFT_A = {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "  Quay <i>Hold</i> BV "}
 DRAFT_B = {"amount_minor": 987_654_321, "currency": "JPY", "counterparty": "Kiosk Oy"}
 DRAFT_C = {"amount_minor": 1_005, "currency": "EUR", "counterparty": "Late & Co"}
-DRAFT_D = {"amount_minor": 10**18, "currency": "KWD", "counterparty": " " + "Ab&c" * 20 + "  "}
+DRAFT_D = {
+    "amount_minor": 10**18,
+    "currency": "KWD",
+    "counterparty": "  " + "Abc & Co " * 8 + "Quay BV! ",
+}
 README_NEEDS = (
     "python -m ledgerd",
     "--port",
@@ -967,8 +971,9 @@ def wire_key_per_draft(ev: Evidence) -> Outcome:
     for c in creates:
         drafts.setdefault(str(c["key"]), set()).add(str(c.get("reference")))
     shared = {k[:12]: sorted(v) for k, v in drafts.items() if len(v) > 1}
-    a = ev.approve_click.get("api") if isinstance(ev.approve_click.get("api"), dict) else {}
-    b = ev.draft_b_after if isinstance(ev.draft_b_after, dict) else {}
+    api = ev.approve_click.get("api")
+    a: dict[str, Any] = api if isinstance(api, dict) else {}
+    b: dict[str, Any] = ev.draft_b_after if isinstance(ev.draft_b_after, dict) else {}
     ids = [d.get("vendor_payment_id") for d in (a, b) if d.get("vendor_payment_id")]
     same = len(ids) != len(set(ids))
     return graded(
@@ -1134,7 +1139,7 @@ def val_drafts(ev: Evidence) -> Outcome:
         if (
             got is None
             or got.status != 201
-            or have.get("counterparty") != body["counterparty"].strip()
+            or have.get("counterparty") != str(body["counterparty"]).strip()
         ):
             bounds.append(
                 f"{tag}: {got.status if got else None} {str(have.get('counterparty'))[:20]!r}"
