@@ -518,7 +518,7 @@ class Vendor:
                     "inflight": inflight,
                 }
             )
-            if delay != 0:
+            if delay < 0:  # a held request stays pending past its client's death
                 self._delayed += 1
             if delay < 0:
                 self.kill_point.set()
@@ -602,14 +602,14 @@ class _Handler(BaseHTTPRequestHandler):
             elif delay > 0:
                 time.sleep(delay)
             # no longer in flight once the answer leaves: the client may ask again at once
-            self.vendor.done(delay != 0)
+            self.vendor.done(delay < 0)
             finished = True
             self._send(status, body if status != 304 else None, headers)
         except OSError:
             pass
         finally:
             if not finished:
-                self.vendor.done(delay != 0)
+                self.vendor.done(delay < 0)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
