@@ -93,7 +93,7 @@ def parse_go_json(stdout: str) -> list[TestCase]:
             continue
         test, action = ev.get("Test"), ev.get("Action")
         if not test:
-            if action == "output":
+            if action in {"output", "build-output"}:  # go 1.24+: build errors as events
                 build_lines.append(ev.get("Output", "").rstrip("\n"))
             elif action == "fail" and not any(k.startswith(ev.get("Package", "")) for k in results):
                 pkg = ev.get("Package", "package")
@@ -150,7 +150,7 @@ def run_go(
     if code is None:
         error = "timeout"
     elif code != 0:
-        env_error = classify_go(output, tree)
+        env_error = classify_go(output, tree, modcache=go_env.get("GOMODCACHE"))
         if not tests:  # a build or toolchain failure before any test ran
             error = env_error or f"go test failed before running tests (exit {code})"
             tests = [
