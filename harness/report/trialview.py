@@ -54,6 +54,7 @@ class TrialView:
     failing: list[Failing]
     log: str
     truncated: bool = False
+    verdict: str = ""  # "<scenario> <agent> + <model>: <outcome> score <s>", "" without a report
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -156,7 +157,15 @@ def load_view(run_dir: Path) -> TrialView:
     report = json.loads(report_path.read_text()) if report_path.is_file() else {}
     log_path = run_dir / "trial.log"
     log = log_path.read_text(errors="replace")[-MAX_LOG:] if log_path.is_file() else ""
-    return TrialView(run_dir, steps, commands, diff, _failing(report), log, truncated)
+    verdict = ""
+    if report:
+        verdict = (
+            f"{report.get('scenario')}  {report.get('agent')} + {report.get('model')}: "
+            f"{str(report.get('outcome', '?')).upper()}  score {report.get('score')}"
+        )
+        if report.get("error"):
+            verdict += f"  ({report['error']})"
+    return TrialView(run_dir, steps, commands, diff, _failing(report), log, truncated, verdict)
 
 
 def find_run(results: Path, name: str) -> Path | None:
@@ -180,6 +189,7 @@ def render_view(view: TrialView) -> str:
     """The trial as text: each call (new messages, reply, tool calls, tokens, time), the
     commands, failing checks with their output, and the diff's size."""
     lines = [f"run {view.run_dir}"]
+    lines.append(view.verdict or "not verified (no verify/report.json)")
     if not view.steps:
         lines.append("no model calls recorded (a built-in agent, or an older run)")
     for n, step in enumerate(view.steps, 1):

@@ -232,10 +232,10 @@ def grader_verdict(
     ``environment`` is given, for the environment the tree was verified in)."""
     path = results / loaded_name / CONTROLS_FILE
     if not path.is_file():
-        return "GRADER NOT PROVEN (run `harness controls`)"
+        return f"GRADER NOT PROVEN (run `harness controls {loaded_name}`)"
     data = read_json(path)
     if data.get("scenario_sha") != scenario_sha:
-        return "GRADER NOT PROVEN (scenario changed since `harness controls`)"
+        return f"GRADER NOT PROVEN (scenario changed since `harness controls {loaded_name}`)"
     elsewhere = verdict_here(data, environment)
     if elsewhere is not None:
         return elsewhere

@@ -99,6 +99,7 @@ def test_view_prints_the_conversation_commands_and_failing_checks(wrong_run: Pat
     done = _harness(project, "view", wrong_run.name)
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    assert out.splitlines()[1] == "t/calc  toolcall + replay-test: FAILED  score 0.0"
     assert "-- call 1 (turn-1" in out and "120 in / 30 out" in out
     assert "[user] please fix add in calc.py" in out
     assert "[tool call] sed -i 's/a - b/a * b/' calc.py" in out
