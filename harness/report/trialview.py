@@ -179,10 +179,25 @@ def find_run(results: Path, name: str) -> Path | None:
 
 def _text(content: Any) -> str:
     if isinstance(content, str):
-        return content
+        return _tool_result(content)
     if isinstance(content, list):  # content parts
         return "\n".join(str(p.get("text", p)) if isinstance(p, dict) else str(p) for p in content)
     return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _tool_result(text: str) -> str:
+    """A tool result an agent sends as JSON (``{"returncode": 0, "output": "..."}``, as
+    mini-swe-agent does) shown as the command's output, escapes undone."""
+    if not text.startswith("{") or '"output"' not in text:
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(data, dict) or not isinstance(data.get("output"), str):
+        return text
+    code = data.get("returncode")
+    return (f"(exit {code}) " if code is not None else "") + data["output"]
 
 
 def render_view(view: TrialView) -> str:

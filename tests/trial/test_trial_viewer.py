@@ -156,3 +156,13 @@ def test_run_page_steps_through_the_trial_in_a_browser(
             page.screenshot(path=str(tmp_path / "run-page.png"), full_page=True)
         finally:
             browser.close()
+
+
+@pytest.mark.unit
+def test_a_json_tool_result_is_shown_as_its_output() -> None:
+    from harness.report.trialview import _text
+
+    sent = json.dumps({"returncode": 2, "output": "x <y> 'z'\n"})
+    assert _text(sent) == "(exit 2) x <y> 'z'\n"
+    assert _text('{"not": "a tool result"}') == '{"not": "a tool result"}'
+    assert _text("{output broken") == "{output broken"
