@@ -196,8 +196,8 @@ def _tool_result(text: str) -> str:
         return text
     if not isinstance(data, dict) or not isinstance(data.get("output"), str):
         return text
-    code = data.get("returncode")
-    return (f"(exit {code}) " if code is not None else "") + data["output"]
+    code, output = data.get("returncode"), str(data["output"])
+    return (f"(exit {code}) " if code is not None else "") + output
 
 
 def render_view(view: TrialView) -> str:
