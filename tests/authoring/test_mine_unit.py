@@ -156,6 +156,14 @@ def test_failing_subtests_of_a_table_test_get_a_target_of_their_own() -> None:
         ". -run '^(TestNext|TestToml)$/^(decode)$/^(a\\.b|dup-08)$'",
         ".",
     ]
+    # a narrowed target that does not fail before and pass after (a parent test that
+    # asserts which of its subtests ran) falls back to the top-level names
+    asked: list[str] = []
+    assert final_targets("go", table, ["."], lambda t: bool(asked.append(t))) == [
+        ". -run '^(TestNext|TestToml)$'",
+        ".",
+    ]
+    assert asked == [". -run '^(TestNext|TestToml)$/^(decode)$/^(a\\.b|dup-08)$'"]
     # a top-level test that fails by itself (not through a subtest) runs whole
     direct = Proof([(".", "TestA")], [(".", "TestA/sub")], [], None)
     assert final_targets("go", direct, ["."]) == [". -run '^(TestA)$'", "."]

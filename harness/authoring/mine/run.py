@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write_draft
@@ -35,10 +36,17 @@ def runner_of(repo: Path, sha: str) -> Runner:
     return "go" if found.returncode == 0 else "pytest"
 
 
-def final_targets(runner: Runner, proof: Proof, targets: list[str]) -> list[str]:
+def final_targets(
+    runner: Runner,
+    proof: Proof,
+    targets: list[str],
+    separates: Callable[[str], bool] = lambda _: True,
+) -> list[str]:
     """The graded targets: first the fail-to-pass tests of each target (a check that
-    one wrong behaviour breaks clearly), then each whole target when it also holds
-    pass-to-pass tests, narrowed to leave out flaky tests when there are any."""
+    one wrong behaviour breaks clearly; for Go, the failing subtests when their table
+    test also holds passing ones and ``separates`` confirms the narrowed target fails
+    before and passes after), then each whole target when it also holds pass-to-pass
+    tests, narrowed to leave out flaky tests when there are any."""
     focused, whole = [], []
     for target in targets:
         f2p = sorted({n for t, n in proof.f2p if t == target})
@@ -46,6 +54,8 @@ def final_targets(runner: Runner, proof: Proof, targets: list[str]) -> list[str]
         flaky = sorted({n for t, n in proof.flaky if t == target})
         if f2p:
             narrow = _go_subtests(target, f2p, p2p) if runner == "go" else None
+            if narrow and not separates(narrow):
+                narrow = None
             focused.append(narrow or _only(runner, target, f2p, []))
         if p2p:
             whole.append(target if not flaky else _only(runner, target, f2p + p2p, flaky))
@@ -153,13 +163,13 @@ def one(
     try:
         loaded = load_scenario(f"{draft.family}/{draft.name}", probe_root)
         proof = prover.prove(loaded)
+        counts = (len(proof.f2p), len(proof.p2p), len(proof.flaky))
+        if proof.problem:
+            return Entry(*head, "proven", proof.problem, *counts)
+        draft.targets = final_targets(runner, proof, targets, partial(prover.separates, loaded))
     finally:
         shutil.rmtree(probe_root, ignore_errors=True)
-    counts = (len(proof.f2p), len(proof.p2p), len(proof.flaky))
-    if proof.problem:
-        return Entry(*head, "proven", proof.problem, *counts)
     draft.repo = repo_name
-    draft.targets = final_targets(runner, proof, targets)
     draft.provenance = {
         "fix_commit": commit.sha,
         "parent": commit.parent,
