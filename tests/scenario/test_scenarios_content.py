@@ -36,6 +36,7 @@ from harness.errors import UserError
 from harness.scenario.model import LoadedScenario, list_scenarios, load_scenario
 from harness.scenario.repo import cached_mirror, resolve_source
 from harness.scenario.repo import clone as harness_clone
+from harness.verify.pylayout import src_layout
 
 pytestmark = pytest.mark.integration
 
@@ -203,6 +204,11 @@ def _target_passes(runner: str, workspace: Path, target: str, env: dict[str, str
                 f"--junitxml={junit}",
                 *shlex.split(target),
             ]
+        if runner == "pytest" and src_layout(workspace):  # as the verifier runs it
+            env = {
+                **env,
+                "PYTHONPATH": os.pathsep.join(filter(None, ["src", env.get("PYTHONPATH")])),
+            }
         done = _run(args, workspace, env)
         if runner == "pytest":
             assert done.returncode in (0, 1), (
