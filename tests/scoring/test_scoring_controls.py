@@ -109,6 +109,13 @@ def test_test_based_scenarios_prove_declared_targets_strictly() -> None:
 
     assert TEST_SUITE_THRESHOLDS.declared_epsilon == 0.0
     assert TEST_SUITE_THRESHOLDS.epsilon == 0.01
+    # a defect tree with one failing test of thousands is not shown as a success
+    assert TEST_SUITE_THRESHOLDS.bar == 1.0
+    high = _score()
+    one_case = DefectOutcome(name="one", declared=["total"], score=_score(total=1784 / 1785))
+    strict = T.model_copy(update={"declared_epsilon": 0.0, "success_bar": 1.0})
+    result = evaluate_controls(high, _low(), [one_case], (high.vector(), high.vector()), strict)
+    assert result.defects[0].success is False and "SUCCESS" not in result.text()
 
 
 def test_unknown_declared_check_and_unavailable_rows() -> None:
