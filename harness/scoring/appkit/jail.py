@@ -42,7 +42,13 @@ from typing import Literal
 import harness
 from harness.errors import InfraError
 from harness.scoring.appkit import netns
-from harness.scoring.appkit.jailroot import enter_argv, etc_files, root_script, unshare_argv
+from harness.scoring.appkit.jailroot import (
+    build_skeleton,
+    enter_argv,
+    etc_files,
+    root_script,
+    unshare_argv,
+)
 
 APP_UID = 61000  # no passwd entry needed; owns nothing but the app's home
 Mode = Literal["namespace", "user", "none"]
@@ -159,14 +165,13 @@ class Jail:
         #: the scorer's own folder for the minimal root (mount point + generated /etc)
         self.sys = Path(tempfile.mkdtemp(prefix="harness-appsys-"))
         self.root = self.sys / "root"
-        self.etc = self.sys / "etc"
-        self.extra_ro = _interpreter_prefix(self.python)
         self.private_net = netns.active()
+        self.ro_binds: list[Path] = []
         if self.mode == "namespace":
-            self.root.mkdir()
-            self.etc.mkdir()
-            for name, text in etc_files(self.uid).items():
-                (self.etc / name).write_text(text)
+            self.ro_binds = build_skeleton(self.root, etc_files(self.uid))
+            for prefix in _interpreter_prefix(self.python):
+                (self.root / prefix.relative_to("/")).mkdir(parents=True, exist_ok=True)
+                self.ro_binds.append(prefix)
         if self.mode != "none":
             self._chown(self.home)
         if self.mode != "none":
@@ -211,7 +216,7 @@ class Jail:
         ]
         if self.mode == "user":
             return [*drop, *argv]
-        script = root_script(self.root, self.home, self.etc, self.hidden, self.extra_ro)
+        script = root_script(self.root, self.home, self.hidden, self.ro_binds)
         return unshare_argv(script, enter_argv(self.root, self.tree, drop, argv))
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -24,7 +24,10 @@ Everything here is pure: it returns argv and shell text; ``jail`` runs them.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,6 +50,7 @@ ETC_ALLOWED = (
 )
 #: top-level entries taken from the host: a link is copied as a link, a folder bound ro
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_NO_KEYS = shutil.ignore_patterns("private")  # /etc/ssl/private: never
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 
@@ -81,65 +85,65 @@ def etc_files(uid: int) -> dict[str, str]:
     }
 
 
-def _ro_bind(src: str, dst: str) -> list[str]:
-    s, d = shlex.quote(src), shlex.quote(dst)
-    return [f"mount --rbind {s} {d}", f"mount -o remount,bind,ro {d}"]
+def build_skeleton(root: Path, generated: dict[str, str]) -> list[Path]:
+    """Lay out the minimal root's skeleton at ``root`` (host side, root-owned).
+
+    Links of ``/`` (``/bin -> usr/bin``) are copied as links, folders become mount points,
+    the allowed ``/etc`` pieces are copied (links kept as links) beside the generated
+    files, ``/dev`` gets mount points for its devices. Returns the system folders
+    ``root_script`` binds read-only. Done once per jail, in-process (no commands).
+    """
+    root.mkdir(mode=0o755, exist_ok=True)
+    binds: list[Path] = []
+    for name in SYSTEM_DIRS:
+        src = Path("/") / name
+        if src.is_symlink():
+            (root / name).symlink_to(os.readlink(src))
+        elif src.is_dir():
+            (root / name).mkdir()
+            binds.append(src)
+    etc = root / "etc"
+    etc.mkdir()
+    for name in ETC_ALLOWED:
+        src = Path("/etc") / name
+        with contextlib.suppress(OSError):
+            if src.is_dir():
+                shutil.copytree(src, etc / name, symlinks=True, ignore=_NO_KEYS)
+            elif src.is_file():
+                shutil.copyfile(src, etc / name)
+    for name, text in generated.items():
+        (etc / name).write_text(text)
+    dev = root / "dev"
+    dev.mkdir()
+    for name in DEVICES:
+        (dev / name).touch()
+    (dev / "fd").symlink_to("/proc/self/fd")
+    for i, name in enumerate(("stdin", "stdout", "stderr")):
+        (dev / name).symlink_to(f"/proc/self/fd/{i}")
+    for name in ("dev/shm", "proc", "tmp"):
+        (root / name).mkdir()
+    return binds
 
 
 def root_script(
-    root: Path,
-    home: Path,
-    etc: Path,
-    hidden: Sequence[Path],
-    extra_ro: Sequence[Path] = (),
+    root: Path, home: Path, hidden: Sequence[Path], ro_binds: Sequence[Path] = ()
 ) -> str:
-    """Shell text that builds the minimal root at ``root`` and ends in ``exec "$@"``.
+    """Shell text that mounts the minimal root at ``root`` and ends in ``exec "$@"``.
 
-    ``home`` is the jail's home (bound writable at the same path), ``etc`` a folder of
-    generated files copied into ``/etc``, ``hidden`` paths covered when they show inside,
-    ``extra_ro`` more folders bound read-only (an interpreter outside ``/usr``). It runs
-    as root inside ``unshare_argv``; ``"$@"`` then runs inside the new root.
+    ``root`` holds ``build_skeleton``'s layout; ``ro_binds`` are bound read-only at the
+    same paths inside (system folders, an interpreter prefix outside ``/usr``, whose
+    mount point must exist in the skeleton); ``home`` (the jail's home) is bound
+    writable; ``hidden`` paths are covered when they show inside. It runs as root in
+    ``unshare_argv``'s namespaces, so none of these mounts is seen outside.
     """
-    r = str(root)
     q = shlex.quote
-    lines = ["set -e", f"mount -t tmpfs -o mode=0755,size=4m harness-root {q(r)}"]
-    for name in SYSTEM_DIRS:
-        src, dst = f"/{name}", f"{r}/{name}"
-        lines.append(
-            f'if [ -L {src} ]; then ln -s "$(readlink {src})" {q(dst)}; '
-            f"elif [ -d {src} ]; then mkdir {q(dst)} && {' && '.join(_ro_bind(src, dst))}; fi"
-        )
-    for path in extra_ro:
-        dst = f"{r}{path}"
-        lines.append(f"mkdir -p {q(dst)}")
-        lines += _ro_bind(str(path), dst)
-    lines.append(f"mkdir -p {q(r + '/etc')}")
-    for name in ETC_ALLOWED:
-        src, dst = f"/etc/{name}", f"{r}/etc/{name}"
-        bind = " && ".join(_ro_bind(src, dst))
-        lines.append(
-            f"if [ -d {q(src)} ]; then mkdir {q(dst)} && {bind}; "
-            f"elif [ -e {q(src)} ]; then cp -L {q(src)} {q(dst)}; fi"
-        )
-    lines.append(f"cp {q(str(etc))}/* {q(r + '/etc/')}")
-    dev = f"{r}/dev"
+    r = str(root)
+    lines = ["set -e", f"mount --bind {q(r)} {q(r)}"]
+    lines += [f"mount -o bind,ro {q(str(p))} {q(r + str(p))}" for p in ro_binds]
+    lines += [f"mount --bind /dev/{n} {q(f'{r}/dev/{n}')}" for n in DEVICES]
     lines += [
-        f"mkdir {q(dev)}",
-        f"mount -t tmpfs -o mode=0755,size=64k harness-dev {q(dev)}",
-    ]
-    for name in DEVICES:
-        lines += [f"touch {q(dev + '/' + name)}", f"mount --bind /dev/{name} {q(dev + '/' + name)}"]
-    lines += [
-        f"ln -s /proc/self/fd {q(dev + '/fd')}",
-        *(
-            f"ln -s /proc/self/fd/{i} {q(dev + '/' + n)}"
-            for i, n in enumerate(("stdin", "stdout", "stderr"))
-        ),
-        f"mkdir {q(dev + '/shm')}",
-        f"mount -t tmpfs -o mode=1777,size=64m harness-shm {q(dev + '/shm')}",
-        f"mkdir {q(r + '/proc')}",
+        f"mount -t tmpfs -o mode=1777,size=64m harness-shm {q(r + '/dev/shm')}",
         f"mount -t proc proc {q(r + '/proc')}",
-        f"mkdir {q(r + '/tmp')}",
         f"mount -t tmpfs -o mode=1777,size=256m harness-tmp {q(r + '/tmp')}",
         f"mkdir -p {q(r + str(home))}",
         f"mount --bind {q(str(home))} {q(r + str(home))}",
@@ -147,10 +151,10 @@ def root_script(
     for p in hidden:
         inside = q(f"{r}{p}")
         lines.append(
-            f"if [ -d {inside} ]; then mount -t tmpfs -o size=4k,mode=000 harness-hidden {inside}; "
-            f"elif [ -e {inside} ]; then mount --bind /dev/null {inside}; fi"
+            f"if [ -d {inside} ]; then mount -t tmpfs -o size=4k,mode=000 harness-hidden "
+            f"{inside}; elif [ -e {inside} ]; then mount --bind /dev/null {inside}; fi"
         )
-    lines += [f"mount -o remount,ro {q(r)}", 'exec "$@"']
+    lines += [f"mount -o remount,bind,ro {q(r)}", 'exec "$@"']
     return "\n".join(lines)
 
 
