@@ -143,9 +143,14 @@ def run_go(
     go_env["GOWORK"] = "off"  # a go.work of the tree's own never redirects the build
     start = time.monotonic()
     with test_home(user.uid if user else None) as home:
+        shared = None
         if user is not None:  # a warm build cache it can read, not write (verify.gocache)
-            go_env = read_only_cache(cmd, tree, go_env, timeout, user)
+            shared = read_only_cache(cmd, tree, go_env, timeout, user)
+            go_env = shared.env
         code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
+        if shared is not None and code != 0 and shared.refused(output):
+            shared.warm(force=True)  # a miss Go had to store: build it, run once more
+            code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
     tests = parse_go_json(output)
     error = env_error = None
     if code is None:
