@@ -76,8 +76,9 @@ class SharedCache:
             env = {**self.env, "HOME": str(home), "TMPDIR": tmp, "GOTMPDIR": tmp}
             ran = run_reaped(warm_command(self.cmd), self.tree, env, self.timeout, self.builder)
         if ran.returncode == 0:  # a failed build (the tree's) is not a warm cache
-            self.marker.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-            self.marker.touch()
+            with contextlib.suppress(OSError):  # no marker: warmed again next time
+                self.marker.parent.mkdir(mode=0o755, exist_ok=True)
+                self.marker.touch()
 
     def refused(self, output: str) -> bool:
         """Whether a run failed on storing into the cache (a miss Go must keep)."""
@@ -96,8 +97,9 @@ def read_only_cache(
     # when it cannot store an index the builder skipped (files too new): no index
     debug = ",".join(filter(None, [go_env.get("GODEBUG", ""), "goindex=0"]))
     env = {**go_env, "GODEBUG": debug, "GOCACHE": str(cache), "GOPATH": str(gopath)}
-    # markers are the controller's (root's): the tests cannot claim a cold cache warm
-    marker = cache.with_name(f"{cache.name}.warm") / warm_key(cmd, tree, env)
+    # markers are the controller's (a root-owned folder in the cache, which Go leaves
+    # alone): the tests cannot claim a cold cache warm
+    marker = cache / ".harness-warm" / warm_key(cmd, tree, env)
     shared = SharedCache(cmd, tree, env, builder, timeout, marker)
     shared.warm()
     return shared
