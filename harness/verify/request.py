@@ -152,15 +152,15 @@ def _docker_gocache(cache: Path) -> Path:
     """The containers' verifier build cache: apart from the host's, and owned by the
     verifier's Go builder (``verify.gocache``: the test user's uid + 1), which fills it;
     the tests read it and cannot write it. A cache the test user owned (earlier harness
-    versions let the tests write it) is not trusted: it is emptied and given away."""
+    versions let the tests write it, as ``gocache-verify-docker``) is never used."""
 
     from harness.sandbox.docker import SANDBOX_UID
     from harness.verify.gocache import BUILDER_OFFSET
 
     owner = SANDBOX_UID + BUILDER_OFFSET
-    gocache = cache / "gocache-verify-docker"
+    gocache = cache / "gocache-verify-docker-built"
     gocache.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0 and gocache.stat().st_uid != owner:
+    if os.geteuid() == 0 and gocache.stat().st_uid != owner:  # not the builder's: start over
         shutil.rmtree(gocache, ignore_errors=True)
         gocache.mkdir(parents=True, exist_ok=True)
         os.chown(gocache, owner, owner)
