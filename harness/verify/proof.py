@@ -31,7 +31,12 @@ from harness.util.fs import read_json, write_json
 
 NOT_PROVEN_HERE = "NOT PROVEN FOR THIS ENVIRONMENT"
 CONTROLS_FILE = "controls.json"
-TEST_SUITE_THRESHOLDS = Thresholds(calibrated=False, high=0.99, low=0.2)
+# A test target passes only when every test of it passes (goagentbench's rule): a
+# defect declaring a target proves it broken with one failing test, however big the
+# target, and a tree succeeds (as its trial would) only with every test passing
+TEST_SUITE_THRESHOLDS = Thresholds(
+    calibrated=False, high=0.99, low=0.2, declared_epsilon=0.0, success_bar=1.0
+)
 
 # Files that pin what a scenario's code depends on (their content is the "lock").
 LOCK_FILES = frozenset(

@@ -19,6 +19,7 @@ from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
 from harness.verify.gocache import read_only_cache
 from harness.verify.outcome import TargetResult, TestCase
+from harness.verify.pylayout import src_layout
 from harness.verify.testuser import TestUser, run_reaped, test_home
 
 Kind = Literal["required", "partial"]
@@ -32,9 +33,20 @@ PYTEST_BOOT = (
     "import pytest\n"
     "std = [i for i, p in enumerate(sys.path) if '-packages' not in p]\n"
     "sys.path.insert(max(std, default=-1) + 1, '')\n"
+    "{src}"
     "sys.argv[0] = 'pytest'\n"
     "raise SystemExit(pytest.console_main())\n"
 )
+# a src-layout project's package, where an install would put it: right after the tree root
+PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
+
+
+def pytest_boot(tree: Path) -> str:
+    """The boot script for ``tree``: ``src`` joins the path after the tree root when the
+    tree is a src-layout project (``pylayout.src_layout``)."""
+    return PYTEST_BOOT.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
+
+
 STARTUP_ENV = frozenset(
     {"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONEXECUTABLE"}
     | {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "GOENV", "LD_PRELOAD"}
@@ -233,7 +245,7 @@ def run_pytest(
             python,
             "-s",  # no user site (a .pth there would run first)
             "-c",
-            PYTEST_BOOT,
+            pytest_boot(tree),
             "-q",
             "-p",
             "no:cacheprovider",
