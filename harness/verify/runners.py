@@ -17,9 +17,10 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
+from harness.verify.gocache import read_only_cache
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
-from harness.verify.testuser import TestUser, owned_dir, run_reaped, test_home
+from harness.verify.testuser import TestUser, run_reaped, test_home
 
 Kind = Literal["required", "partial"]
 TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(", re.MULTILINE)
@@ -152,11 +153,16 @@ def run_go(
     if "-buildvcs" not in go_env["GOFLAGS"]:
         go_env["GOFLAGS"] = f"-buildvcs=false {go_env['GOFLAGS']}".strip()
     go_env["GOWORK"] = "off"  # a go.work of the tree's own never redirects the build
-    for key in ("GOCACHE", "GOPATH"):  # caches the test user can write (its own)
-        go_env[key] = str(owned_dir(Path(go_env[key]), user.uid if user else None))
     start = time.monotonic()
     with test_home(user.uid if user else None) as home:
+        shared = None
+        if user is not None:  # a warm build cache it can read, not write (verify.gocache)
+            shared = read_only_cache(cmd, tree, go_env, timeout, user)
+            go_env = shared.env
         code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
+        if shared is not None and code != 0 and shared.refused(output):
+            shared.warm(force=True)  # a miss Go had to store: build it, run once more
+            code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
     tests = parse_go_json(output)
     error = env_error = None
     if code is None:

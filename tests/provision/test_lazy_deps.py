@@ -141,7 +141,13 @@ def _own_cache(tmp: Path) -> Path:
 
     real, cache = cache_dir(), tmp / "cache"
     cache.mkdir()
-    for name in ("downloads", "toolchains", "gocache-verify", "gocache-verify-docker", "locks"):
+    for name in (
+        "downloads",
+        "toolchains",
+        "gocache-verify",
+        "gocache-verify-docker-built",
+        "locks",
+    ):
         (real / name).mkdir(parents=True, exist_ok=True)
         (cache / name).symlink_to(real / name)
     return cache
