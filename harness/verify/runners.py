@@ -18,6 +18,7 @@ from typing import Literal
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
 from harness.verify.outcome import TargetResult, TestCase
+from harness.verify.pylayout import src_layout
 from harness.verify.testuser import TestUser, owned_dir, run_reaped, test_home
 
 Kind = Literal["required", "partial"]
@@ -31,9 +32,20 @@ PYTEST_BOOT = (
     "import pytest\n"
     "std = [i for i, p in enumerate(sys.path) if '-packages' not in p]\n"
     "sys.path.insert(max(std, default=-1) + 1, '')\n"
+    "{src}"
     "sys.argv[0] = 'pytest'\n"
     "raise SystemExit(pytest.console_main())\n"
 )
+# a src-layout project's package, where an install would put it: right after the tree root
+PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
+
+
+def pytest_boot(tree: Path) -> str:
+    """The boot script for ``tree``: ``src`` joins the path after the tree root when the
+    tree is a src-layout project (``pylayout.src_layout``)."""
+    return PYTEST_BOOT.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
+
+
 STARTUP_ENV = frozenset(
     {"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONEXECUTABLE"}
     | {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "GOENV", "LD_PRELOAD"}
@@ -93,7 +105,7 @@ def parse_go_json(stdout: str) -> list[TestCase]:
             continue
         test, action = ev.get("Test"), ev.get("Action")
         if not test:
-            if action == "output":
+            if action in {"output", "build-output"}:  # go 1.24+: build errors as events
                 build_lines.append(ev.get("Output", "").rstrip("\n"))
             elif action == "fail" and not any(k.startswith(ev.get("Package", "")) for k in results):
                 pkg = ev.get("Package", "package")
@@ -150,7 +162,7 @@ def run_go(
     if code is None:
         error = "timeout"
     elif code != 0:
-        env_error = classify_go(output, tree)
+        env_error = classify_go(output, tree, modcache=go_env.get("GOMODCACHE"))
         if not tests:  # a build or toolchain failure before any test ran
             error = env_error or f"go test failed before running tests (exit {code})"
             tests = [
@@ -227,7 +239,7 @@ def run_pytest(
             python,
             "-s",  # no user site (a .pth there would run first)
             "-c",
-            PYTEST_BOOT,
+            pytest_boot(tree),
             "-q",
             "-p",
             "no:cacheprovider",
