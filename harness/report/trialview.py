@@ -147,14 +147,20 @@ def _failing(report: dict[str, Any]) -> list[Failing]:
     return out
 
 
-def load_view(run_dir: Path) -> TrialView:
-    """The trial view of ``run_dir`` (every part optional)."""
+def load_view(
+    run_dir: Path, report: dict[str, Any] | None = None, diff: str | None = None
+) -> TrialView:
+    """The trial view of ``run_dir`` (every part optional); a caller that has already
+    read the run's ``report`` or ``diff`` passes them, so they are not read twice (the
+    board reads every run's report for its page)."""
     steps, truncated = _steps(run_dir)
     commands = [command_of(tc) for s in steps for tc in s.tool_calls]
-    diff_path = run_dir / "workspace.diff"
-    diff = diff_path.read_text(errors="replace") if diff_path.is_file() else ""
-    report_path = run_dir / "verify" / "report.json"
-    report = json.loads(report_path.read_text()) if report_path.is_file() else {}
+    if diff is None:
+        diff_path = run_dir / "workspace.diff"
+        diff = diff_path.read_text(errors="replace") if diff_path.is_file() else ""
+    if report is None:
+        report_path = run_dir / "verify" / "report.json"
+        report = json.loads(report_path.read_text()) if report_path.is_file() else {}
     log_path = run_dir / "trial.log"
     log = log_path.read_text(errors="replace")[-MAX_LOG:] if log_path.is_file() else ""
     verdict = ""
