@@ -2,10 +2,10 @@
 
 Unit tests (fast) pin the vendor's frozen structure and moving positions, the SPEC's size
 and ids, the suite's shape (tiers, criticals, weight asserts) and the static coverage
-(every MUST has a check and a defect violating exactly it). The browser test executes
-the reference, the LOW tree and two defects for real (vendor mock, relays, four SIGKILLs,
-chromium with software WebGL), about 2.5 minutes a tree: it runs when
-``HARNESS_TEST_MERIDIAN_CONSOLE=1`` (see the scenario's README for the cost).
+(every MUST has a check and a defect violating exactly it). The browser tests execute
+trees for real (vendor mock, relays, four SIGKILLs, chromium with software WebGL), about
+2 minutes a tree: every run scores the reference and one defect; LOW and two more
+defects when ``HARNESS_TEST_MERIDIAN_CONSOLE=1``.
 """
 
 from __future__ import annotations
@@ -126,32 +126,57 @@ def test_suite_shape_tiers_criticals_and_weight_asserts() -> None:
 
 
 # -- integration: the real run -----------------------------------------------------------
+#
+# Every CI run scores the reference and one defect on one seed (about 4 minutes on two
+# loaded cores: each scoring runs the whole script, four SIGKILLs and six journeys), so
+# the flagship cannot rot unseen; LOW and two more defects are scored only with
+# HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 6 minutes more). The full controls and the
+# calibration are documented in the scenario's README.
+
+_needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+#: The defect every CI run scores: a critical of the 3D field (one column per payment).
+CI_DEFECT = ("instances-capped", "M-GL-1", "field.instanced")
+
+
+def _score(tmp: Path, patch: Path | None, name: str) -> Any:
+    m = _suite()
+    tree = tmp / name
+    shutil.copytree(SCENARIO / "solution", tree)
+    if patch is not None:
+        subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+        subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+    with m.context(tree, SEED, tmp / f"ev-{name}") as ev:
+        return Scorer(m.suite).score(ev)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return _score(tmp_path_factory.mktemp("meridian-console"), None, "reference")
 
 
 @pytest.mark.integration
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+@_needs_chromium
+def test_reference_meets_the_spec_and_one_defect_fails(reference: Any, tmp_path: Path) -> None:
+    assert reference.spec_met and not reference.unmet and not reference.fired, reference.unmet
+    assert reference.measurable and reference.final >= 0.9
+    name, must, critical = CI_DEFECT
+    got = _score(tmp_path, SCENARIO / "defects" / f"{name}.patch", name)
+    assert not got.spec_met and must in got.unmet and critical in got.fired, (name, got.unmet)
+    assert got.final < reference.final
+
+
+@pytest.mark.integration
+@pytest.mark.browser
+@_needs_chromium
 @pytest.mark.skipif(
     os.environ.get("HARNESS_TEST_MERIDIAN_CONSOLE") != "1",
-    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 10 minutes)",
+    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 6 minutes more)",
 )
-def test_reference_succeeds_low_and_two_defects_fail(tmp_path: Path) -> None:
-    m = _suite()
-    scorer = Scorer(m.suite)
-
-    def score(patch: Path | None, name: str) -> Any:
-        tree = tmp_path / name
-        shutil.copytree(SCENARIO / "solution", tree)
-        if patch is not None:
-            subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
-            subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
-        with m.context(tree, SEED, tmp_path / f"ev-{name}") as ev:
-            return scorer.score(ev)
-
-    ref = score(None, "reference")
-    assert ref.spec_met and not ref.unmet and not ref.fired, ref.unmet
-    low = score(SCENARIO / "low.patch", "low")
+def test_low_and_two_more_defects_fail(reference: Any, tmp_path: Path) -> None:
+    low = _score(tmp_path, SCENARIO / "low.patch", "low")
     assert not low.spec_met and low.final <= 0.2
     for defect, must in (("key-per-attempt", "M-PAY-3"), ("first-backoff-150ms", "M-SYNC-3")):
-        got = score(SCENARIO / "defects" / f"{defect}.patch", defect)
+        got = _score(tmp_path, SCENARIO / "defects" / f"{defect}.patch", defect)
         assert not got.spec_met and must in got.unmet, (defect, got.unmet)
+        assert got.final < reference.final

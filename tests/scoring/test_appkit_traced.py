@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.scoring.appkit.fetch import call
 from harness.scoring.appkit.payments import local_day, local_minute, money, sign_v1
 from harness.scoring.appkit.traced import TracedServer, reset, send_json
 
@@ -35,6 +36,14 @@ class _Echo(BaseHTTPRequestHandler):
             send_json(self, 200, {"path": self.path}, {"ETag": '"x"'})
         finally:
             owner.leave()
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        auth = self.headers.get("Authorization")
+        if auth != "Bearer t1":
+            send_json(self, 401, {"error": "no token"})
+            return
+        send_json(self, 201, {"got": json.loads(raw), "key": self.headers.get("Idem")})
 
 
 class _Mock(TracedServer):
@@ -85,3 +94,14 @@ def test_money_days_and_signature() -> None:
     assert sig.startswith("v1=") and len(sig) == 67
     assert sig != sign_v1("whsec_y", "1700000000", b'{"a":1}')
     assert sig != sign_v1("whsec_x", "1700000001", b'{"a":1}')
+
+
+def test_call_sends_json_and_a_token_and_returns_failures_as_values(tmp_path: Path) -> None:
+    with _Mock(tmp_path / "trace.jsonl") as mock:
+        ok = call(mock.url + "/p", "POST", {"a": 1}, "t1", headers={"Idem": "k"})
+        assert ok.status == 201 and ok.body == {"got": {"a": 1}, "key": "k"} and ok.took >= 0
+        denied = call(mock.url + "/p", "POST", "{}")
+        assert denied.status == 401 and denied.body == {"error": "no token"}
+        url = mock.url
+    gone = call(url + "/p", timeout=2.0)  # the server has stopped
+    assert gone.status is None and gone.error and gone.body is None
