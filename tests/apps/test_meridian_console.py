@@ -4,8 +4,8 @@ Unit tests (fast) pin the vendor's frozen structure and moving positions, the SP
 and ids, the suite's shape (tiers, criticals, weight asserts) and the static coverage
 (every MUST has a check and a defect violating exactly it). The browser tests execute
 trees for real (vendor mock, relays, four SIGKILLs, chromium with software WebGL), about
-2 minutes a tree: every run scores the reference and one defect; LOW and two more
-defects when ``HARNESS_TEST_MERIDIAN_CONSOLE=1``.
+2-4 minutes a tree: every run scores the reference and one defect that stops at boot;
+LOW and three more defects when ``HARNESS_TEST_MERIDIAN_CONSOLE=1``.
 """
 
 from __future__ import annotations
@@ -127,15 +127,16 @@ def test_suite_shape_tiers_criticals_and_weight_asserts() -> None:
 
 # -- integration: the real run -----------------------------------------------------------
 #
-# Every CI run scores the reference and one defect on one seed (about 4 minutes on two
-# loaded cores: each scoring runs the whole script, four SIGKILLs and six journeys), so
-# the flagship cannot rot unseen; LOW and two more defects are scored only with
-# HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 6 minutes more). The full controls and the
-# calibration are documented in the scenario's README.
+# Every CI run scores the reference (the whole script: four SIGKILLs, two partitions, six
+# journeys; 2-4 minutes on two shared cores) and one defect that ends the run at boot
+# (seconds), so the flagship cannot rot unseen. LOW and three defects that run to the end
+# are scored only with HARNESS_TEST_MERIDIAN_CONSOLE=1 (2-5 minutes each). The full
+# controls and the calibration are documented in the scenario's README.
 
 _needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
-#: The defect every CI run scores: a critical of the 3D field (one column per payment).
-CI_DEFECT = ("instances-capped", "M-GL-1", "field.instanced")
+#: The defect every CI run scores: ledgerd walks before it serves, so it is never healthy
+#: within the 10 s budget (the critical root ``app.boots``; the run stops there).
+CI_DEFECT = ("walk-before-serve", "M-BOOT-1", "app.boots")
 
 
 def _score(tmp: Path, patch: Path | None, name: str) -> Any:
@@ -163,7 +164,7 @@ def test_reference_meets_the_spec_and_one_defect_fails(reference: Any, tmp_path:
     name, must, critical = CI_DEFECT
     got = _score(tmp_path, SCENARIO / "defects" / f"{name}.patch", name)
     assert not got.spec_met and must in got.unmet and critical in got.fired, (name, got.unmet)
-    assert got.final < reference.final
+    assert got.final == 0.0  # a dead service: the floor of the "dead" class
 
 
 @pytest.mark.integration
@@ -171,12 +172,16 @@ def test_reference_meets_the_spec_and_one_defect_fails(reference: Any, tmp_path:
 @_needs_chromium
 @pytest.mark.skipif(
     os.environ.get("HARNESS_TEST_MERIDIAN_CONSOLE") != "1",
-    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 6 minutes more)",
+    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (8-20 minutes more)",
 )
-def test_low_and_two_more_defects_fail(reference: Any, tmp_path: Path) -> None:
+def test_low_and_three_more_defects_fail(reference: Any, tmp_path: Path) -> None:
     low = _score(tmp_path, SCENARIO / "low.patch", "low")
     assert not low.spec_met and low.final <= 0.2
-    for defect, must in (("key-per-attempt", "M-PAY-3"), ("first-backoff-150ms", "M-SYNC-3")):
+    for defect, must in (
+        ("instances-capped", "M-GL-1"),
+        ("key-per-attempt", "M-PAY-3"),
+        ("first-backoff-150ms", "M-SYNC-3"),
+    ):
         got = _score(tmp_path, SCENARIO / "defects" / f"{defect}.patch", defect)
         assert not got.spec_met and must in got.unmet, (defect, got.unmet)
         assert got.final < reference.final
