@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
+from harness.agents.base import AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     CliAgent,
@@ -141,6 +141,4 @@ class ClaudeCodeAgent(CliAgent):
     version_argv = ["claude", "--version"]
     version_pattern = r"(\d+\.\d+\.\d+) \(Claude Code\)"
     invocation = staticmethod(invocation)
-
-    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return classify(res)
+    classify_output = staticmethod(classify)

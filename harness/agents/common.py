@@ -341,3 +341,16 @@ class CliAgent:
         url, key = require_gateway(ctx, self.name)
         inv = self.invocation(url, key, ctx.model.id_for(self.name), task_text(ctx))
         return run_invocation(ctx, inv, self.classify)
+
+
+class UnshippedCliAgent(CliAgent):
+    """A CLI agent whose image this project cannot build here (``why``): one image for
+    every toolchain, and a version probe that names the missing Dockerfile."""
+
+    why: str
+
+    def version(self) -> str:
+        return unshipped_version(self.name, self.image_name, self.why, self.version_argv)
+
+    def image(self, toolchain: str) -> str | None:
+        return self.image_name

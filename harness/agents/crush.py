@@ -13,15 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     Invocation,
+    UnshippedCliAgent,
     base_env,
-    require_gateway,
-    run_invocation,
-    task_text,
-    unshipped_version,
 )
 
 NAME = "crush"
@@ -82,18 +78,11 @@ def invocation(gateway_url: str, api_key: str, model_id: str, task: str) -> Invo
     )
 
 
-class CrushAgent:
+class CrushAgent(UnshippedCliAgent):
     """Adapter for crush; needs an ``images/agent-crush`` that can install it."""
 
     name = NAME
-
-    def version(self) -> str:
-        why = "its npm package downloads a release binary from a host this machine cannot reach"
-        return unshipped_version("crush", IMAGE, why, ["crush", "--version"])
-
-    def image(self, toolchain: str) -> str | None:
-        return IMAGE
-
-    def run(self, ctx: AgentContext) -> AgentResult:
-        url, key = require_gateway(ctx, NAME)
-        return run_invocation(ctx, invocation(url, key, ctx.model.id_for(NAME), task_text(ctx)))
+    image_name = IMAGE
+    version_argv = ["crush", "--version"]
+    why = "its npm package downloads a release binary from a host this machine cannot reach"
+    invocation = staticmethod(invocation)

@@ -13,16 +13,12 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from harness.agents.base import AgentContext, AgentResult
 from harness.agents.common import (
     AGENT_DIR,
     AGENT_HOME,
     Invocation,
+    UnshippedCliAgent,
     base_env,
-    require_gateway,
-    run_invocation,
-    task_text,
-    unshipped_version,
 )
 
 NAME = "goose"
@@ -86,18 +82,11 @@ def invocation(gateway_url: str, api_key: str, model_id: str, task: str) -> Invo
     )
 
 
-class GooseAgent:
+class GooseAgent(UnshippedCliAgent):
     """Adapter for goose; needs an ``images/agent-goose`` that can install it."""
 
     name = NAME
-
-    def version(self) -> str:
-        why = "it is not published on a package registry"
-        return unshipped_version("goose", IMAGE, why, ["goose", "--version"])
-
-    def image(self, toolchain: str) -> str | None:
-        return IMAGE
-
-    def run(self, ctx: AgentContext) -> AgentResult:
-        url, key = require_gateway(ctx, NAME)
-        return run_invocation(ctx, invocation(url, key, ctx.model.id_for(NAME), task_text(ctx)))
+    image_name = IMAGE
+    version_argv = ["goose", "--version"]
+    why = "it is not published on a package registry"
+    invocation = staticmethod(invocation)

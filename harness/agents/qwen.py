@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.agents.base import AgentContext, AgentResult
+from harness.agents.base import AgentResult
 from harness.agents.claude import failure, result_event
 from harness.agents.common import (
     AGENT_DIR,
@@ -114,6 +114,4 @@ class QwenCodeAgent(CliAgent):
     version_argv = ["qwen", "--version"]
     version_pattern = r"(\d+\.\d+\.\d+)"
     invocation = staticmethod(invocation)
-
-    def classify(self, res: ExecResult, ctx: AgentContext) -> AgentResult:
-        return classify(res)
+    classify_output = staticmethod(classify)

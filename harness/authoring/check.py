@@ -20,7 +20,8 @@ from harness.config.settings import Settings
 from harness.errors import HarnessError
 from harness.grader.controls import CONTROLS_FILE, run_controls
 from harness.scenario.model import LoadedScenario
-from harness.trial.trial import RunOptions, execute
+from harness.trial.entrant import RunOptions
+from harness.trial.trial import execute
 from harness.util.fs import read_json
 from harness.verify.proof import short
 

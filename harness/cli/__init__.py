@@ -33,7 +33,8 @@ from harness.scenario.model import (
 )
 from harness.scenario.repo import commit_exists
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
-from harness.trial.trial import RunOptions, TrialResult, execute, run_agent, verify
+from harness.trial.entrant import RunOptions
+from harness.trial.trial import TrialResult, execute, run_agent, verify
 from harness.trial.workspace import read_state, setup, workspace_path
 from harness.trial.wslock import holding
 from harness.verify.testsfrom import materialize

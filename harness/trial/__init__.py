@@ -12,20 +12,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from harness.trial.entrant import Entrant, RunOptions, resolve_entrant
     from harness.trial.trial import (
         CONTINUE_PROMPT,
         MAX_CONTINUES,
         POINTER,
-        Entrant,
-        RunOptions,
         Trial,
         TrialResult,
         execute,
-        merge_usage,
-        resolve_entrant,
         run_agent,
         verify,
     )
+    from harness.trial.usage import merge_usage
 
 __all__ = [
     "CONTINUE_PROMPT",

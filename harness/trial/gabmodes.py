@@ -20,7 +20,8 @@ from harness.config.settings import Settings
 from harness.results import RunDir, gab
 from harness.scenario.model import LoadedScenario
 from harness.trial import containment
-from harness.trial.trial import POINTER, RunOptions, Trial, TrialResult, resolve_entrant
+from harness.trial.entrant import RunOptions, resolve_entrant
+from harness.trial.trial import POINTER, Trial, TrialResult
 from harness.trial.workspace import workspace_path
 from harness.trial.wslock import holding
 

@@ -481,19 +481,3 @@ def execute(
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
     with holding(workspace_path(loaded, settings)):
         return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
-
-
-__all__ = [  # the entrant's and usage's names stay importable from here (harness.trial)
-    "CONTINUE_PROMPT",
-    "MAX_CONTINUES",
-    "POINTER",
-    "Entrant",
-    "RunOptions",
-    "Trial",
-    "TrialResult",
-    "execute",
-    "merge_usage",
-    "resolve_entrant",
-    "run_agent",
-    "verify",
-]
