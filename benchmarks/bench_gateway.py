@@ -5,8 +5,9 @@ gateway (``python -m harness.cli gateway serve``) as subprocesses, the load from
 Speeds are the issue's 350 / 1200 / 2200 prefill tokens/s (decode a tenth of that),
 multiplied by ``--speedup`` so that the run takes well under two minutes.
 
-1. overhead: the same small calls direct to a host and through the gateway; the p50 and
-   p99 milliseconds the gateway adds (non-streamed and streamed).
+1. overhead (``gateway_overhead.py``): the same small calls direct to a host, through the
+   gateway and through a minimal proxy, interleaved; the milliseconds each adds (non-stream
+   whole call, stream time to first byte) and requests/s at concurrency 32.
 2. makespan: a fixed burst of calls on the heterogeneous fleet, for this router and for
    plain round-robin, against the ideal (total work / total capacity).
 3. affinity: multi-turn conversations, with and without host affinity; prefill tokens
@@ -40,6 +41,9 @@ sys.path.insert(0, str(ROOT))
 from harness.fleet.bench import run_bench, save_bench  # noqa: E402
 from harness.fleet.config import parse_fleet  # noqa: E402
 from harness.fleet.telemetry import read_jsonl  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from gateway_overhead import overhead, report_overhead  # noqa: E402
 
 MODEL = "bench/model"
 BASE_SPEEDS = {"slow": 350, "mid": 1200, "fast": 2200}  # prefill tokens/s (issue's figures)
@@ -149,30 +153,6 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-# ---- 1. overhead -------------------------------------------------------------------------
-def measure(client: httpx.Client, url: str, model: str, stream: bool, n: int) -> list[float]:
-    """Milliseconds per call, one call at a time."""
-    out = []
-    for i in range(n):
-        body = {
-            "model": model,
-            "max_tokens": 4,
-            "stream": stream,
-            "messages": [{"role": "user", "content": f"ping {i} " + "x" * 400}],
-        }
-        t0 = time.perf_counter()
-        with client.stream(
-            "POST",
-            url + "/v1/chat/completions",
-            json=body,
-            headers={"Authorization": "Bearer key-0"},
-        ) as r:
-            r.read()
-            assert r.status_code == 200, r.text
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
-
-
 @contextlib.contextmanager
 def minimal_proxy(upstream: str) -> Iterator[str]:
     """The anchor: ``benchmarks/minimal_proxy.py`` in front of the same host."""
@@ -183,47 +163,7 @@ def minimal_proxy(upstream: str) -> Iterator[str]:
         yield url
 
 
-def overhead(workdir: Path, n: int, rounds: int = 10) -> dict:
-    """Direct, gateway and minimal proxy, interleaved in ``rounds`` blocks, so that the
-    machine's load at any moment weighs on all three alike."""
-    results = {}
-    with test_host(1e9, 1e9, parallel=4) as host:
-        fleet = fleet_dict({"h": host}, workdir)
-        with (
-            gateway(fleet, workdir, "overhead") as (gw, _),
-            minimal_proxy(host) as mini,
-            httpx.Client(timeout=30) as c,
-        ):
-            for stream in (False, True):
-                targets = {
-                    "direct": (host, MODEL),
-                    "gateway": (gw, "coder"),
-                    "minimal": (mini, MODEL),
-                }
-                for url, model in targets.values():
-                    measure(c, url, model, stream, 20)  # warm up every path
-                ms: dict[str, list[float]] = {k: [] for k in targets}
-                for _ in range(rounds):
-                    for k, (url, model) in targets.items():
-                        ms[k] += measure(c, url, model, stream, max(1, n // rounds))
-                direct, via, anchor = ms["direct"], ms["gateway"], ms["minimal"]
-                added = statistics.median(via) - statistics.median(direct)
-                added_min = statistics.median(anchor) - statistics.median(direct)
-                results["stream" if stream else "non-stream"] = {
-                    "direct_p50_ms": statistics.median(direct),
-                    "direct_p99_ms": pct(direct, 0.99),
-                    "gateway_p50_ms": statistics.median(via),
-                    "gateway_p99_ms": pct(via, 0.99),
-                    "added_p50_ms": added,
-                    "added_p99_ms": pct(via, 0.99) - pct(direct, 0.99),
-                    "minimal_p50_ms": statistics.median(anchor),
-                    "minimal_added_p50_ms": added_min,
-                    "vs_minimal": statistics.median(via) / statistics.median(anchor),
-                    "added_vs_minimal": added / added_min if added_min > 0 else float("nan"),
-                }
-    return results
-
-
+# ---- 1. overhead: gateway_overhead.py ------------------------------------------------------
 # ---- 2. makespan -------------------------------------------------------------------------
 def workload(n: int, seed: int = 11) -> list[tuple[int, int]]:
     """(prompt characters, completion tokens) per call: a fixed mixed burst."""
@@ -324,26 +264,6 @@ def affinity(workdir: Path, urls: dict[str, str], n_conv: int, turns: int) -> di
 
 
 # ---- report ------------------------------------------------------------------------------
-def report_overhead(res: dict) -> list[str]:
-    lines = [
-        "",
-        "== gateway overhead (ms per call; host answers instantly; anchor: minimal proxy,"
-        " interleaved) ==",
-        f"{'':12}{'direct p50':>12}{'gateway p50':>13}{'added p50':>11}"
-        f"{'direct p99':>12}{'gateway p99':>13}{'added p99':>11}"
-        f"{'minimal p50':>13}{'min added':>11}{'x minimal':>11}{'added x':>9}",
-    ]
-    for mode, o in res["overhead"].items():
-        lines.append(
-            f"{mode:12}{o['direct_p50_ms']:12.2f}{o['gateway_p50_ms']:13.2f}"
-            f"{o['added_p50_ms']:11.2f}{o['direct_p99_ms']:12.2f}"
-            f"{o['gateway_p99_ms']:13.2f}{o['added_p99_ms']:11.2f}"
-            f"{o['minimal_p50_ms']:13.2f}{o['minimal_added_p50_ms']:11.2f}"
-            f"{o['vs_minimal']:11.2f}{o['added_vs_minimal']:9.2f}"
-        )
-    return lines
-
-
 def report(res: dict) -> str:
     lines = report_overhead(res)
     m = res["makespan"]
@@ -386,6 +306,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--speedup", type=float, default=20.0, help="multiply all host speeds")
     p.add_argument("--overhead-calls", type=int, default=200)
+    p.add_argument("--concurrency", type=int, default=32, help="clients in the throughput part")
     p.add_argument("--jobs", type=int, default=60)
     p.add_argument("--conversations", type=int, default=6)
     p.add_argument("--turns", type=int, default=6)
@@ -397,7 +318,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         res: dict = {"speeds": speeds}
-        res["overhead"] = overhead(workdir, a.overhead_calls)
+        res["overhead"] = overhead(
+            workdir,
+            a.overhead_calls,
+            test_host=test_host,
+            gateway=gateway,
+            minimal_proxy=minimal_proxy,
+            fleet_dict=fleet_dict,
+            model=MODEL,
+            concurrency=a.concurrency,
+        )
         if a.overhead_only:
             print("\n".join(report_overhead(res)))
             return

@@ -94,6 +94,29 @@ def project(tmp_path: Path) -> Path:
 CLI = Callable[..., subprocess.CompletedProcess[str]]
 
 
+def run_harness(
+    project: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` as a subprocess in ``project`` (its scenario root set)."""
+    full = {**os.environ, "HARNESS_SCENARIO_ROOT": str(project / "scenarios"), **(env or {})}
+    # test agents (agents.yml `adapter: tests.support...`) import from the repository root
+    paths = [str(REPO_ROOT), *filter(None, [full.get("PYTHONPATH")])]
+    full["PYTHONPATH"] = os.pathsep.join(paths)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        cwd=cwd or project,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 @pytest.fixture
 def cli(project: Path) -> CLI:
     """Run ``harness`` as a subprocess in the project folder."""
@@ -101,19 +124,7 @@ def cli(project: Path) -> CLI:
     def run(
         *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 600
     ) -> subprocess.CompletedProcess[str]:
-        full = {**os.environ, "HARNESS_SCENARIO_ROOT": str(project / "scenarios"), **(env or {})}
-        # test agents (agents.yml `adapter: tests.support...`) import from the repository root
-        paths = [str(REPO_ROOT), *filter(None, [full.get("PYTHONPATH")])]
-        full["PYTHONPATH"] = os.pathsep.join(paths)
-        return subprocess.run(
-            [sys.executable, "-m", "harness.cli", *args],
-            cwd=cwd or project,
-            env=full,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        return run_harness(project, *args, env=env, cwd=cwd, timeout=timeout)
 
     return run
 

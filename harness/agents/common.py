@@ -21,12 +21,14 @@ from typing import Any
 from harness.agents.base import AgentContext, AgentExit, AgentResult
 from harness.errors import InfraError, UserError
 from harness.sandbox.base import ExecResult
+from harness.util.agentfiles import OverCap
 
 AGENT_DIR = "/tmp/harness-agent"  # config, task and transcripts; never in the workspace
 AGENT_HOME = f"{AGENT_DIR}/home"  # $HOME for the CLI, so its state stays out of the workspace
 TAIL_LINES = 25
 TAIL_CHARS = 2500
 SCAN_CHARS = 6000  # classification looks at the end of the output only
+TRANSCRIPT_CAP = 64 * 1024 * 1024  # bytes per transcript copied out (as workspace.diff)
 
 CONTEXT_PATTERNS = re.compile(
     r"context[_ ]?window[_ ]?exceeded|context_length_exceeded|ContextWindowExceeded"
@@ -152,13 +154,19 @@ def save_output(ctx: AgentContext, res: ExecResult) -> None:
 
 
 def copy_transcripts(ctx: AgentContext, transcripts: dict[str, str]) -> list[str]:
-    """Copy each transcript that exists out of the sandbox; the names of those missing."""
+    """Copy each transcript that exists out of the sandbox; the names of those missing.
+
+    Each is capped at ``TRANSCRIPT_CAP`` (the agent writes it, so it may be huge or
+    sparse): one over the cap is left out and ``<name>.omitted`` says why."""
     missing = []
     for src, name in transcripts.items():
         try:
-            ctx.sandbox.copy_out(src, ctx.out_dir / name)
+            ctx.sandbox.copy_out(src, ctx.out_dir / name, max_bytes=TRANSCRIPT_CAP)
         except FileNotFoundError:
             missing.append(name)
+        except OverCap as exc:
+            missing.append(name)
+            (ctx.out_dir / f"{name}.omitted").write_text(f"not copied: {exc}\n")
     return missing
 
 

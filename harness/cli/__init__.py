@@ -15,6 +15,7 @@ from harness import __version__
 from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.cli.common import agents_help, quiet_flag_types
+from harness.cli.phases import announce_phases
 from harness.cli.schema import schema_app
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
@@ -368,7 +369,9 @@ def exec_cmd(
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
     opts = _options(agent, model, seed, sandbox, replay, record, budget)
-    _finish(execute(_load(scenario), _settings(), _registry(), opts))
+    loaded, settings, registry = _load(scenario), _settings(), _registry()
+    announce_phases()  # after the input is checked: nothing is said before a refusal
+    _finish(execute(loaded, settings, registry, opts))
 
 
 @app.command("scenarios")
@@ -384,11 +387,12 @@ def scenarios_cmd() -> None:
             field="(scenarios)",
             fix="create scenarios/<family>/<name>/scenario.yml or set HARNESS_SCENARIO_ROOT",
         )
+    width = max(32, *(len(n) + 1 for n in names))  # long names keep the columns
     for name in names:
         try:
             s = load_scenario(name, root)
         except UserError as exc:
-            typer.echo(f"{name:32} INVALID {exc.one_line()}")
+            typer.echo(f"{name:{width}} INVALID {exc.one_line()}")
             continue
         c = s.scenario.classification
         props = [
@@ -400,7 +404,7 @@ def scenarios_cmd() -> None:
             )
             if on
         ]
-        typer.echo(f"{name:32} v{s.version:8} {c.type:14} {','.join(props) or '-'}")
+        typer.echo(f"{name:{width}} v{s.version:8} {c.type:14} {','.join(props) or '-'}")
 
 
 @app.command("controls")

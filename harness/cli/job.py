@@ -253,8 +253,8 @@ def run_command(
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
-    Exit 0 when every trial has a result, 2 bad input (or a refused trial), 3 when some
-    trial ended in an infrastructure error, 130 when interrupted.
+    Exit 0 when every trial has a result, 2 bad input (or a refused trial),
+    3 when some trial ended in an infrastructure error, 130 when interrupted.
     """
     console = Console()
     try:

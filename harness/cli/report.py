@@ -177,6 +177,12 @@ def report_command(
         )
         notes: list[str] = []
         tables = summarise(_runs(sel, settings, notes))
+        if not tables:  # say where it looked (a newcomer outside the project sees why)
+            notes.append(f"read the runs under {settings.results}")
+            if not settings.project_found:
+                notes.append(
+                    "no harness project here (no agents.yml); cd into one or set HARNESS_HOME"
+                )
         for note in notes:
             typer.echo(f"note: {note}", err=True)
         if power is not None:
@@ -207,8 +213,10 @@ def compare_command(
     ] = DEFAULT_DELTA,
     format_: Annotated[str, typer.Option("--format", help="text or json")] = "text",
 ) -> None:
-    """Compare two entrants on the scenarios both ran: paired difference, its interval
-    and test, correlation, pass@k and pass^k, and the power of the comparison."""
+    """Compare two entrants on the scenarios both ran (paired tests, pass@k, power).
+
+    The paired difference, its interval and test, correlation, pass@k and pass^k, and
+    the power of the comparison."""
 
     try:
         if format_ not in ("text", "json"):
@@ -262,8 +270,10 @@ def view_command(
     port: Annotated[int, typer.Option("--port", help="0 picks a free port")] = 8765,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="build the board first")] = False,
 ) -> None:
-    """Serve the board on 127.0.0.1 (http.server); with RUN, print that trial instead:
-    its conversation call by call (tokens, time), commands, failing checks, diff."""
+    """Serve the board on 127.0.0.1; with RUN, print that trial step by step instead.
+
+    A trial is printed as its conversation call by call (tokens, time), the commands the
+    agent ran, the failing checks with their evidence, and the diff."""
     settings = Settings.from_env()
     if run is not None:
         from harness.report.trialview import find_run, load_view, render_view

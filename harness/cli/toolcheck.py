@@ -111,7 +111,10 @@ def go_checks(settings: Settings) -> list[ToolCheck]:
     if system:
         detail += f"; runs {len(system)} scenario(s) on the host's Go"
     if unread:
-        detail += f"; {unread} scenario(s) unread (repository not at hand until setup)"
+        detail += (
+            f"; go.mod of {unread} scenario(s) not checked (their repositories are cloned at "
+            "setup; the Go they need is checked then)"
+        )
     checks = [
         ToolCheck(
             "go",

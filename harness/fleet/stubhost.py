@@ -51,6 +51,12 @@ from harness.fleet.stubstate import (
 from harness.util.serving import ThreadedServer
 
 
+async def _cut_body() -> AsyncIterator[bytes]:
+    """A JSON reply that stops half way: uvicorn aborts the connection."""
+    yield b'{"id": "cut", "object": "chat.completion", "choi'
+    raise SimulatedDrop("simulated drop of a non-streamed reply")
+
+
 def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> Starlette:
     state = HostState(spec or HostSpec(), faults)
 
@@ -162,6 +168,9 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
                 await asyncio.sleep(max(0, n_out - 1) / s.decode)
             finally:
                 release()
+            if fault == "drop":  # the connection dies before the reply is whole
+                state.stats["dropped"] += 1
+                return StreamingResponse(_cut_body(), media_type="application/json")
             state.remember(remembered)
             state.stats["ok"] += 1
             state.stats["completion_tokens"] += n_out
@@ -184,6 +193,13 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
                     "model": model,
                     "choices": [choice],
                     "usage": usage,
+                    # as llama.cpp's server reports them (prompt_ms: the time to first token)
+                    "timings": {
+                        "prompt_n": prompt - cached,
+                        "prompt_ms": round((prompt - cached) / s.prefill * 1000, 3),
+                        "predicted_n": n_out,
+                        "predicted_ms": round(max(0, n_out - 1) / s.decode * 1000, 3),
+                    },
                 }
             )
 

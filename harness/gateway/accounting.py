@@ -141,6 +141,8 @@ class Accounting:
             cached_tokens=cached,
             completion_tokens=completion,
             ttft_s=rnd(ttft),
+            # who measured ttft_s: the gateway on a stream, the host in its reply, or no one
+            ttft_from=None if ttft is None else ("host" if att.ttft_reported else "gateway"),
             total_s=rnd(total),
             prefill_tps=rnd(prefill, 1),
             decode_tps=rnd(decode, 1),
@@ -253,13 +255,14 @@ class Accounting:
             )
 
     def record_reply(
-        self, call: Call, acc: wire.ChunkAccumulator, body: dict[str, Any] | None
+        self, call: Call, acc: wire.ChunkAccumulator | None, body: dict[str, Any] | None
     ) -> None:
         """A chat/text reply as a cassette response: message (or text), finish, usage;
         and the transcript's line for it."""
         if self.recorder is None and self.transcript is None:
             return
-        body = body or acc.body(call.kind, call.requested or None)
+        if body is None:
+            body = acc.body(call.kind, call.requested or None) if acc is not None else {}
         self.transcribe(call, reply_of(body))
         if self.recorder is None:
             return

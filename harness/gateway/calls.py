@@ -92,6 +92,7 @@ class Attempt:
     ts: float = field(default_factory=time.time)
     t0: float = field(default_factory=time.monotonic)
     ttft_s: float | None = None
+    ttft_reported: bool = False  # ttft_s is the host's own figure (a non-streamed reply)
     first_chunk_s: float | None = None
     usage: dict[str, Any] | None = None
     status: int | str | None = None

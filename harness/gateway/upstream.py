@@ -1,9 +1,12 @@
 """Upstreams: where the gateway gets its answers.
 
-``FleetUpstream`` asks the routing for a host, always streams from it with
-``stream_options.include_usage`` (so that the gateway measures time to first token and
-total time itself), and retries connect errors, 5xx and 429 on another host while nothing
-has reached the client. ``CassetteUpstream`` (``replay.py``) serves recorded traffic.
+``FleetUpstream`` asks the routing for a host and sends the call as the client asked for
+it: a streamed call is streamed from the host with ``stream_options.include_usage`` (so
+that the gateway measures time to first token and total time itself), a non-streamed one
+is sent non-streamed (one JSON reply: the cheapest path; its time to first token is what
+the host reports, see ``hosttimes.py``). Connect errors, 5xx and 429 are retried on
+another host while nothing has reached the client. ``CassetteUpstream`` (``replay.py``)
+serves recorded traffic.
 """
 
 from __future__ import annotations
@@ -34,12 +37,12 @@ from harness.gateway.calls import (
     retry_after_seconds,
     snippet,
 )
+from harness.gateway.hosttimes import reported_ttft_s
 from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
 from harness.gateway.relay import (
     ChatFraming,
     EventFraming,
     close_response,
-    finish_body,
     stream_reply,
     take_chunk,
 )
@@ -125,16 +128,19 @@ class FleetUpstream:
         return await self._passthrough(call)
 
     async def _generate(self, call: Call) -> Response:
-        """Chat and text completions: streamed from upstream, always."""
+        """Chat and text completions: streamed from upstream when the client streams,
+        else one JSON reply from upstream."""
         try:
-            opened = await self._with_retries(call, "sse")
+            opened = await self._with_retries(call, "sse" if call.stream else "json")
         except Final as f:
             return Response(f.body, f.status, media_type=f.content_type)
         except Retryable as exc:
             return await self._exhausted(call, exc)
         if not call.stream:
-            body = opened.acc.body(call.kind, call.requested or None)
-            self.accounting.record_reply(call, opened.acc, body)
+            body = opened.json_body or {}
+            if call.requested:
+                body["model"] = call.requested
+            self.accounting.record_reply(call, None, body)
             return JSONResponse(body)
         return stream_reply(opened, ChatFraming(call, opened, self.accounting), self.accounting)
 
@@ -268,8 +274,11 @@ class FleetUpstream:
         opened = Opened(att, resp, None, [], wire.ChunkAccumulator())
         try:
             if mode == "json":
-                opened.json_body = json.loads(await resp.aread())
-                att.usage = (opened.json_body or {}).get("usage")
+                opened.json_body = reply_json(call, await resp.aread())
+                att.usage = opened.json_body.get("usage")
+                if call.endpoint in (CHAT, COMPLETIONS):
+                    att.ttft_s = reported_ttft_s(opened.json_body)
+                    att.ttft_reported = att.ttft_s is not None
                 if call.endpoint == MESSAGES and att.usage:
                     att.usage = from_usage(att.usage)
                 att.status = 200
@@ -284,11 +293,6 @@ class FleetUpstream:
                     opened.events.append(ev)
                     if mode == "sse":
                         take_chunk(att, opened.acc, ev[1])
-            if mode == "sse" and not call.stream:
-                await self._drain(opened)
-                await resp.aclose()
-                att.status = 200
-                self.accounting.finish(att)
         except (httpx.HTTPError, StopAsyncIteration, ValueError) as exc:
             await close_response(resp)
             msg = (
@@ -300,22 +304,16 @@ class FleetUpstream:
             raise Retryable(f"{host.name}: {msg}") from exc
         return opened
 
-    async def _drain(self, opened: Opened) -> None:
-        """Read a non-streamed call's upstream stream to its end (or raise)."""
-        assert opened.lines is not None
-        att = opened.attempt
-        async for line in opened.lines:
-            ev = opened.decoder.feed(line)
-            if ev is not None:
-                take_chunk(att, opened.acc, ev[1])
-                if att.done:
-                    await finish_body(opened)
-                    return
-        ev = opened.decoder.flush()
-        if ev is not None:
-            take_chunk(att, opened.acc, ev[1])
-        if not att.done and not opened.acc.finished():
-            raise httpx.RemoteProtocolError("upstream stream ended without finishing")
+
+def reply_json(call: Call, content: bytes) -> dict[str, Any]:
+    """A host's 200 JSON reply; a body that is not one (cut short, not an object, or a chat
+    or text completion without choices) raises ``ValueError``: the host is retried."""
+    body = json.loads(content)
+    if not isinstance(body, dict):
+        raise ValueError(f"upstream reply is not a JSON object: {snippet(content)}")
+    if call.endpoint in (CHAT, COMPLETIONS) and not body.get("choices"):
+        raise ValueError(f"upstream reply has no choices: {snippet(content)}")
+    return body
 
 
 HOST_DOWN = ("connect_error", "router:", " 404 ")  # unreachable, or the model is not loaded

@@ -8,6 +8,7 @@ fix; the engine then confirms it on the baseline before calling it an environmen
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -34,8 +35,30 @@ def module_path(tree: Path) -> str | None:
     return None
 
 
-def classify_go(output: str, tree: Path) -> str | None:
-    """The environment failure in ``go test`` output, with its fix; None if none."""
+def go_text(output: str) -> str:
+    """``go test -json`` output as go would print it: each event's ``Output`` (build
+    errors of go 1.24+ come as ``build-output`` events), other lines as they are."""
+    lines: list[str] = []
+    for line in output.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            lines.append(line)
+            continue
+        if isinstance(event, dict) and isinstance(event.get("Output"), str):
+            lines.append(event["Output"].rstrip("\n"))
+        elif not isinstance(event, dict):
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def classify_go(output: str, tree: Path, *, modcache: str | None = None) -> str | None:
+    """The environment failure in ``go test`` output, with its fix; None if none.
+
+    ``modcache`` is the prepared module cache the tests read (read-only to them): go
+    trying to write there means the build needs a module that was not prepared, which
+    the test user's go reports as "permission denied", not as a lookup failure."""
+    output = go_text(output)
     m = re.search(r"go\.mod requires go >= ?(\S+) \(running go (\S+?)[;)]", output)
     if m:
         return f"toolchain: go.mod requires go {m.group(1)} but Go {m.group(2)} ran (fix: {GO_FIX})"
@@ -61,6 +84,18 @@ def classify_go(output: str, tree: Path) -> str | None:
                 continue  # the module's own package, or a stdlib-looking path: the code's
             line = next((ln for ln in output.splitlines() if m.group(0) in ln), m.group(0))
             return f"dependency: {line.strip()[:200]} (fix: {DEPS_FIX})"
+    if modcache:
+        root = re.escape(modcache.rstrip("/"))
+        m = re.search(
+            rf"(?:mkdir|open) {root}(?:/\S*)?: (?:permission denied|read-only file system)", output
+        )
+        if m:
+            line = next(ln for ln in output.splitlines() if m.group(0) in ln)
+            return (
+                "dependency: a module the build needs is not in the prepared module cache "
+                f"(go tried to fetch it into the read-only cache: {line.strip()[:200]}) "
+                f"(fix: {DEPS_FIX})"
+            )
     return None
 
 

@@ -54,6 +54,7 @@ class TrialView:
     failing: list[Failing]
     log: str
     truncated: bool = False
+    verdict: str = ""  # "<scenario> <agent> + <model>: <outcome> score <s>", "" without a report
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -146,17 +147,31 @@ def _failing(report: dict[str, Any]) -> list[Failing]:
     return out
 
 
-def load_view(run_dir: Path) -> TrialView:
-    """The trial view of ``run_dir`` (every part optional)."""
+def load_view(
+    run_dir: Path, report: dict[str, Any] | None = None, diff: str | None = None
+) -> TrialView:
+    """The trial view of ``run_dir`` (every part optional); a caller that has already
+    read the run's ``report`` or ``diff`` passes them, so they are not read twice (the
+    board reads every run's report for its page)."""
     steps, truncated = _steps(run_dir)
     commands = [command_of(tc) for s in steps for tc in s.tool_calls]
-    diff_path = run_dir / "workspace.diff"
-    diff = diff_path.read_text(errors="replace") if diff_path.is_file() else ""
-    report_path = run_dir / "verify" / "report.json"
-    report = json.loads(report_path.read_text()) if report_path.is_file() else {}
+    if diff is None:
+        diff_path = run_dir / "workspace.diff"
+        diff = diff_path.read_text(errors="replace") if diff_path.is_file() else ""
+    if report is None:
+        report_path = run_dir / "verify" / "report.json"
+        report = json.loads(report_path.read_text()) if report_path.is_file() else {}
     log_path = run_dir / "trial.log"
     log = log_path.read_text(errors="replace")[-MAX_LOG:] if log_path.is_file() else ""
-    return TrialView(run_dir, steps, commands, diff, _failing(report), log, truncated)
+    verdict = ""
+    if report:
+        verdict = (
+            f"{report.get('scenario')}  {report.get('agent')} + {report.get('model')}: "
+            f"{str(report.get('outcome', '?')).upper()}  score {report.get('score')}"
+        )
+        if report.get("error"):
+            verdict += f"  ({report['error']})"
+    return TrialView(run_dir, steps, commands, diff, _failing(report), log, truncated, verdict)
 
 
 def find_run(results: Path, name: str) -> Path | None:
@@ -170,16 +185,32 @@ def find_run(results: Path, name: str) -> Path | None:
 
 def _text(content: Any) -> str:
     if isinstance(content, str):
-        return content
+        return _tool_result(content)
     if isinstance(content, list):  # content parts
         return "\n".join(str(p.get("text", p)) if isinstance(p, dict) else str(p) for p in content)
     return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _tool_result(text: str) -> str:
+    """A tool result an agent sends as JSON (``{"returncode": 0, "output": "..."}``, as
+    mini-swe-agent does) shown as the command's output, escapes undone."""
+    if not text.startswith("{") or '"output"' not in text:
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(data, dict) or not isinstance(data.get("output"), str):
+        return text
+    code, output = data.get("returncode"), str(data["output"])
+    return (f"(exit {code}) " if code is not None else "") + output
 
 
 def render_view(view: TrialView) -> str:
     """The trial as text: each call (new messages, reply, tool calls, tokens, time), the
     commands, failing checks with their output, and the diff's size."""
     lines = [f"run {view.run_dir}"]
+    lines.append(view.verdict or "not verified (no verify/report.json)")
     if not view.steps:
         lines.append("no model calls recorded (a built-in agent, or an older run)")
     for n, step in enumerate(view.steps, 1):

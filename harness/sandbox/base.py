@@ -92,8 +92,9 @@ class Sandbox(Protocol):
         """Copy a host file or directory to ``dest`` (an absolute path inside)."""
         ...
 
-    def copy_out(self, src: str, dest: Path) -> None:
-        """Copy ``src`` (inside) to the host path ``dest``."""
+    def copy_out(self, src: str, dest: Path, max_bytes: int | None = None) -> None:
+        """Copy ``src`` (inside) to the host path ``dest``. Over ``max_bytes`` (what it
+        would copy), ``harness.util.agentfiles.OverCap`` is raised and nothing copied."""
         ...
 
     def stop(self) -> None:

@@ -49,7 +49,7 @@ from harness.sandbox.dockerio import (
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, keepalive_pids
 from harness.scenario.policy import parse_size
-from harness.util.agentfiles import data_filter
+from harness.util.agentfiles import OverCap, data_filter
 
 KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout
@@ -448,8 +448,9 @@ class DockerSandbox:
                 best = place
         return best
 
-    def copy_out(self, src: str, dest: Path) -> None:
-        """Copy ``src`` from the container to the host path ``dest`` (file or folder)."""
+    def copy_out(self, src: str, dest: Path, max_bytes: int | None = None) -> None:
+        """Copy ``src`` from the container to the host path ``dest`` (file or folder);
+        ``OverCap`` as soon as its archive passes ``max_bytes`` (the stream is dropped)."""
         container = self._running()
         path = self._absolute(src)
         try:
@@ -464,6 +465,8 @@ class DockerSandbox:
             with open(archive, "wb") as handle:
                 for chunk in stream:
                     handle.write(chunk)
+                    if max_bytes is not None and handle.tell() > max_bytes:
+                        raise OverCap(f"{path} is over the {max_bytes} bytes cap")
             unpacked = Path(tmp) / "x"
             with tarfile.open(archive) as tar:
                 tar.extractall(unpacked, filter=data_filter)  # no links out, no devices

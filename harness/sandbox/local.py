@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
+from harness.util.agentfiles import OverCap, scan
 
 
 class LocalSandbox:
@@ -98,9 +99,15 @@ class LocalSandbox:
         """Copy a host file or folder to ``dest`` (relative paths land in the workspace)."""
         _copy(Path(src), self._resolve(dest))
 
-    def copy_out(self, src: str, dest: Path) -> None:
-        """Copy ``src`` (relative paths are in the workspace) to the host path ``dest``."""
-        _copy(self._resolve(src), Path(dest))
+    def copy_out(self, src: str, dest: Path, max_bytes: int | None = None) -> None:
+        """Copy ``src`` (relative paths are in the workspace) to the host path ``dest``;
+        ``OverCap`` when its apparent size is over ``max_bytes`` (nothing copied)."""
+        path = self._resolve(src)
+        if max_bytes is not None and path.exists():
+            size = scan(path).apparent if path.is_dir() else path.stat().st_size
+            if size > max_bytes:
+                raise OverCap(f"{src} is over the {max_bytes} bytes cap ({size} bytes)")
+        _copy(path, Path(dest))
 
     def stop(self) -> None:
         """Nothing to remove: the workspace belongs to the caller."""

@@ -29,6 +29,7 @@ from pydantic_core import PydanticCustomError
 from harness.config.budget import Budget
 from harness.errors import UserError
 from harness.scenario.fields import describe
+from harness.scenario.hints import scenario_hint
 from harness.scenario.policy import SandboxPolicy
 from harness.scenario.targets import TargetError, looks_like_go, parse_go_target
 from harness.util import strict_yaml
@@ -439,12 +440,11 @@ def load_scenario(name: str, root: Path) -> LoadedScenario:
     directory = scenario_dir(name, root)
     file = directory / SCENARIO_FILE
     if not file.is_file():
-        known = ", ".join(list_scenarios(root)[:8]) if root.is_dir() else "none"
         raise UserError(
-            f"no scenario named '{name}'",
-            file=file,
-            field="(scenario)",
-            fix=f"pick one of: {known} (see `harness scenarios`)",
+            f"no scenario named '{name}' (no {SCENARIO_FILE} there)",
+            file=directory,
+            field="SCENARIO",
+            fix=scenario_hint(name, list_scenarios(root) if root.is_dir() else [], root),
         )
     scn = _check_version(parse_scenario(read_text(file), file), directory, file)
     try:

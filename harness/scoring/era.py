@@ -26,7 +26,8 @@ class Thresholds(BaseModel):
     """Control thresholds: HIGH must reach ``high``, LOW must stay at or under ``low``.
 
     ``epsilon`` is how far a check's score may drop before a defect counts as breaking
-    it. Extra keys are kept for suite-specific use.
+    it (``declared_epsilon``, when set, for the checks the defect declares). Extra keys
+    are kept for suite-specific use.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -35,6 +36,13 @@ class Thresholds(BaseModel):
     high: float = Field(ge=0.0, le=1.0)
     low: float = Field(ge=0.0, le=1.0)
     epsilon: float = Field(default=0.01, ge=0.0, lt=1.0)
+    declared_epsilon: float | None = Field(
+        default=None,
+        ge=0.0,
+        lt=1.0,
+        description="how far a check a defect declares breaking must drop to count as "
+        "broken (default epsilon); undeclared checks still cascade only past epsilon",
+    )
     success_bar: float | None = Field(
         default=None, ge=0.0, le=1.0, description="a trial succeeds at or above it (default high)"
     )

@@ -112,7 +112,8 @@ def evaluate_controls(
 ) -> ControlsReport:
     """Judge the controls and return per-control results, warnings and the verdict."""
     bar = thresholds.bar
-    defects = [judge_defect(high, d, thresholds.epsilon, bar) for d in isolation]
+    declared_eps = thresholds.declared_epsilon
+    defects = [judge_defect(high, d, thresholds.epsilon, bar, declared_eps) for d in isolation]
     controls = [
         _high(high, thresholds),
         _low(low, thresholds),
@@ -171,11 +172,23 @@ def broken_checks(reference: Score, other: Score, epsilon: float) -> list[str]:
 
 
 def judge_defect(
-    reference: Score, defect: DefectOutcome, epsilon: float, bar: float | None = None
+    reference: Score,
+    defect: DefectOutcome,
+    epsilon: float,
+    bar: float | None = None,
+    declared_epsilon: float | None = None,
 ) -> DefectResult:
-    """Compare one defect tree with the reference tree (and with the success bar)."""
+    """Compare one defect tree with the reference tree (and with the success bar).
+
+    A declared check is broken when it drops past ``declared_epsilon`` (default
+    ``epsilon``): a test target with one failing test among thousands fails its trial,
+    so it is broken; an undeclared check is a cascade only past ``epsilon``."""
     names = {r.check for r in reference.rows}
     broken = broken_checks(reference, defect.score, epsilon)
+    if declared_epsilon is not None:
+        strict = broken_checks(reference, defect.score, declared_epsilon)
+        declared = [n for n in strict if n in defect.declared and n not in broken]
+        broken = [r.check for r in reference.rows if r.check in {*broken, *declared}]
     excused = _closure(set(defect.declared), reference.rows)
     unknown = [n for n in defect.declared if n not in names]
     missed = [n for n in defect.declared if n in names and n not in broken]

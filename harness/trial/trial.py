@@ -36,7 +36,7 @@ from harness.trial.workspace import WorkspaceState, read_state, setup, workspace
 from harness.trial.wslock import holding
 from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
-from harness.verify.engine import copy_hidden
+from harness.verify.engine import copy_hidden_into
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import make_request
 from harness.verify.verdict import decide
@@ -321,7 +321,7 @@ class Trial:
         """Copy the hidden files into the workspace (for scenario authors); marks it."""
         s = self.state
         request = make_request(self.loaded, self.workspace, s.baseline, self.secret_seed())
-        copy_hidden(request, self.workspace)
+        copy_hidden_into(request, self.workspace)
         self.state = dataclasses.replace(s, contaminated=True)
         write_state(self.workspace, self.state)
 

@@ -3,8 +3,11 @@
 Agent output is data: a link is copied as a link only when it stays inside its tree
 (never followed), a named pipe, socket or device is left out and named, a file whose
 name is not UTF-8 is copied like any other, and sizes are counted as files claim them
-(apparent size: a sparse 2 GiB file costs 2 GiB of the cap). A tree over its caps is
-refused before anything is copied (``OverCap``), which is the agent's failure.
+(apparent size: a sparse 2 GiB file costs 2 GiB of the cap). Holes cost nothing on
+the agent's disk but a copy into the verifier's tmpfs (a tar stream) writes them in
+full, so a tree whose holes (apparent minus allocated bytes) pass ``MAX_HOLES`` is
+refused too, in every sandbox alike. A tree over its caps is refused before anything
+is copied (``OverCap``), which is the agent's failure.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_FILES = 200_000  # entries in one tree (files, folders, links)
+MAX_HOLES = 256 * 1024 * 1024  # bytes of sparse holes in one tree (apparent - allocated)
 
 
 class OverCap(Exception):
@@ -30,6 +34,7 @@ class Copied:
     skipped: dict[str, str] = field(default_factory=dict)
     files: int = 0
     apparent: int = 0
+    holes: int = 0  # apparent bytes no block backs (sparse files)
 
 
 def shown(path: str) -> str:
@@ -78,6 +83,7 @@ def scan(root: Path, *, skip_top: frozenset[str] = frozenset()) -> Copied:
                 stack.append(entry.path)
             elif stat.S_ISREG(info.st_mode):
                 seen.apparent += info.st_size
+                seen.holes += max(0, info.st_size - info.st_blocks * 512)
     return seen
 
 
@@ -90,6 +96,11 @@ def check_caps(root: Path, max_bytes: int | None, *, skip_top: frozenset[str]) -
         raise OverCap(
             f"the workspace holds {seen.apparent / 1024**2:.0f} MiB (apparent size), "
             f"over its {max_bytes / 1024**2:.0f} MiB cap"
+        )
+    if max_bytes is not None and seen.holes > MAX_HOLES:  # a workspace's copy
+        raise OverCap(
+            f"the workspace holds sparse files with {seen.holes / 1024**2:.0f} MiB of holes, "
+            f"over the {MAX_HOLES / 1024**2:.0f} MiB cap (a copy would write them in full)"
         )
     return seen
 

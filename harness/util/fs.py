@@ -62,6 +62,18 @@ def copy_destinations(src: Path, to: str, root: Path) -> list[tuple[Path, Path]]
     return [(src, target / src.name)]
 
 
+def link_on_the_way(root: Path, dest: Path) -> Path | None:
+    """The first symbolic link among ``dest`` and its folders below ``root``, if any."""
+    here = root
+    for part in dest.relative_to(root).parts:
+        here = here / part
+        if here.is_symlink():
+            return here
+        if not here.exists():
+            return None
+    return None
+
+
 def copy_pairs(pairs: list[tuple[Path, Path]]) -> None:
     for src, dest in pairs:
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.errors import UserError
 from harness.provision.toolchain import expand
-from harness.util.fs import copy_destinations, copy_pairs, hidden_paths
+from harness.util.fs import copy_destinations, copy_pairs, hidden_paths, link_on_the_way
 from harness.util.git import changed_files, git
 from harness.verify.guard import TestGuard
 from harness.verify.outcome import TargetResult, VerifyOutcome
@@ -28,21 +29,55 @@ from harness.verify.testuser import effective_user, hand_over
 from harness.verify.verdict import decide
 
 
-def copy_hidden(request: VerifyRequest, tree: Path) -> list[str]:
-    """Copy ``verify.copy`` sources into the tree (overwriting: hidden tests rule)."""
+def copy_hidden(request: VerifyRequest, tree: Path, *, refuse_links: bool = False) -> list[str]:
+    """Copy ``verify.copy`` sources into the tree (overwriting: hidden tests rule).
+
+    ``refuse_links``: the tree is an agent's workspace on the host (``verify
+    --copy-only``), so a symbolic link on the way to any destination raises
+    ``ValueError`` before anything is written (nothing is written through a link).
+    """
     written: list[str] = []
     root = Path(request.hidden_root)
+    tree = tree.resolve() if refuse_links else tree
+    plan: list[tuple[Path, Path]] = []
     for step in request.copy_:
-        pairs = copy_destinations(root / step.from_, step.to, tree)
-        copy_pairs(pairs)
-        written += [d.relative_to(tree).as_posix() for _, d in pairs]
+        if refuse_links:
+            _no_link(tree, tree / step.to)
+        plan += copy_destinations(root / step.from_, step.to, tree)
     if request.tests_from_root:
-        for src, rel in hidden_paths(Path(request.tests_from_root), request.tests_from):
-            dest = tree / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest)
-            written.append(rel)
+        plan += [
+            (s, tree / r)
+            for s, r in hidden_paths(Path(request.tests_from_root), request.tests_from)
+        ]
+    for _, dest in plan if refuse_links else ():
+        _no_link(tree, dest)
+    for src, dest in plan:
+        copy_pairs([(src, dest)])
+        written.append(dest.relative_to(tree).as_posix())
     return written
+
+
+def copy_hidden_into(request: VerifyRequest, workspace: Path) -> list[str]:
+    """``verify --copy-only``: the hidden files into an agent's workspace, never through
+    a link it holds (a clean one-line error instead, nothing written)."""
+    try:
+        return copy_hidden(request, workspace, refuse_links=True)
+    except ValueError as exc:
+        raise UserError(
+            f"cannot copy the hidden files: {exc}",
+            file=workspace,
+            field="verify.copy",
+            fix="remove the link from the workspace, or run `harness setup` again",
+        ) from None
+
+
+def _no_link(tree: Path, dest: Path) -> None:
+    link = link_on_the_way(tree, dest)
+    if link is not None:
+        raise ValueError(
+            f"'{link.relative_to(tree).as_posix()}' in the workspace is a symbolic link: "
+            "hidden files are never written through a link"
+        )
 
 
 def partial_fraction(targets: list[TargetResult]) -> float | None:

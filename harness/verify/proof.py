@@ -31,7 +31,12 @@ from harness.util.fs import read_json, write_json
 
 NOT_PROVEN_HERE = "NOT PROVEN FOR THIS ENVIRONMENT"
 CONTROLS_FILE = "controls.json"
-TEST_SUITE_THRESHOLDS = Thresholds(calibrated=False, high=0.99, low=0.2)
+# A test target passes only when every test of it passes (goagentbench's rule): a
+# defect declaring a target proves it broken with one failing test, however big the
+# target, and a tree succeeds (as its trial would) only with every test passing
+TEST_SUITE_THRESHOLDS = Thresholds(
+    calibrated=False, high=0.99, low=0.2, declared_epsilon=0.0, success_bar=1.0
+)
 
 # Files that pin what a scenario's code depends on (their content is the "lock").
 LOCK_FILES = frozenset(
@@ -232,10 +237,10 @@ def grader_verdict(
     ``environment`` is given, for the environment the tree was verified in)."""
     path = results / loaded_name / CONTROLS_FILE
     if not path.is_file():
-        return "GRADER NOT PROVEN (run `harness controls`)"
+        return f"GRADER NOT PROVEN (run `harness controls {loaded_name}`)"
     data = read_json(path)
     if data.get("scenario_sha") != scenario_sha:
-        return "GRADER NOT PROVEN (scenario changed since `harness controls`)"
+        return f"GRADER NOT PROVEN (scenario changed since `harness controls {loaded_name}`)"
     elsewhere = verdict_here(data, environment)
     if elsewhere is not None:
         return elsewhere

@@ -6,6 +6,7 @@ The request is serialisable: it crosses into the scorer container as JSON.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -149,17 +150,20 @@ def _provisioned(
 
 def _docker_gocache(cache: Path) -> Path:
     """The containers' verifier build cache: apart from the host's, and owned by the
-    sandboxes' unprivileged run user, so the hardened (non-root) verifier can write it."""
+    verifier's Go builder (``verify.gocache``: the test user's uid + 1), which fills it;
+    the tests read it and cannot write it. A cache the test user owned (earlier harness
+    versions let the tests write it, as ``gocache-verify-docker``) is never used."""
 
     from harness.sandbox.docker import SANDBOX_UID
+    from harness.verify.gocache import BUILDER_OFFSET
 
-    gocache = cache / "gocache-verify-docker"
+    owner = SANDBOX_UID + BUILDER_OFFSET
+    gocache = cache / "gocache-verify-docker-built"
     gocache.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0 and gocache.stat().st_uid != SANDBOX_UID:
-        for root, dirs, files in os.walk(gocache):
-            for name in [*dirs, *files]:
-                os.lchown(os.path.join(root, name), SANDBOX_UID, SANDBOX_UID)
-        os.chown(gocache, SANDBOX_UID, SANDBOX_UID)
+    if os.geteuid() == 0 and gocache.stat().st_uid != owner:  # not the builder's: start over
+        shutil.rmtree(gocache, ignore_errors=True)
+        gocache.mkdir(parents=True, exist_ok=True)
+        os.chown(gocache, owner, owner)
     elif os.geteuid() != 0 and gocache.stat().st_uid == os.geteuid():
         gocache.chmod(0o777)  # cannot give it away: let the run user create its entries
     return gocache

@@ -17,8 +17,10 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
+from harness.verify.gocache import read_only_cache
 from harness.verify.outcome import TargetResult, TestCase
-from harness.verify.testuser import TestUser, owned_dir, run_reaped, test_home
+from harness.verify.pylayout import src_layout
+from harness.verify.testuser import TestUser, run_reaped, test_home
 
 Kind = Literal["required", "partial"]
 TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(", re.MULTILINE)
@@ -31,9 +33,20 @@ PYTEST_BOOT = (
     "import pytest\n"
     "std = [i for i, p in enumerate(sys.path) if '-packages' not in p]\n"
     "sys.path.insert(max(std, default=-1) + 1, '')\n"
+    "{src}"
     "sys.argv[0] = 'pytest'\n"
     "raise SystemExit(pytest.console_main())\n"
 )
+# a src-layout project's package, where an install would put it: right after the tree root
+PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
+
+
+def pytest_boot(tree: Path) -> str:
+    """The boot script for ``tree``: ``src`` joins the path after the tree root when the
+    tree is a src-layout project (``pylayout.src_layout``)."""
+    return PYTEST_BOOT.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
+
+
 STARTUP_ENV = frozenset(
     {"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONEXECUTABLE"}
     | {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "GOENV", "LD_PRELOAD"}
@@ -93,7 +106,7 @@ def parse_go_json(stdout: str) -> list[TestCase]:
             continue
         test, action = ev.get("Test"), ev.get("Action")
         if not test:
-            if action == "output":
+            if action in {"output", "build-output"}:  # go 1.24+: build errors as events
                 build_lines.append(ev.get("Output", "").rstrip("\n"))
             elif action == "fail" and not any(k.startswith(ev.get("Package", "")) for k in results):
                 pkg = ev.get("Package", "package")
@@ -140,17 +153,22 @@ def run_go(
     if "-buildvcs" not in go_env["GOFLAGS"]:
         go_env["GOFLAGS"] = f"-buildvcs=false {go_env['GOFLAGS']}".strip()
     go_env["GOWORK"] = "off"  # a go.work of the tree's own never redirects the build
-    for key in ("GOCACHE", "GOPATH"):  # caches the test user can write (its own)
-        go_env[key] = str(owned_dir(Path(go_env[key]), user.uid if user else None))
     start = time.monotonic()
     with test_home(user.uid if user else None) as home:
+        shared = None
+        if user is not None:  # a warm build cache it can read, not write (verify.gocache)
+            shared = read_only_cache(cmd, tree, go_env, timeout, user)
+            go_env = shared.env
         code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
+        if shared is not None and code != 0 and shared.refused(output):
+            shared.warm(force=True)  # a miss Go had to store: build it, run once more
+            code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
     tests = parse_go_json(output)
     error = env_error = None
     if code is None:
         error = "timeout"
     elif code != 0:
-        env_error = classify_go(output, tree)
+        env_error = classify_go(output, tree, modcache=go_env.get("GOMODCACHE"))
         if not tests:  # a build or toolchain failure before any test ran
             error = env_error or f"go test failed before running tests (exit {code})"
             tests = [
@@ -227,7 +245,7 @@ def run_pytest(
             python,
             "-s",  # no user site (a .pth there would run first)
             "-c",
-            PYTEST_BOOT,
+            pytest_boot(tree),
             "-q",
             "-p",
             "no:cacheprovider",

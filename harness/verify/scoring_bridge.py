@@ -23,6 +23,7 @@ from harness.scoring import (
     suite_from_tests,
 )
 from harness.scoring.appkit.jail import protecting
+from harness.scoring.appkit.netns import private_network
 from harness.util.registry import Registry
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
@@ -87,9 +88,14 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
     evidence.mkdir(parents=True, exist_ok=True)
 
     # an app the suite executes must not reach the suite, the hidden material, the
-    # evidence (trace) or the tree's original copy (see appkit.jail)
+    # evidence (trace) or the tree's original copy (see appkit.jail), nor any network
+    # but this scoring's own loopback (appkit.netns)
     hidden: list[Path | str | None] = [request.suite_dir, request.hidden_root, evidence, tree]
-    with protecting(hidden), module.context(tree, request.seed, evidence) as ctx:
+    with (
+        private_network(),
+        protecting(hidden),
+        module.context(tree, request.seed, evidence) as ctx,
+    ):
         score = scorer.score(ctx)
     return score, (thresholds.bar if thresholds else 1.0)
 

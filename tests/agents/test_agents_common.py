@@ -181,7 +181,7 @@ class FakeSandbox:
             if path.is_file():
                 self.staged[f"{dest}/{path.relative_to(src).as_posix()}"] = path.read_text()
 
-    def copy_out(self, src: str, dest: Path) -> None:
+    def copy_out(self, src: str, dest: Path, max_bytes: int | None = None) -> None:
         self.calls.append(("copy_out", src))
         if src not in self.produced:
             raise FileNotFoundError(src)
@@ -275,3 +275,18 @@ def test_real_agents_registry() -> None:
     shipped = {e["name"] for e in entries} - {"oracle", "nop"}
     # every shipped real agent has an adapter; goose has one but is not installable here
     assert shipped == set(REAL_AGENTS) - {"goose", "crush"}
+
+
+def test_a_transcript_over_the_cap_is_left_out_and_said(tmp_path: Path) -> None:
+    from harness.agents.common import TRANSCRIPT_CAP, copy_transcripts
+    from harness.util.agentfiles import OverCap
+
+    class Huge(FakeSandbox):
+        def copy_out(self, src: str, dest: Path, max_bytes: int | None = None) -> None:
+            assert max_bytes == TRANSCRIPT_CAP
+            raise OverCap(f"{src} is over the {max_bytes} bytes cap")
+
+    ctx = make_ctx(tmp_path, Huge(ExecResult(0, "", "", 0.0)))
+    assert copy_transcripts(ctx, {f"{AGENT_DIR}/t.json": "t.json"}) == ["t.json"]
+    assert "over the" in (ctx.out_dir / "t.json.omitted").read_text()
+    assert not (ctx.out_dir / "t.json").exists()

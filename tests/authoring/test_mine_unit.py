@@ -141,6 +141,37 @@ def test_final_targets_exclude_flaky_tests() -> None:
     assert final_targets("go", new_only, ["./n"]) == ["./n -run '^(TestNew)$'"]
 
 
+def test_failing_subtests_of_a_table_test_get_a_target_of_their_own() -> None:
+    f2p = ["TestToml", "TestToml/decode", "TestToml/decode/dup-08", "TestNext/decode/a.b"]
+    f2p.append("TestNext")
+    f2p.append("TestNext/decode")
+    table = Proof(
+        f2p=[(".", n) for n in f2p],
+        p2p=[(".", "TestToml/decode/ok-01"), (".", "TestToml/decode/ok-02"), (".", "TestOld")],
+        flaky=[],
+        problem=None,
+    )
+    # one failing case among a thousand passing ones is a clear break of its own target
+    assert final_targets("go", table, ["."]) == [
+        ". -run '^(TestNext|TestToml)$/^(decode)$/^(a\\.b|dup-08)$'",
+        ".",
+    ]
+    # a narrowed target that does not fail before and pass after (a parent test that
+    # asserts which of its subtests ran) falls back to the top-level names
+    asked: list[str] = []
+    assert final_targets("go", table, ["."], lambda t: bool(asked.append(t))) == [
+        ". -run '^(TestNext|TestToml)$'",
+        ".",
+    ]
+    assert asked == [". -run '^(TestNext|TestToml)$/^(decode)$/^(a\\.b|dup-08)$'"]
+    # a top-level test that fails by itself (not through a subtest) runs whole
+    direct = Proof([(".", "TestA")], [(".", "TestA/sub")], [], None)
+    assert final_targets("go", direct, ["."]) == [". -run '^(TestA)$'", "."]
+    # subtests without passing siblings need no narrowing
+    alone = Proof([(".", "TestA"), (".", "TestA/x")], [(".", "TestB")], [], None)
+    assert final_targets("go", alone, ["."]) == [". -run '^(TestA)$'", "."]
+
+
 def test_funnel_counts_every_commit_once() -> None:
     funnel = Funnel("repo", None, 5, "local", 3)
     funnel.add(Entry("a" * 40, "2024-01-01", "docs", "shape", "changes no test file"))

@@ -113,6 +113,20 @@ def test_copy_only_marks_workspace(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "harness setup" in refused.stderr
 
 
+def test_copy_only_never_writes_through_a_workspace_link(tmp_path: Path) -> None:
+    scenario = "smoke/py-fast"
+    assert harness(["setup", scenario], tmp_path).returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    hidden = tmp_path / "ws" / scenario / "test_hidden_calc"
+    hidden.mkdir()
+    (hidden / "__init__.py").symlink_to(outside / "planted.py")
+    refused = harness(["verify", "--copy-only", "--sandbox", "local", scenario], tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "test_hidden_calc/__init__.py' in the workspace is a symbolic link" in refused.stderr
+    assert list(outside.iterdir()) == []  # nothing written through the link
+
+
 def test_scenarios_list_and_schema(tmp_path: Path) -> None:
     listed = harness(["scenarios"], tmp_path)
     assert listed.returncode == 0 and "py/ledger-rounding" in listed.stdout

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def hosts():
     with (
-        TestHost(models=["org/m"], quant="Q4_K_M", prefill=40000, decode=4000) as a,
-        TestHost(models=["org/m"], quant="Q8_0", prefill=20000, decode=2000, parallel=2) as b,
+        TestHost(models=["org/m"], quant="Q4_K_M", prefill=4000, decode=400) as a,
+        TestHost(models=["org/m"], quant="Q8_0", prefill=2000, decode=200, parallel=2) as b,
     ):
         yield a, b
 
@@ -89,11 +89,12 @@ def test_bench_measures_and_seeds_the_router(hosts, tmp_path):
     res = CliRunner().invoke(fleet_app, ["bench", "--fleet", str(path), "--max-tokens", "32"])
     assert res.exit_code == 0, res.output
     stored = json.loads((tmp_path / ".harness" / "fleet-bench.json").read_text())["hosts"]
-    # the fake hosts' configured speeds, within measurement noise
-    assert stored["a"]["prefill_tps"] == pytest.approx(40000, rel=0.5)
-    assert stored["b"]["prefill_tps"] == pytest.approx(20000, rel=0.5)
+    # the fake hosts' configured speeds, within measurement noise (slow enough that a
+    # busy machine's scheduling delays stay small beside the simulated prefill and decode)
+    assert stored["a"]["prefill_tps"] == pytest.approx(4000, rel=0.5)
+    assert stored["b"]["prefill_tps"] == pytest.approx(2000, rel=0.5)
     assert stored["a"]["prefill_tps"] > stored["b"]["prefill_tps"]
-    assert stored["b"]["decode_tps"] == pytest.approx(2000, rel=0.5)
+    assert stored["b"]["decode_tps"] == pytest.approx(200, rel=0.5)
     from harness.fleet.config import load_fleet
 
     with GatewayServer(load_fleet(path), require_keys=False) as gw:

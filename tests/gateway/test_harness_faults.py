@@ -6,10 +6,8 @@ agent within seconds and ends ``error`` (exit 3) naming the cause."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,8 @@ from harness.gateway.server import GatewayServer
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.local import LocalSandbox
 from harness.trial import containment
-from tests.conftest import REPO_ROOT, make_bundle
+from tests.conftest import REPO_ROOT
+from tests.support.calc import add_entrants, harness, write_calc
 
 MSGS = [{"role": "user", "content": "please fix add"}]
 
@@ -154,8 +153,6 @@ def test_the_guard_stops_the_agent_on_a_fault_without_any_budget(
 
 # ---- whole trials -------------------------------------------------------------------------
 
-FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
-HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 AGENT = """
   - name: retrier
     version: "1.0"
@@ -173,41 +170,9 @@ LLM = """
 
 @pytest.fixture
 def scenario(project: Path, tmp_path: Path) -> Path:
-    folder = project / "scenarios" / "t" / "calc"
-    folder.mkdir(parents=True)
-    sha = make_bundle(tmp_path / "src", folder / "repo.bundle", FILES)
-    (folder / "hidden").mkdir()
-    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
-    (folder / "scenario.yml").write_text(
-        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
-        "agent: {instructions: please fix add in calc.py}\n"
-        "environment: {image: python, agent-timeout: 600s}\n"
-        "verify:\n  must-modify: calc.py\n"
-        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
-    )
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENT)
-    with (project / "llms.yml").open("a") as fh:
-        fh.write(LLM)
+    folder = write_calc(project, tmp_path / "src")
+    add_entrants(project, AGENT, LLM)
     return folder
-
-
-def harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HARNESS_SCENARIO_ROOT": str(project / "scenarios"),
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    env.pop("HARNESS_FLEET", None)
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 def _report(project: Path) -> dict[str, Any]:

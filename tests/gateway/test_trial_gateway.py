@@ -4,19 +4,14 @@ network, or a thread for --sandbox local); usage comes from the gateway's teleme
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, make_bundle
+from tests.support.calc import add_entrants, harness, write_calc
 
 pytestmark = pytest.mark.integration
 
-FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
-HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 AGENT = """
   - name: toolcall
     version: "1.0"
@@ -50,41 +45,11 @@ def cassette(path: Path, command: str) -> Path:
 
 @pytest.fixture
 def scenario(project: Path, tmp_path: Path) -> Path:
-    folder = project / "scenarios" / "t" / "calc"
-    folder.mkdir(parents=True)
-    sha = make_bundle(tmp_path / "src", folder / "repo.bundle", FILES)
-    (folder / "hidden").mkdir()
-    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
-    (folder / "scenario.yml").write_text(
-        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
-        "agent: {instructions: please fix add in calc.py}\n"
-        "environment: {image: python, agent-timeout: 120s}\n"
-        "verify:\n  must-modify: calc.py\n"
-        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
+    folder = write_calc(
+        project, tmp_path / "src", environment="{image: python, agent-timeout: 120s}"
     )
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENT)
-    with (project / "llms.yml").open("a") as fh:
-        fh.write(LLM)
+    add_entrants(project, AGENT, LLM)
     return folder
-
-
-def harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HARNESS_SCENARIO_ROOT": str(project / "scenarios"),
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    env.pop("HARNESS_FLEET", None)
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
 
 
 def the_run(project: Path) -> Path:

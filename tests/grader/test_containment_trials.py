@@ -1,10 +1,11 @@
 """Forged success now fails, in real trials: a conftest.py that passes every report and a
 Go init() that leaves a process rewriting the outcome, played by the containment
 control's attack agent locally and in Docker (no host marker, no host data in the
-results, nothing left behind)."""
+results, nothing left behind); an executed app reaches nothing of the host locally."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.integration
 ATTACKS = ["verdict-conftest-forgery", "verdict-go-init-daemon"]
+APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 
 
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
@@ -45,3 +47,15 @@ def test_outcome_rewrite_fails_in_docker(tmp_path: Path, monkeypatch: pytest.Mon
     """The scorer container's outcome.json is where the Go attack aims (one trial: CI)."""
     pytest.importorskip("docker")
     play("verdict-go-init-daemon", "docker", tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("name", APP_ATTACKS)
+@pytest.mark.skipif(os.geteuid() != 0, reason="the app jail is enforced only for root")
+def test_the_executed_app_reaches_nothing_of_the_host_locally(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A world-readable host file on no deny list, a service on the host's loopback:
+    the deny-list jail let the app read and reach both (NOT CONTAINED on it)."""
+    play(name, "local", tmp_path, monkeypatch)
+    log = next(tmp_path.glob("results/**/invoicesync-1.stdout.log")).read_text()
+    assert "blocked" in log  # the app ran, and was refused

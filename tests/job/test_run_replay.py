@@ -8,29 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI, make_bundle
-from tests.gateway.test_trial_gateway import AGENT, FILES, HIDDEN, LLM, cassette
+from tests.conftest import CLI
+from tests.gateway.test_trial_gateway import AGENT, LLM, cassette
+from tests.support.calc import add_entrants, write_calc
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 def calc(project: Path, tmp_path: Path) -> Path:
-    folder = project / "scenarios" / "t" / "calc"
-    folder.mkdir(parents=True)
-    sha = make_bundle(tmp_path / "src", folder / "repo.bundle", FILES)
-    (folder / "hidden").mkdir()
-    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
-    (folder / "scenario.yml").write_text(
-        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
-        "agent: {instructions: please fix add in calc.py}\n"
-        "verify:\n  must-modify: calc.py\n"
-        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
-    )
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENT)
-    with (project / "llms.yml").open("a") as fh:
-        fh.write(LLM)
+    folder = write_calc(project, tmp_path / "src", environment=None)
+    add_entrants(project, AGENT, LLM)
     return folder
 
 

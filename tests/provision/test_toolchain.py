@@ -132,6 +132,28 @@ def test_go_dependency_failures_but_not_the_modules_own_packages(tmp_path: Path)
     assert classify_go("app.go:5:2: undefined: Foo\n", tmp_path) is None
 
 
+def test_go_writing_the_read_only_module_cache_is_a_missing_dependency(tmp_path: Path) -> None:
+    """Under the test user, go 1.24 reports a module the prepared (read-only) cache lacks
+    as a failed mkdir there, and only as build-output events: still a dependency."""
+    cache = "/cache/deps/gomod/empty"
+
+    def events(text: str) -> str:
+        build = {"ImportPath": "example.com/greet", "Action": "build-output", "Output": text}
+        fail = {"Action": "fail", "Package": "example.com/app/app", "FailedBuild": "x"}
+        return "\n".join(json.dumps(e) for e in (build, fail))
+
+    for text in (
+        f"app/app.go:3:8: mkdir {cache}/cache: permission denied\n",
+        f"app/app.go:3:8: mkdir {cache}/cache/download/example.com: read-only file system\n",
+    ):
+        msg = classify_go(events(text), tmp_path, modcache=cache)
+        assert msg and msg.startswith("dependency:") and "app/app.go:3:8" in msg, msg
+        assert "{" not in msg  # go's line, not the JSON event
+        assert classify_go(events(text), tmp_path) is None  # which cache: only when known
+    other = events("app/app.go:9:2: open /work/data.txt: permission denied\n")
+    assert classify_go(other, tmp_path, modcache=cache) is None  # the code's own file
+
+
 def test_pytest_missing_declared_requirement(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("# deps\nTiny-Dep==1.0\n")
     out = "E   ModuleNotFoundError: No module named 'tiny_dep'\n"

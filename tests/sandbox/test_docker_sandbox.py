@@ -14,6 +14,7 @@ from harness.errors import InfraError
 from harness.images import inject_harness_source
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.docker import DockerSandbox
+from harness.util.agentfiles import OverCap
 from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
@@ -75,6 +76,10 @@ def test_copy_in_and_out(
         assert (out / "m.py").read_text() == "X = 1\n"
         with pytest.raises(FileNotFoundError):
             box.copy_out("/nope", out / "nope")
+        box.exec(["truncate", "-s", "2G", "huge"])  # sparse: its archive is 2 GiB
+        with pytest.raises(OverCap):
+            box.copy_out("huge", out / "huge", max_bytes=1 << 20)
+        assert not (out / "huge").exists()
 
 
 def test_timeout_kills_and_is_recorded(client: docker.DockerClient, image: str, trial: str) -> None:

@@ -12,6 +12,7 @@ from harness.backends import get_backend
 from harness.errors import UserError
 from harness.sandbox.base import Sandbox, SandboxSpec
 from harness.sandbox.local import LocalSandbox
+from harness.util.agentfiles import OverCap
 
 pytestmark = pytest.mark.unit
 
@@ -75,6 +76,11 @@ def test_copy_in_and_out(sandbox: LocalSandbox, tmp_path: Path) -> None:
     assert (out / "o.txt").read_text() == "one"
     with pytest.raises(FileNotFoundError):
         sandbox.copy_out("nope", out / "nope")
+    with open(Path(sandbox.project_dir) / "lib/pkg/huge", "wb") as fh:
+        fh.truncate(2 << 30)  # sparse, 2 GiB apparent
+    with pytest.raises(OverCap):
+        sandbox.copy_out("lib/pkg", out / "capped", max_bytes=1 << 20)
+    assert not (out / "capped").exists()
 
 
 def test_backend_sandbox_and_protocol(tmp_path: Path) -> None:

@@ -83,6 +83,41 @@ def test_epsilon_tolerates_small_drops_and_missed_checks_fail() -> None:
     assert result.defects[0].cascades == [] and result.verdict == TRUSTED
 
 
+def test_a_declared_test_target_breaks_with_one_failing_test() -> None:
+    # a test target passes only when all its tests pass: 1,784 of 1,785 is a break
+    strict = T.model_copy(update={"declared_epsilon": 0.0})
+    high = _score()
+    one_case = DefectOutcome(name="one", declared=["total"], score=_score(total=1784 / 1785))
+    result = evaluate_controls(high, _low(), [one_case], (high.vector(), high.vector()), strict)
+    assert result.defects[0].broken == ["total"] and result.defects[0].missed == []
+    assert result.verdict == TRUSTED
+    # undeclared checks still cascade only past epsilon; a big drop still cascades
+    small = _score(total=0.0, layout=0.995)
+    noise = DefectOutcome(name="n", declared=["total"], score=small)
+    result = evaluate_controls(high, _low(), [noise], (high.vector(), high.vector()), strict)
+    assert result.defects[0].cascades == [] and result.verdict == TRUSTED
+    leaky = DefectOutcome(name="l", declared=["total"], score=_score(total=0.0, layout=0.9))
+    result = evaluate_controls(high, _low(), [leaky], (high.vector(), high.vector()), strict)
+    assert result.defects[0].cascades == ["layout"] and result.verdict == NOT_TRUSTED
+    # without declared_epsilon the same tiny drop is missed (app suites keep epsilon)
+    result = evaluate_controls(high, _low(), [one_case], (high.vector(), high.vector()), T)
+    assert result.defects[0].missed == ["total"]
+
+
+def test_test_based_scenarios_prove_declared_targets_strictly() -> None:
+    from harness.verify.proof import TEST_SUITE_THRESHOLDS
+
+    assert TEST_SUITE_THRESHOLDS.declared_epsilon == 0.0
+    assert TEST_SUITE_THRESHOLDS.epsilon == 0.01
+    # a defect tree with one failing test of thousands is not shown as a success
+    assert TEST_SUITE_THRESHOLDS.bar == 1.0
+    high = _score()
+    one_case = DefectOutcome(name="one", declared=["total"], score=_score(total=1784 / 1785))
+    strict = T.model_copy(update={"declared_epsilon": 0.0, "success_bar": 1.0})
+    result = evaluate_controls(high, _low(), [one_case], (high.vector(), high.vector()), strict)
+    assert result.defects[0].success is False and "SUCCESS" not in result.text()
+
+
 def test_unknown_declared_check_and_unavailable_rows() -> None:
     high = _score()
     bad = DefectOutcome(name="typo", declared=["totl"], score=_score(total=0.0))

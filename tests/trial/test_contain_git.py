@@ -164,7 +164,7 @@ def plant_odd_files(repo: Path) -> socket.socket:
     (repo / "shadow").symlink_to("/etc/shadow")
     (repo / "inside").symlink_to("calc.py")
     with (repo / "sparse.bin").open("wb") as fh:
-        fh.truncate(2 * 1024**3)
+        fh.truncate(200 * 1024**2)  # under the holes cap: copied, kept sparse
     return sock
 
 
@@ -185,7 +185,8 @@ def test_special_files_odd_names_and_sparse_files_are_data(
     assert {"pipe", "sock", "shadow"} <= set(skipped) and "dangling" in os.listdir(tree)
     assert os.readlink(tree / "inside") == "calc.py" and not (tree / "shadow").exists()
     assert (tree / ".git" / "info" / "attributes").is_file()  # harness's git, not the agent's
-    assert (tree / "sparse.bin").stat().st_size == 2 * 1024**3
+    assert (tree / "sparse.bin").stat().st_size == 200 * 1024**2
+    assert (tree / "sparse.bin").stat().st_blocks * 512 < 1024**2
 
 
 def test_apparent_size_and_file_count_caps(ws: tuple[Path, str], tmp_path: Path) -> None:
@@ -196,6 +197,9 @@ def test_apparent_size_and_file_count_caps(ws: tuple[Path, str], tmp_path: Path)
     with pytest.raises(OverCap, match="apparent size"):
         stage_tree(repo, tmp_path / "t1", max_bytes=64 * 1024**2)
     assert not (tmp_path / "t1").exists()  # refused before anything was copied
+    with pytest.raises(OverCap, match="MiB of holes"):  # under the 4g cap, still refused:
+        stage_tree(repo, tmp_path / "t2", max_bytes=4 * 1024**3)  # a tar writes holes
+    assert not (tmp_path / "t2").exists()
 
 
 def test_diff_size_cap_is_recorded(

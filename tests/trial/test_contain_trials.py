@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, make_bundle
+from tests.support.calc import harness, write_calc
 
 pytestmark = [pytest.mark.integration]
 
@@ -26,7 +24,6 @@ FILES = {
     "protected.py": "VALUE = 1\n",
     ".gitignore": "build/\n",
 }
-HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 AGENTS = """
   - name: shell
     version: "1.0"
@@ -65,38 +62,18 @@ SPARSE = "truncate -s 2G big.bin; sleep 8"
 
 
 def scenario(project: Path, tmp_path: Path, name: str, instructions: str) -> str:
-    folder = project / "scenarios" / "t" / name
-    folder.mkdir(parents=True)
-    sha = make_bundle(tmp_path / f"src-{name}", folder / "repo.bundle", FILES)
-    (folder / "hidden").mkdir()
-    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
-    (folder / "scenario.yml").write_text(
-        f"name: {name}\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
-        f"agent: {{instructions: {json.dumps(instructions)}}}\n"
-        "environment: {image: python, agent-timeout: 60s, memory: 512m, pids: 256}\n"
-        "sandbox: {workspace-size: 64m}\n"
-        "verify:\n  no-modify: [protected.py]\n"
-        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
+    env = "{image: python, agent-timeout: 60s, memory: 512m, pids: 256}"
+    env += "\nsandbox: {workspace-size: 64m}"
+    write_calc(
+        project,
+        tmp_path / f"src-{name}",
+        name=name,
+        instructions=instructions,
+        environment=env,
+        rules="  no-modify: [protected.py]\n",
+        files=FILES,
     )
     return f"t/{name}"
-
-
-def harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HARNESS_SCENARIO_ROOT": str(project / "scenarios"),
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    env.pop("HARNESS_FLEET", None)
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
 
 
 def files_under(root: Path) -> list[Path]:

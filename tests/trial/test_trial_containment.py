@@ -7,23 +7,20 @@ from __future__ import annotations
 import base64
 import ipaddress
 import json
-import os
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, make_bundle
+from tests.conftest import REPO_ROOT
+from tests.support.calc import harness, write_calc
 
 docker = pytest.importorskip("docker")
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
 
-FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
-HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 AGENTS = """
   - name: shell
     version: "1.0"
@@ -53,18 +50,14 @@ HOSTILE = REPO_ROOT / "tests" / "support" / "hostile.py"
 
 
 def scenario(project: Path, tmp_path: Path, name: str, instructions: str, extra: str) -> str:
-    folder = project / "scenarios" / "t" / name
-    folder.mkdir(parents=True)
-    sha = make_bundle(tmp_path / f"src-{name}", folder / "repo.bundle", FILES)
-    (folder / "hidden").mkdir()
-    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
-    (folder / "scenario.yml").write_text(
-        f"name: {name}\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
-        f"agent: {{instructions: {json.dumps(instructions)}}}\n"
-        "environment: {image: python, agent-timeout: 60s, memory: 256m, pids: 128}\n"
-        "verify:\n  must-modify: calc.py\n"
-        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
-        + extra
+    env = "{image: python, agent-timeout: 60s, memory: 256m, pids: 128}"
+    write_calc(
+        project,
+        tmp_path / f"src-{name}",
+        name=name,
+        instructions=instructions,
+        environment=env,
+        extra=extra,
     )
     return f"t/{name}"
 
@@ -76,24 +69,6 @@ def registry(project: Path) -> Path:
     with (project / "llms.yml").open("a") as fh:
         fh.write(LLM)
     return project
-
-
-def harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HARNESS_SCENARIO_ROOT": str(project / "scenarios"),
-        "PYTHONPATH": str(REPO_ROOT),
-    }
-    env.pop("HARNESS_FLEET", None)
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 def runs(project: Path, name: str) -> list[Path]:

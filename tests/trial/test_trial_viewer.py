@@ -5,9 +5,6 @@ steps through it in a real browser (Debian's chromium)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness.gateway.transcript import Transcript
-from tests.conftest import REPO_ROOT, make_bundle
-from tests.gateway.test_trial_gateway import AGENT, FILES, HIDDEN, LLM, cassette
+from tests.conftest import REPO_ROOT
+from tests.gateway.test_trial_gateway import AGENT, LLM, cassette
+from tests.support.calc import add_entrants, harness, write_calc
 
 
 @pytest.mark.unit
@@ -49,25 +47,13 @@ def wrong_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A local trial whose (cassette) agent breaks calc.add: one call, a failing test."""
     tmp = tmp_path_factory.mktemp("viewer")
     project = tmp / "project"
-    folder = project / "scenarios" / "t" / "calc"
-    folder.mkdir(parents=True)
+    (project / "scenarios").mkdir(parents=True)
     for name in ("agents.yml", "llms.yml"):
         (project / name).write_text((REPO_ROOT / name).read_text())
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENT)
-    with (project / "llms.yml").open("a") as fh:
-        fh.write(LLM)
-    sha = make_bundle(tmp / "src", folder / "repo.bundle", FILES)
-    (folder / "hidden").mkdir()
-    (folder / "hidden" / "test_hidden_calc.py").write_text(HIDDEN)
-    (folder / "scenario.yml").write_text(
-        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nclassification: {{type: fix-bug}}\n"
-        "agent: {instructions: please fix add in calc.py}\n"
-        "verify:\n  must-modify: calc.py\n"
-        "  copy: [{from: hidden/test_hidden_calc.py, to: .}]\n  tests: [test_hidden_calc.py]\n"
-    )
+    add_entrants(project, AGENT, LLM)
+    write_calc(project, tmp / "src", environment=None)
     tape = cassette(tmp / "wrong.jsonl", "sed -i 's/a - b/a * b/' calc.py")
-    done = _harness(
+    done = harness(
         project,
         *("exec", "--agent", "toolcall", "--model", "replay-test", "--sandbox", "local"),
         *("--replay", str(tape), "t/calc"),
@@ -77,35 +63,22 @@ def wrong_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
-def _harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    env.pop("HARNESS_FLEET", None)
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=project,
-        env={**env, "HARNESS_SCENARIO_ROOT": str(project / "scenarios")},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-
-
 @pytest.mark.integration
 def test_view_prints_the_conversation_commands_and_failing_checks(wrong_run: Path) -> None:
     lines = (wrong_run / "gateway" / "transcript.jsonl").read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["reply"]["tool_calls"]
     project = wrong_run.parents[3]
-    done = _harness(project, "view", wrong_run.name)
+    done = harness(project, "view", wrong_run.name)
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    assert out.splitlines()[1] == "t/calc  toolcall + replay-test: FAILED  score 0.0"
     assert "-- call 1 (turn-1" in out and "120 in / 30 out" in out
     assert "[user] please fix add in calc.py" in out
     assert "[tool call] sed -i 's/a - b/a * b/' calc.py" in out
     assert "$ sed -i 's/a - b/a * b/' calc.py" in out  # the commands list
     assert "x test_hidden_calc.py" in out and "assert" in out  # the failing test's output
     assert "diff: 1 file(s) changed" in out
-    missing = _harness(project, "view", "no-such-run")
+    missing = harness(project, "view", "no-such-run")
     assert missing.returncode == 2 and "no run 'no-such-run'" in missing.stderr
 
 
@@ -155,3 +128,13 @@ def test_run_page_steps_through_the_trial_in_a_browser(
             page.screenshot(path=str(tmp_path / "run-page.png"), full_page=True)
         finally:
             browser.close()
+
+
+@pytest.mark.unit
+def test_a_json_tool_result_is_shown_as_its_output() -> None:
+    from harness.report.trialview import _text
+
+    sent = json.dumps({"returncode": 2, "output": "x <y> 'z'\n"})
+    assert _text(sent) == "(exit 2) x <y> 'z'\n"
+    assert _text('{"not": "a tool result"}') == '{"not": "a tool result"}'
+    assert _text("{output broken") == "{output broken"

@@ -44,6 +44,21 @@ def test_go_build_failure_is_a_failing_case() -> None:
     assert len(cases) == 1 and not cases[0].passed and "undefined" in cases[0].output
 
 
+def test_go_setup_failure_keeps_the_build_output_events() -> None:
+    """go 1.24 reports why a package could not be set up in build-output events, before
+    the package's own one-line "[setup failed]": the failing case shows the reason."""
+    lines = [
+        _ev(ImportPath="m/dep", Action="build-output", Output="# m/p\n"),
+        _ev(ImportPath="m/dep", Action="build-output", Output="p.go:3:8: mkdir /c: denied\n"),
+        _ev(ImportPath="m/dep", Action="build-fail"),
+        _ev(Action="output", Package="m/p", Output="FAIL\tm/p [setup failed]\n"),
+        _ev(Action="fail", Package="m/p", FailedBuild="m/dep"),
+    ]
+    (case,) = parse_go_json("\n".join(lines))
+    assert not case.passed and "mkdir /c: denied" in case.output
+    assert "[setup failed]" in case.output
+
+
 def test_go_command_forms(tmp_path: Path) -> None:
     assert go_command("./pkg -run 'TestA|TestB'", tmp_path)[-2:] == ["-run", "TestA|TestB"]
     assert go_command("pkg", tmp_path)[4] == "./pkg"

@@ -37,6 +37,7 @@ class Runs:
     build_failed: bool = False  # a test package did not build (counts as every test failing)
     timeout: str | None = None
     error: str | None = None
+    passed: list[bool] = field(default_factory=list)  # per run: every target's command passed
 
 
 @dataclass
@@ -119,7 +120,9 @@ class Prover:
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def tree_runs(self, loaded: LoadedScenario, tag: str, fixed: bool) -> Runs:
+    def tree_runs(
+        self, loaded: LoadedScenario, tag: str, fixed: bool, runs: int | None = None
+    ) -> Runs:
         result = Runs()
         try:
             settings = dataclasses.replace(self.settings, workspace=self.tmp / tag)
@@ -127,7 +130,7 @@ class Prover:
             if fixed:
                 OracleAgent.apply(loaded, ws)
             state = read_state(ws, loaded)
-            for _ in range(self.runs):
+            for _ in range(runs or self.runs):
                 request = make_request(
                     loaded, ws, state.baseline, loaded.seed, on_host=self.backend.on_host
                 )
@@ -138,6 +141,7 @@ class Prover:
                     break
                 found, build_failed, timeout = statuses(outcome)
                 result.statuses.append(found)
+                result.passed.append(all(t.all_passed for t in outcome.targets))
                 result.build_failed |= build_failed
                 if timeout:
                     result.timeout = timeout
@@ -147,6 +151,19 @@ class Prover:
         finally:
             shutil.rmtree(self.tmp / tag, ignore_errors=True)
         return result
+
+    def separates(self, loaded: LoadedScenario, target: str) -> bool:
+        """``target`` alone fails before the fix and passes after it, once each (a
+        narrowed target can fail for its own reasons: a parent test that asserts which
+        of its subtests ran)."""
+        verify = loaded.scenario.verify.model_copy(update={"tests": [target], "partial_tests": []})
+        probe = dataclasses.replace(
+            loaded, scenario=loaded.scenario.model_copy(update={"verify": verify})
+        )
+        before = self.tree_runs(probe, "narrow-before", fixed=False, runs=1)
+        after = self.tree_runs(probe, "narrow-after", fixed=True, runs=1)
+        clean = not (before.error or before.timeout or after.error or after.timeout)
+        return clean and before.passed == [False] and after.passed == [True]
 
     def prove(self, loaded: LoadedScenario) -> Proof:
         before = self.tree_runs(loaded, "before", fixed=False)

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write_draft
@@ -35,20 +36,56 @@ def runner_of(repo: Path, sha: str) -> Runner:
     return "go" if found.returncode == 0 else "pytest"
 
 
-def final_targets(runner: Runner, proof: Proof, targets: list[str]) -> list[str]:
+def final_targets(
+    runner: Runner,
+    proof: Proof,
+    targets: list[str],
+    separates: Callable[[str], bool] = lambda _: True,
+) -> list[str]:
     """The graded targets: first the fail-to-pass tests of each target (a check that
-    one wrong behaviour breaks clearly), then each whole target when it also holds
-    pass-to-pass tests, narrowed to leave out flaky tests when there are any."""
+    one wrong behaviour breaks clearly; for Go, the failing subtests when their table
+    test also holds passing ones and ``separates`` confirms the narrowed target fails
+    before and passes after), then each whole target when it also holds pass-to-pass
+    tests, narrowed to leave out flaky tests when there are any."""
     focused, whole = [], []
     for target in targets:
         f2p = sorted({n for t, n in proof.f2p if t == target})
         p2p = sorted({n for t, n in proof.p2p if t == target})
         flaky = sorted({n for t, n in proof.flaky if t == target})
         if f2p:
-            focused.append(_only(runner, target, f2p, []))
+            narrow = _go_subtests(target, f2p, p2p) if runner == "go" else None
+            if narrow and not separates(narrow):
+                narrow = None
+            focused.append(narrow or _only(runner, target, f2p, []))
         if p2p:
             whole.append(target if not flaky else _only(runner, target, f2p + p2p, flaky))
     return focused + whole
+
+
+GO_REGEXP_SPECIAL = frozenset("\\.+*?()|[]{}^$")
+
+
+def _go_quote(name: str) -> str:
+    return "".join("\\" + c if c in GO_REGEXP_SPECIAL else c for c in name)
+
+
+def _go_subtests(target: str, f2p: list[str], p2p: list[str]) -> str | None:
+    """``target`` narrowed to the failing subtests, level by level (``go test -run
+    '^(A)$/^(b)$'``), when their top-level tests also hold passing subtests: a table test
+    with a thousand passing cases hides one failing case from a graded fraction. None
+    when the top-level names are narrow enough (or a name cannot be quoted)."""
+    tops = {n.split("/")[0] for n in f2p}
+    if not any(n.split("/")[0] in tops and "/" in n for n in p2p):
+        return None
+    leaves = [n for n in f2p if not any(o.startswith(n + "/") for o in f2p)]
+    if any("/" not in n for n in leaves) or any("'" in n for n in leaves):
+        return None  # a top-level test fails by itself: all of it must run
+    parts = [n.split("/") for n in leaves]
+    levels = []
+    for depth in range(max(len(p) for p in parts)):
+        names = sorted({p[depth] for p in parts if len(p) > depth})
+        levels.append(f"^({'|'.join(_go_quote(n) for n in names)})$")
+    return f"{target} -run '{'/'.join(levels)}'"
 
 
 def _only(runner: Runner, target: str, names: list[str], flaky: list[str]) -> str:
@@ -126,13 +163,13 @@ def one(
     try:
         loaded = load_scenario(f"{draft.family}/{draft.name}", probe_root)
         proof = prover.prove(loaded)
+        counts = (len(proof.f2p), len(proof.p2p), len(proof.flaky))
+        if proof.problem:
+            return Entry(*head, "proven", proof.problem, *counts)
+        draft.targets = final_targets(runner, proof, targets, partial(prover.separates, loaded))
     finally:
         shutil.rmtree(probe_root, ignore_errors=True)
-    counts = (len(proof.f2p), len(proof.p2p), len(proof.flaky))
-    if proof.problem:
-        return Entry(*head, "proven", proof.problem, *counts)
     draft.repo = repo_name
-    draft.targets = final_targets(runner, proof, targets)
     draft.provenance = {
         "fix_commit": commit.sha,
         "parent": commit.parent,

@@ -12,8 +12,10 @@ run: "sh command in the agent's sandbox, after planting"
 expect: {outcome: failed, score: 0.5, restored: [conftest.py], rejected: false}
 ```
 
-Placeholders ``{host_marker}``, ``{host_secret}``, ``{secret}`` and ``{token}`` are
-expanded in ``content``, ``symlink`` and ``run`` (see ``control.py``).
+Placeholders ``{host_marker}``, ``{host_secret}``, ``{host_readable}`` (a host file
+anyone may read, on no deny list), ``{host_port}`` (a service on the host's loopback
+that leaves the marker when reached), ``{secret}`` and ``{token}`` are expanded in
+``content``, ``symlink`` and ``run`` (see ``control.py``).
 """
 
 from __future__ import annotations

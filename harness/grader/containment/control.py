@@ -27,6 +27,7 @@ from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
 from harness.grader.containment.agent import AGENT_NAME, AGENT_VERSION, AttackAgent
 from harness.grader.containment.catalogue import Attack
+from harness.grader.containment.hostservice import LoopbackService
 from harness.scenario import load_scenario
 from harness.trial import Entrant, RunOptions, Trial
 
@@ -103,6 +104,18 @@ def docker_leftovers(run_id: str) -> list[str]:
     return left
 
 
+def _readable_secret(tmp: Path, secret: str) -> Path:
+    """A host file anyone may read, on no deny list: what a machine's other copies of a
+    project, other trials' traces or a user's notes look like to an app."""
+    tmp.chmod(0o755)
+    public = tmp / "public"
+    public.mkdir(mode=0o755)
+    path = public / "notes.txt"
+    path.write_text(secret + "\n")
+    path.chmod(0o644)
+    return path
+
+
 def expectations(attack: Attack, outcome: str, report: dict[str, Any]) -> list[str]:
     """What differs from the verdict the unfixed code earns (pure)."""
     reasons: list[str] = []
@@ -132,9 +145,13 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
     host = tmp / "host"
     host.mkdir()
     secret = "harness-secret-" + secrets.token_hex(12)
+    readable = _readable_secret(tmp, secret)
+    service = LoopbackService(secret, host / "marker")
     values = {
         "host_marker": str(host / "marker"),
         "host_secret": str(host / "secret.txt"),
+        "host_readable": str(readable),
+        "host_port": str(service.port),
         "secret": secret,
         "token": "harness-token-" + secrets.token_hex(8),
     }
@@ -171,6 +188,8 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
                 reasons += [f"left behind: {x}" for x in left]
         if Path(values["host_marker"]).exists():
             reasons.append("host marker written")
+        if service.reached:
+            reasons.append(f"host loopback service reached ({service.reached} connection(s))")
         extra = sorted(p.name for p in host.iterdir() if p.name not in {"secret.txt", "marker"})
         reasons += [f"host file appeared: {x}" for x in extra]
         time.sleep(0.5)  # a leftover process of the trial would be alive still
@@ -181,6 +200,7 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
     finally:
+        service.close()
         shutil.rmtree(tmp, ignore_errors=True)
     seconds = time.monotonic() - began
     return AttackResult(attack.name, sandbox, not reasons, reasons, outcome, seconds, run_dir)

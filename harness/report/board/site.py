@@ -78,7 +78,8 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     for run in (r.full() for r in runs):  # a run page shows the whole report
         shots = copy_screenshots(run, out)
         diff, note = _diff(run)
-        trial = trial_html(load_view(run.run_dir), shots)
+        # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
+        trial = trial_html(load_view(run.run_dir, run.report, diff=""), shots)
         page = run_page(run, shots, diff, note, trial)
         write_atomic(out / "runs" / f"{run.run_id}.html", page)
     return out / "index.html"

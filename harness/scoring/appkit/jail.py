@@ -6,10 +6,12 @@ rewrite the trace the mock dependency writes. The scorer runs the app in one of 
 confinements, chosen at run time and stated in the report:
 
 ``namespace``  (scorer is root and may unshare: ``--sandbox local`` as root)
-    a private mount and PID namespace: every protected path is covered (an empty tmpfs
-    over folders, ``/dev/null`` over files), ``/proc`` shows only the app's own
-    processes, and the app runs as the unprivileged uid ``APP_UID`` with no groups and
-    ``no_new_privs``.
+    an allowlist: private mount and PID namespaces in which the app sees a minimal
+    root (``jailroot``: system folders read-only, its home, a private ``/tmp``; no
+    ``/home``, ``/root``, ``/work``, results or other trials), ``/proc`` shows only the
+    app's own processes, and the app runs as the unprivileged uid ``APP_UID`` with no
+    groups and ``no_new_privs``. Its network is the scorer's private namespace
+    (``netns``: loopback only, shared with the mocks and probes of this one scoring).
 ``user``       (scorer is root without namespaces: the scorer container)
     the app runs as ``APP_UID``; protected paths must already be unreachable for
     "other" (the container entry point makes ``/verify`` and ``/opt/harness`` 0700). A
@@ -29,7 +31,6 @@ import contextlib
 import contextvars
 import functools
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,14 @@ from typing import Literal
 
 import harness
 from harness.errors import InfraError
+from harness.scoring.appkit import netns
+from harness.scoring.appkit.jailroot import (
+    build_skeleton,
+    enter_argv,
+    etc_files,
+    root_script,
+    unshare_argv,
+)
 
 APP_UID = 61000  # no passwd entry needed; owns nothing but the app's home
 Mode = Literal["namespace", "user", "none"]
@@ -97,25 +106,12 @@ def protected_paths() -> list[Path]:
 
 @functools.cache
 def _can_unshare() -> bool:
-    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("setpriv"):
+    needed = ("unshare", "setpriv", "chroot", "mount")
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in needed):
         return False
     try:
         probe = subprocess.run(
-            [
-                "unshare",
-                "--mount",
-                "--pid",
-                "--fork",
-                "--mount-proc",
-                "--propagation",
-                "private",
-                "--",
-                "mount",
-                "-t",
-                "tmpfs",
-                "none",
-                "/mnt",
-            ],
+            unshare_argv("mount -t tmpfs none /mnt"),
             capture_output=True,
             timeout=10,
             check=False,
@@ -123,6 +119,15 @@ def _can_unshare() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return probe.returncode == 0
+
+
+def _interpreter_prefix(python: str) -> tuple[Path, ...]:
+    """The interpreter's install prefix when it is not under ``/usr`` (bound read-only)."""
+    real = Path(shutil.which(python, path=_CLEAN_PATH) or python).resolve()
+    prefix = real.parent.parent
+    if real.is_absolute() and prefix != Path("/") and Path("/usr") not in (prefix, *prefix.parents):
+        return (prefix,)
+    return ()
 
 
 def detect_mode() -> Mode:
@@ -157,6 +162,16 @@ class Jail:
         shutil.copytree(tree, self.tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         self.data.mkdir()
         (self.home / "tmp").mkdir()
+        #: the scorer's own folder for the minimal root (mount point + generated /etc)
+        self.sys = Path(tempfile.mkdtemp(prefix="harness-appsys-"))
+        self.root = self.sys / "root"
+        self.private_net = netns.active()
+        self.ro_binds: list[Path] = []
+        if self.mode == "namespace":
+            self.ro_binds = build_skeleton(self.root, etc_files(self.uid))
+            for prefix in _interpreter_prefix(self.python):
+                (self.root / prefix.relative_to("/")).mkdir(parents=True, exist_ok=True)
+                self.ro_binds.append(prefix)
         if self.mode != "none":
             self._chown(self.home)
         if self.mode != "none":
@@ -201,30 +216,8 @@ class Jail:
         ]
         if self.mode == "user":
             return [*drop, *argv]
-        mounts = []
-        for p in self.hidden:
-            q = shlex.quote(str(p))
-            if p.is_dir():
-                mounts.append(f"mount -t tmpfs -o size=4k,mode=000 harness-hidden {q}")
-            else:
-                mounts.append(f"mount --bind /dev/null {q}")
-        script = " && ".join([*mounts, 'exec "$@"'])
-        return [
-            "unshare",
-            "--mount",
-            "--pid",
-            "--fork",
-            "--mount-proc",
-            "--propagation",
-            "private",
-            "--",
-            "sh",
-            "-c",
-            script,
-            "app-jail",
-            *drop,
-            *argv,
-        ]
+        script = root_script(self.root, self.home, self.hidden, self.ro_binds)
+        return unshare_argv(script, enter_argv(self.root, self.tree, drop, argv))
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """A minimal environment: no seed, no PYTHONPATH, nothing of the scorer's."""
@@ -241,9 +234,15 @@ class Jail:
     def statement(self) -> str:
         """What is and is not enforced, for the report."""
         if self.mode == "namespace":
+            net = (
+                "a network namespace shared only with the scorer's mocks (loopback)"
+                if self.private_net
+                else "the host's network (no private network namespace here)"
+            )
             return (
-                f"enforced: app runs as uid {self.uid} in private mount+PID namespaces; "
-                f"{len(self.hidden)} protected paths covered; trace written by the scorer"
+                f"enforced: app runs as uid {self.uid} in private mount+PID namespaces, "
+                f"in a minimal root (system folders read-only, its home, a private /tmp), "
+                f"with {net}; trace written by the scorer"
             )
         if self.mode == "user":
             return (
@@ -258,3 +257,4 @@ class Jail:
 
     def close(self) -> None:
         shutil.rmtree(self.home, ignore_errors=True)
+        shutil.rmtree(self.sys, ignore_errors=True)

@@ -50,7 +50,9 @@ def free_port() -> int:
 def _listeners(port: int) -> dict[str, int]:
     """Listening sockets on ``port``: inode -> owning uid (from ``/proc/net/tcp*``)."""
     found: dict[str, int] = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    # the calling thread's network namespace (``netns`` moves one thread, not the process)
+    net = "/proc/thread-self/net" if Path("/proc/thread-self/net").exists() else "/proc/net"
+    for table in (f"{net}/tcp", f"{net}/tcp6"):
         try:
             lines = Path(table).read_text().splitlines()[1:]
         except OSError:

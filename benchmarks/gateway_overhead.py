@@ -1,0 +1,197 @@
+"""Part 1 of ``bench_gateway.py``: what the gateway adds to a call, against a minimal proxy.
+
+One test host that answers at once; three paths to it, measured interleaved in blocks
+(direct, the gateway, ``minimal_proxy.py``) so that the machine's load weighs on all alike:
+
+- non-stream: milliseconds per call (p50, p99); the added latency is the path's p50 minus
+  the direct p50, and ``added x`` is the gateway's added latency over the minimal proxy's;
+- stream: time to the first byte of the body (TTFB), added over direct, likewise;
+- throughput: ``--concurrency`` (32) clients at once for a fixed number of calls; requests
+  per second of the gateway over the minimal proxy's.
+
+    python benchmarks/bench_gateway.py --overhead-only
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+HostFn = Callable[..., contextlib.AbstractContextManager[str]]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def body_for(model: str, stream: bool, i: int) -> dict:
+    return {
+        "model": model,
+        "max_tokens": 4,
+        "stream": stream,
+        "messages": [{"role": "user", "content": f"ping {i} " + "x" * 400}],
+    }
+
+
+def measure(client: httpx.Client, url: str, model: str, stream: bool, n: int) -> list[float]:
+    """Milliseconds per call, one call at a time: the whole call (non-stream) or the time
+    to the first byte of the body (stream; the rest is read after the clock stops)."""
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        with client.stream(
+            "POST",
+            url + "/v1/chat/completions",
+            json=body_for(model, stream, i),
+            headers={"Authorization": "Bearer key-0"},
+        ) as r:
+            if stream:
+                chunks = r.iter_raw()
+                first = next(chunks, b"")
+                t1 = time.perf_counter()
+                assert first, "an empty stream"
+                for _ in chunks:  # the rest, so that the connection is reused
+                    pass
+            else:
+                r.read()
+                t1 = time.perf_counter()
+            assert r.status_code == 200, r.text
+        out.append((t1 - t0) * 1000)
+    return out
+
+
+def latency(targets: dict[str, tuple[str, str]], n: int, rounds: int) -> dict:
+    results = {}
+    with httpx.Client(timeout=30) as c:
+        for stream in (False, True):
+            for url, model in targets.values():
+                measure(c, url, model, stream, 20)  # warm up every path
+            ms: dict[str, list[float]] = {k: [] for k in targets}
+            for _ in range(rounds):
+                for k, (url, model) in targets.items():
+                    ms[k] += measure(c, url, model, stream, max(1, n // rounds))
+            direct, via, anchor = ms["direct"], ms["gateway"], ms["minimal"]
+            added = statistics.median(via) - statistics.median(direct)
+            added_min = statistics.median(anchor) - statistics.median(direct)
+            results["stream TTFB" if stream else "non-stream"] = {
+                "direct_p50_ms": statistics.median(direct),
+                "direct_p99_ms": pct(direct, 0.99),
+                "gateway_p50_ms": statistics.median(via),
+                "gateway_p99_ms": pct(via, 0.99),
+                "added_p50_ms": added,
+                "added_p99_ms": pct(via, 0.99) - pct(direct, 0.99),
+                "minimal_p50_ms": statistics.median(anchor),
+                "minimal_added_p50_ms": added_min,
+                "vs_minimal": statistics.median(via) / statistics.median(anchor),
+                "added_vs_minimal": added / added_min if added_min > 0 else float("nan"),
+            }
+    return results
+
+
+async def burst(url: str, model: str, concurrency: int, calls: int) -> float:
+    """Requests per second: ``calls`` non-streamed calls, ``concurrency`` at a time."""
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        queue = iter(range(calls))
+
+        async def worker() -> None:
+            for i in queue:
+                try:
+                    r = await client.post(
+                        url + "/v1/chat/completions",
+                        json=body_for(model, False, i),
+                        headers={"Authorization": f"Bearer key-{i % 200}"},
+                    )
+                except httpx.HTTPError as exc:
+                    raise RuntimeError(f"{url}: call {i}: {type(exc).__name__}: {exc}") from exc
+                assert r.status_code == 200, r.text
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return calls / (time.perf_counter() - t0)
+
+
+def throughput(
+    targets: dict[str, tuple[str, str]], concurrency: int, calls: int, rounds: int
+) -> dict:
+    rps: dict[str, list[float]] = {k: [] for k in targets}
+    for url, model in targets.values():
+        asyncio.run(burst(url, model, concurrency, concurrency * 2))  # warm up
+    for _ in range(rounds):
+        for k, (url, model) in targets.items():
+            rps[k].append(asyncio.run(burst(url, model, concurrency, calls)))
+    gw, mini = statistics.median(rps["gateway"]), statistics.median(rps["minimal"])
+    return {
+        "concurrency": concurrency,
+        "calls": calls,
+        "gateway_rps": gw,
+        "minimal_rps": mini,
+        "direct_rps": statistics.median(rps["direct"]),
+        "vs_minimal": gw / mini,
+    }
+
+
+def overhead(
+    workdir: Path,
+    n: int,
+    *,
+    test_host: HostFn,
+    gateway: Callable[..., contextlib.AbstractContextManager[tuple[str, Path]]],
+    minimal_proxy: HostFn,
+    fleet_dict: Callable[..., dict],
+    model: str,
+    rounds: int = 10,
+    concurrency: int = 32,
+    calls: int = 400,
+) -> dict:
+    """Direct, gateway and minimal proxy in front of one instant host."""
+    with contextlib.ExitStack() as stack:
+        host = stack.enter_context(test_host(1e9, 1e9, parallel=concurrency * 2))
+        fleet = fleet_dict({"h": host}, workdir)
+        fleet["hosts"][0]["max_parallel"] = concurrency * 2  # the gateway never queues
+        gw, _ = stack.enter_context(gateway(fleet, workdir, "overhead"))
+        mini = stack.enter_context(minimal_proxy(host))
+        targets = {"direct": (host, model), "gateway": (gw, "coder"), "minimal": (mini, model)}
+        results = latency(targets, n, rounds)
+        results["throughput"] = throughput(targets, concurrency, calls, max(3, rounds // 2))
+    return results
+
+
+def report_overhead(res: dict) -> list[str]:
+    lines = [
+        "",
+        "== gateway overhead (ms per call; host answers instantly; anchor: minimal proxy,"
+        " interleaved) ==",
+        f"{'':12}{'direct p50':>12}{'gateway p50':>13}{'added p50':>11}"
+        f"{'direct p99':>12}{'gateway p99':>13}{'added p99':>11}"
+        f"{'minimal p50':>13}{'min added':>11}{'x minimal':>11}{'added x':>9}",
+    ]
+    for mode, o in res["overhead"].items():
+        if mode == "throughput":
+            continue
+        lines.append(
+            f"{mode:12}{o['direct_p50_ms']:12.2f}{o['gateway_p50_ms']:13.2f}"
+            f"{o['added_p50_ms']:11.2f}{o['direct_p99_ms']:12.2f}"
+            f"{o['gateway_p99_ms']:13.2f}{o['added_p99_ms']:11.2f}"
+            f"{o['minimal_p50_ms']:13.2f}{o['minimal_added_p50_ms']:11.2f}"
+            f"{o['vs_minimal']:11.2f}{o['added_vs_minimal']:9.2f}"
+        )
+    t = res["overhead"].get("throughput")
+    if t:
+        lines.append(
+            f"throughput at concurrency {t['concurrency']} ({t['calls']} calls a round): "
+            f"gateway {t['gateway_rps']:.1f} req/s, minimal {t['minimal_rps']:.1f}, direct "
+            f"{t['direct_rps']:.1f}; gateway x minimal {t['vs_minimal']:.2f} (goal >= 1.0)"
+        )
+    lines.append(
+        "goals: non-stream 'added x' <= 1.1, stream TTFB 'added x' <= 1.1 "
+        "(added x = gateway's added p50 over the minimal proxy's)"
+    )
+    return lines

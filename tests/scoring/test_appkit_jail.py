@@ -1,0 +1,143 @@
+"""The app jail under ``--sandbox local`` as root is an allowlist: a minimal root and a
+network namespace of its own, shared only with the scoring's mocks and probes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from harness.scoring.appkit.jail import Jail, detect_mode
+from harness.scoring.appkit.jailroot import build_skeleton, etc_files, root_script, unshare_argv
+from harness.scoring.appkit.netns import active, private_network
+from harness.scoring.appkit.procs import AppProcess
+
+root_only = pytest.mark.skipif(
+    os.geteuid() != 0 or detect_mode() != "namespace", reason="needs root with namespaces"
+)
+
+PROBE = """
+import json, os, socket, sys
+seen = {"uid": os.getuid(), "top": sorted(os.listdir("/")), "tmp": os.listdir("/tmp")}
+for path in sys.argv[1:]:
+    seen[path] = os.path.exists(path)
+try:
+    open("/usr/harness-jail-probe", "w")
+    seen["usr writable"] = True
+except OSError:
+    seen["usr writable"] = False
+open(os.path.join(os.environ["TMPDIR"], "scratch"), "w").write("x")
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.unit
+def test_the_root_holds_only_what_is_allowed(tmp_path: Path) -> None:
+    binds = build_skeleton(tmp_path / "root", etc_files(61000))
+    top = {p.name for p in (tmp_path / "root").iterdir()}
+    assert top <= {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev"} | {
+        "proc",
+        "tmp",
+    }
+    assert Path("/usr") in binds and not (tmp_path / "root" / "etc" / "ssl" / "private").exists()
+    assert "61000" in (tmp_path / "root" / "etc" / "passwd").read_text()
+    assert "root:x:0:0" in (tmp_path / "root" / "etc" / "passwd").read_text()
+    assert not (tmp_path / "root" / "etc" / "shadow").exists()
+    script = root_script(tmp_path / "root", Path("/tmp/h"), [Path("/usr/lib/x/harness")], binds)
+    assert f"mount -o bind,ro /usr {tmp_path}/root/usr" in script
+    assert "/tmp/h" in script and script.rstrip().endswith('exec "$@"')
+    for absent in ("/home", "/root", "/work", "/var", "/opt", "/run", "/sys"):
+        assert f" {absent} " not in script
+    assert "harness-hidden" in script  # a protected path inside /usr stays covered
+    argv = unshare_argv("true", ["a"])
+    assert argv[:2] == ["unshare", "--mount"] and argv[-4:] == ["-c", "true", "app-jail", "a"]
+
+
+@pytest.mark.integration
+@root_only
+def test_the_app_sees_a_minimal_root(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "probe.py").write_text(PROBE)
+    jail = Jail(tree)
+    try:
+        argv = jail.wrap([jail.python, "probe.py", str(tmp_path), "/work", "/root", "/home"])
+        run = subprocess.run(argv, env=jail.env(), capture_output=True, text=True, timeout=30)
+        assert run.returncode == 0, run.stderr
+        seen = json.loads(run.stdout)
+        assert seen["uid"] == jail.uid != 0
+        assert set(seen["top"]) <= {"bin", "sbin", "lib", "lib32", "lib64", "libx32"} | {
+            "usr",
+            "etc",
+            "dev",
+            "proc",
+            "tmp",
+        }
+        assert seen["tmp"] == [jail.home.name]
+        assert not any(seen[p] for p in (str(tmp_path), "/work", "/root", "/home"))
+        assert seen["usr writable"] is False
+        assert (jail.home / "tmp" / "scratch").read_text() == "x"
+    finally:
+        jail.close()
+    assert not jail.home.exists() and not jail.sys.exists()
+
+
+def _listener() -> tuple[socket.socket, int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    return sock, int(sock.getsockname()[1])
+
+
+def _reaches(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.integration
+@root_only
+def test_the_scoring_has_a_network_of_its_own(tmp_path: Path) -> None:
+    host, host_port = _listener()
+    try:
+        with private_network() as private:
+            assert private and active()
+            assert not _reaches(host_port)  # the host's loopback is not there
+            mock, mock_port = _listener()  # a mock the scorer starts: in the namespace
+            seen: list[bool] = []
+            worker = threading.Thread(target=lambda: seen.append(_reaches(mock_port)))
+            worker.start()
+            worker.join()
+            assert seen == [True]  # threads the scoring starts share it
+            tree = tmp_path / "tree"
+            tree.mkdir()
+            (tree / "srv.py").write_text(
+                "import http.server, socket, sys\n"
+                f"ok = socket.socket().connect_ex(('127.0.0.1', {host_port})) != 0\n"
+                "class H(http.server.BaseHTTPRequestHandler):\n"
+                "    def do_GET(self):\n"
+                "        self.send_response(200 if ok else 500); self.end_headers()\n"
+                "http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()\n"
+            )
+            jail = Jail(tree)
+            try:
+                assert jail.private_net and "network namespace" in jail.statement()
+                app = AppProcess(
+                    [jail.python, "srv.py", "{port}"], cwd=tree, logs=tmp_path / "logs", jail=jail
+                )
+                with app:  # healthy: the probe reaches it, and it cannot reach the host
+                    app.start()
+            finally:
+                jail.close()
+            mock.close()
+        assert not active()
+        assert _reaches(host_port)  # the thread is back on the host's network
+    finally:
+        host.close()
