@@ -2,10 +2,10 @@
 
 Unit tests (fast) pin the vendor's frozen structure and moving positions, the SPEC's size
 and ids, the suite's shape (tiers, criticals, weight asserts) and the static coverage
-(every MUST has a check and a defect violating exactly it). The browser test executes
-the reference, the LOW tree and two defects for real (vendor mock, relays, four SIGKILLs,
-chromium with software WebGL), about 2.5 minutes a tree: it runs when
-``HARNESS_TEST_MERIDIAN_CONSOLE=1`` (see the scenario's README for the cost).
+(every MUST has a check and a defect violating exactly it). The browser tests execute
+trees for real (vendor mock, relays, four SIGKILLs, chromium with software WebGL), about
+2-4 minutes a tree: every run scores the reference and one defect that stops at boot;
+LOW and three more defects when ``HARNESS_TEST_MERIDIAN_CONSOLE=1``.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_spec_is_long_and_every_id_is_verified_and_violated() -> None:
     assert checked == set(ids)
     import yaml
 
-    exact = Counter()
+    exact: Counter[str] = Counter()
     for meta in (SCENARIO / "defects").glob("*.yml"):
         data = yaml.safe_load(meta.read_text())
         assert data["breaks"] and data["harm"] and meta.with_suffix(".patch").is_file()
@@ -126,32 +126,66 @@ def test_suite_shape_tiers_criticals_and_weight_asserts() -> None:
 
 
 # -- integration: the real run -----------------------------------------------------------
+#
+# Every CI run scores the reference (the whole script: four SIGKILLs, two partitions, six
+# journeys; 2-4 minutes on two shared cores) and one defect that ends the run at boot
+# (seconds), so the flagship cannot rot unseen. LOW and three defects that run to the end
+# are scored only with HARNESS_TEST_MERIDIAN_CONSOLE=1 (2-5 minutes each). The full
+# controls and the calibration are documented in the scenario's README.
+
+_needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+#: The defect every CI run scores: ledgerd walks before it serves, so it is never healthy
+#: within the 10 s budget (the critical root ``app.boots``; the run stops there).
+CI_DEFECT = ("walk-before-serve", "M-BOOT-1", "app.boots")
+
+
+_scorers: dict[str, Scorer] = {}
+
+
+def _score(tmp: Path, patch: Path | None, name: str) -> Any:
+    m = _suite()
+    scorer = _scorers.setdefault("suite", Scorer(m.suite))  # one selftest (~18 s) per module
+    tree = tmp / name
+    shutil.copytree(SCENARIO / "solution", tree)
+    if patch is not None:
+        subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+        subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+    with m.context(tree, SEED, tmp / f"ev-{name}") as ev:
+        return scorer.score(ev)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return _score(tmp_path_factory.mktemp("meridian-console"), None, "reference")
 
 
 @pytest.mark.integration
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+@_needs_chromium
+def test_reference_meets_the_spec_and_one_defect_fails(reference: Any, tmp_path: Path) -> None:
+    assert reference.spec_met and not reference.unmet and not reference.fired, reference.unmet
+    assert reference.measurable and reference.final >= 0.9
+    name, must, critical = CI_DEFECT
+    got = _score(tmp_path, SCENARIO / "defects" / f"{name}.patch", name)
+    assert not got.spec_met and must in got.unmet and critical in got.fired, (name, got.unmet)
+    assert got.final == 0.0  # a dead service: the floor of the "dead" class
+
+
+@pytest.mark.integration
+@pytest.mark.browser
+@_needs_chromium
 @pytest.mark.skipif(
     os.environ.get("HARNESS_TEST_MERIDIAN_CONSOLE") != "1",
-    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (about 10 minutes)",
+    reason="set HARNESS_TEST_MERIDIAN_CONSOLE=1 (8-20 minutes more)",
 )
-def test_reference_succeeds_low_and_two_defects_fail(tmp_path: Path) -> None:
-    m = _suite()
-    scorer = Scorer(m.suite)
-
-    def score(patch: Path | None, name: str) -> Any:
-        tree = tmp_path / name
-        shutil.copytree(SCENARIO / "solution", tree)
-        if patch is not None:
-            subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
-            subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
-        with m.context(tree, SEED, tmp_path / f"ev-{name}") as ev:
-            return scorer.score(ev)
-
-    ref = score(None, "reference")
-    assert ref.spec_met and not ref.unmet and not ref.fired, ref.unmet
-    low = score(SCENARIO / "low.patch", "low")
+def test_low_and_three_more_defects_fail(reference: Any, tmp_path: Path) -> None:
+    low = _score(tmp_path, SCENARIO / "low.patch", "low")
     assert not low.spec_met and low.final <= 0.2
-    for defect, must in (("key-per-attempt", "M-PAY-3"), ("first-backoff-150ms", "M-SYNC-3")):
-        got = score(SCENARIO / "defects" / f"{defect}.patch", defect)
+    for defect, must in (
+        ("instances-capped", "M-GL-1"),
+        ("key-per-attempt", "M-PAY-3"),
+        ("first-backoff-150ms", "M-SYNC-3"),
+    ):
+        got = _score(tmp_path, SCENARIO / "defects" / f"{defect}.patch", defect)
         assert not got.spec_met and must in got.unmet, (defect, got.unmet)
+        assert got.final < reference.final

@@ -6,10 +6,13 @@ from __future__ import annotations
 import pytest
 
 from harness.scoring.appkit.grading import (
+    colour_close,
     each,
     first_pause_ok,
     gaps,
     growth_failures,
+    holds,
+    share,
     strict,
 )
 from harness.scoring.rows import Status
@@ -69,3 +72,20 @@ def test_strict_is_all_or_nothing() -> None:
     assert strict(0, 0, "nothing").status is Status.UNAVAILABLE
     out = each([1, 2, 3], lambda x: x != 2, "odd", str)
     assert out.score == 0.0 and "wrong: 2" in out.detail
+
+
+def test_gaps_stop_at_any_of_several_answers() -> None:
+    trace = [{"t_ms": 0.0, "status": 503}, {"t_ms": 250.0, "status": 304}, {"t_ms": 900.0}]
+    assert gaps(trace, ok_status=(200, 304)) == pytest.approx([0.25])
+    assert gaps(trace) == pytest.approx([0.25, 0.65])  # 304 is not the default answer
+
+
+def test_holds_share_and_colour_close() -> None:
+    assert holds(True, "ok").score == 1.0 and holds(False, "no").score == 0.0
+    assert share(4, 4, "rows").score == 1.0
+    assert share(3, 4, "rows").score == pytest.approx(0.375)  # any miss: at most half
+    assert share(0, 0, "rows").status is Status.ABSENT
+    assert colour_close([0x2F, 0x9E, 0x44, 255], (0x2F, 0x9E, 0x44), 12)
+    assert colour_close([0x3B, 0x92, 0x50], (0x2F, 0x9E, 0x44), 12)
+    assert not colour_close([0x3C, 0x9E, 0x44], (0x2F, 0x9E, 0x44), 12)
+    assert not colour_close(None, (0, 0, 0), 12) and not colour_close([1, 2], (1, 2, 3), 12)

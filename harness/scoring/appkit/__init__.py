@@ -4,8 +4,10 @@ The swarm-bench lineage scores build-from-spec apps by *executing* them. This pa
 holds the pieces a scenario's suite composes: seed derivation (``seeding``), the app's
 confinement away from the evidence (``jail``), process control with SIGKILL/respawn
 (``procs``), a seeded mock dependency that writes a timed JSONL trace (``mockdep``), a
-headless-browser probe of the rendered page with a small journey helper (``browser``)
-and the machine-wide app-scoring slot (``slot``).
+headless-browser probe of the rendered page with a small journey helper (``browser``),
+the machine-wide app-scoring slot (``slot``), a traced loopback server for a suite's own
+mocks and relays (``traced``), payment-domain helpers (``payments``: money strings,
+local days, webhook signatures) and grading helpers (``grading``).
 """
 
 from harness.scoring.appkit.browser import (
@@ -15,18 +17,20 @@ from harness.scoring.appkit.browser import (
     browser_session,
     probe_page,
 )
-from harness.scoring.appkit.fetch import Fetched, get, poll, tbody_rows
+from harness.scoring.appkit.fetch import Called, Fetched, call, get, poll, tbody_rows
 from harness.scoring.appkit.fixtures import Dataset, Invoice, build_dataset, format_minor
 from harness.scoring.appkit.jail import Jail, protecting
 from harness.scoring.appkit.mockdep import MockUpstream
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.appkit.seeding import between, derive, derive_bytes, pick, rng
 from harness.scoring.appkit.slot import scoring_slot
+from harness.scoring.appkit.traced import TracedServer
 
 __all__ = [
     "AppNotHealthy",
     "AppProcess",
     "BrowserUnavailable",
+    "Called",
     "Dataset",
     "Fetched",
     "Invoice",
@@ -34,9 +38,11 @@ __all__ = [
     "Journey",
     "MockUpstream",
     "PageProbe",
+    "TracedServer",
     "between",
     "browser_session",
     "build_dataset",
+    "call",
     "derive",
     "derive_bytes",
     "format_minor",

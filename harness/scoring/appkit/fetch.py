@@ -1,4 +1,5 @@
-"""Small HTTP and HTML helpers for suites: fetch JSON/text, parse table rows, poll.
+"""Small HTTP and HTML helpers for suites: fetch JSON/text, call an API, parse table rows,
+poll.
 
 Failures come back as values (``Fetched.error``), not exceptions, because an app that
 answers badly is a measurement, not a harness failure.
@@ -47,6 +48,54 @@ def get(url: str, timeout: float = 10.0) -> Fetched:
         return Fetched(url, exc.code, body, f"HTTP {exc.code}")
     except (urllib.error.URLError, OSError, ValueError) as exc:
         return Fetched(url, None, "", f"{type(exc).__name__}: {exc}")
+
+
+@dataclass(frozen=True)
+class Called:
+    """One API call: status (None when no answer), the body parsed as JSON (None when it
+    is not JSON), the raw text, an error description and the seconds it took."""
+
+    status: int | None
+    body: Any = None
+    text: str = ""
+    error: str | None = None
+    took: float = 0.0
+
+
+def call(
+    url: str,
+    method: str = "GET",
+    body: Any = None,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 12.0,
+) -> Called:
+    """Call ``url`` with a JSON body (a ``str`` is sent as it is) and a bearer ``token``;
+    HTTP errors and refused connections come back as a ``Called`` value."""
+    data = None
+    if body is not None:
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    for key, value in (headers or {}).items():
+        req.add_header(key, value)
+    start = time.monotonic()
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            text, status = resp.read().decode("utf-8", "replace"), int(resp.status)
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode("utf-8", "replace") if exc.fp else ""
+        status = exc.code
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return Called(None, error=f"{type(exc).__name__}: {exc}", took=time.monotonic() - start)
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    return Called(status, parsed, text, took=time.monotonic() - start)
 
 
 def poll(probe: Callable[[], bool], budget: float, interval: float = 0.1) -> bool:

@@ -1,5 +1,5 @@
 """Grading helpers the app suites share: trace gaps, SPEC-bound timing tests, strict
-(all-or-nothing) outcomes and rendered-row lookups.
+(all-or-nothing) outcomes, sampled pixel colours and rendered-row lookups.
 
 Timing tests grade a mock's trace: a measured gap between two requests is the client's
 pause *plus* request latency, which a loaded machine only makes longer, so every lower
@@ -9,7 +9,7 @@ never against a loosened threshold (a 0.16 s pause fails a 0.2 s bound).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from harness.scoring.rows import Outcome, absent, graded, unavailable
@@ -20,15 +20,16 @@ TIMER_SLACK_S = 0.005
 LATENCY_ALLOWANCE_S = 0.1
 
 
-def gaps(asks: Iterable[dict[str, Any]], *, ok_status: int = 200) -> list[float]:
+def gaps(asks: Iterable[dict[str, Any]], *, ok_status: int | Collection[int] = 200) -> list[float]:
     """Seconds between consecutive requests (trace ``t_ms``), up to the first answer
-    with ``ok_status``."""
+    with ``ok_status`` (one status or several, e.g. ``(200, 304)``)."""
+    done = {ok_status} if isinstance(ok_status, int) else set(ok_status)
     out: list[float] = []
     prev: dict[str, Any] | None = None
     for r in asks:
         if prev is not None:
             out.append((r["t_ms"] - prev["t_ms"]) / 1000.0)
-        if r.get("status") == ok_status:
+        if r.get("status") in done:
             break
         prev = r
     return out
@@ -64,6 +65,28 @@ def strict(good: int, total: int, detail: str, evidence: object = None) -> Outco
     if total <= 0:
         return unavailable(detail or "nothing to measure (0 items)", evidence)
     return graded(1.0 if good == total else 0.0, f"{good}/{total}: {detail}", evidence)
+
+
+def holds(ok: bool, detail: str, evidence: object = None) -> Outcome:
+    """All or nothing on one condition: 1.0 when it holds, else 0."""
+    return graded(1.0 if ok else 0.0, detail, evidence)
+
+
+def share(good: int, total: int, detail: str) -> Outcome:
+    """All or nothing for the MUST, a fraction for the ranking: every item right is 1.0,
+    any miss at most 0.5 (half the share right); nothing to compare is absent."""
+    if total <= 0:
+        return absent(f"nothing to compare: {detail}")
+    return graded(1.0 if good == total else 0.5 * good / total, f"{good}/{total}: {detail}")
+
+
+def colour_close(px: object, rgb: tuple[int, int, int], tolerance: int) -> bool:
+    """A sampled pixel (``[r, g, b, ...]``) within ``tolerance`` of ``rgb`` per channel."""
+    return (
+        isinstance(px, list)
+        and len(px) >= 3
+        and all(abs(int(a) - b) <= tolerance for a, b in zip(px[:3], rgb, strict=False))
+    )
 
 
 def each(

@@ -10,15 +10,14 @@ end stops the run and the checks read what is there.
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.scoring.appkit.fetch import Called as Call
+from harness.scoring.appkit.fetch import call as call  # the script calls D.call
 from harness.scoring.appkit.fetch import get, poll
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 
@@ -66,49 +65,6 @@ FILTERS = (
     ("combined", "currency=EUR&status=settled"),
     ("day-currency", "day=2026-04-11&currency=JPY"),
 )
-
-
-@dataclass
-class Call:
-    status: int | None
-    body: Any = None
-    text: str = ""
-    error: str | None = None
-    took: float = 0.0
-
-
-def call(
-    url: str,
-    method: str = "GET",
-    body: Any = None,
-    token: str | None = None,
-    headers: dict[str, str] | None = None,
-    timeout: float = 12.0,
-) -> Call:
-    data = None
-    if body is not None:
-        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    for k, v in (headers or {}).items():
-        req.add_header(k, v)
-    start = time.monotonic()
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            text, status = resp.read().decode("utf-8", "replace"), int(resp.status)
-    except urllib.error.HTTPError as exc:
-        text = exc.read().decode("utf-8", "replace") if exc.fp else ""
-        status = exc.code
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        return Call(None, error=f"{type(exc).__name__}: {exc}", took=time.monotonic() - start)
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        parsed = None
-    return Call(status, parsed, text, took=time.monotonic() - start)
 
 
 @dataclass

@@ -5,63 +5,38 @@ forwards each GET to ``target()`` (a callable: the target's port may change when
 respawned). Modes: ``pass``; ``refuse`` (the connection is reset: a partition);
 ``delay`` (answer after ``delay_s``); ``hold`` (the next request waits until
 ``release()``, then is reset: the scorer kills the caller meanwhile). Every request is
-recorded (JSONL) with its mode and outcome.
+recorded (JSONL, ``appkit.traced``) with its mode and outcome.
 """
 
 from __future__ import annotations
 
-import json
-import socket
-import struct
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+
+from harness.scoring.appkit.traced import TracedServer, reset, send_raw
 
 
-class Relay:
+class Relay(TracedServer):
     def __init__(self, name: str, target: Callable[[], str | None], trace: Path) -> None:
+        super().__init__(trace, _Handler, phase=name)
         self.name = name
         self.target = target
-        self.trace = Path(trace)
         self.mode = "pass"
         self.delay_s = 0.0
         self.held = threading.Event()
         self._release = threading.Event()
-        self._lock = threading.Lock()
-        self._t0 = time.monotonic()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._mode_lock = threading.Lock()
 
-    def __enter__(self) -> Relay:
-        self.trace.parent.mkdir(parents=True, exist_ok=True)
-        self.trace.write_bytes(b"")
-        handler = type("RelayHandler", (_Handler,), {"relay": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def stopping(self) -> None:
         self._release.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def set(self, mode: str, delay_s: float = 0.0) -> None:
-        with self._lock:
+        with self._mode_lock:
             self.mode, self.delay_s = mode, delay_s
             if mode == "hold":
                 self.held.clear()
@@ -71,27 +46,19 @@ class Relay:
     def release(self) -> None:
         self._release.set()
 
-    def record(self, **fields: Any) -> None:
-        line = {"t_ms": round((time.monotonic() - self._t0) * 1000, 1), **fields}
-        with self.trace.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(line) + "\n")
-
-    def records(self) -> list[dict[str, Any]]:
-        lines = self.trace.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
-
 
 class _Handler(BaseHTTPRequestHandler):
-    relay: Relay
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, fmt: str, *args: Any) -> None:
+    @property
+    def relay(self) -> Relay:
+        return self.server.owner  # type: ignore[attr-defined,no-any-return]
+
+    def log_message(self, fmt: str, *args: object) -> None:
         pass
 
     def _reset(self) -> None:
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.close_connection = True
-        self.connection.close()
+        reset(self)
 
     def do_GET(self) -> None:
         r = self.relay
@@ -126,10 +93,6 @@ class _Handler(BaseHTTPRequestHandler):
             return
         r.record(kind="request", path=self.path, mode=mode, status=status)
         try:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype or "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            send_raw(self, status, raw, content_type=ctype or "application/json")
         except OSError:
             pass

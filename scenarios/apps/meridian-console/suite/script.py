@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import threading
 import time
@@ -12,7 +11,11 @@ from typing import Any
 
 from harness.scoring.appkit.browser import BrowserUnavailable, browser_session
 from harness.scoring.appkit.fetch import get, poll
+from harness.scoring.appkit.payments import sign_v1
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+
+#: Seconds a pick may take before it counts as missed (the SPEC says 1 s; see _field).
+PICK_WAIT_S = 6.0
 
 
 def bind(browse_mod: Any, drive_mod: Any, vendor_mod: Any) -> None:
@@ -42,7 +45,7 @@ def post_event(
     ).encode()
     ts = str(int(time.time()))
     secret = vendor.dataset.tokens["webhook_secret"]
-    sig = "v1=" + hmac.new(secret.encode(), ts.encode() + b"." + body, hashlib.sha256).hexdigest()
+    sig = sign_v1(secret, ts, body)
     got = D.call(
         app.url("/webhooks/vendor"),
         "POST",
@@ -490,11 +493,14 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
         x, y = here["x"] + (i % 128 + 0.5) * 8, here["y"] + (i // 128 + 0.5) * 8
         page.mouse.click(x, y)
         want = str(listing[i].get("id"))
+        # SPEC: within 1 s. Software WebGL on two shared cores renders the id buffer of
+        # 12,288 instances in seconds under load (the reference missed 2.5 s at load 18),
+        # so the wait allows PICK_WAIT_S; the time itself is recorded (``took``)
         took = B.wait_js(
             page,
             "(id) => { const p = document.querySelector('#pick');"
             " return !!p && p.getAttribute('data-id') === id; }",
-            2.5,
+            PICK_WAIT_S,
             want,
         )
         info = B.shown(page, "#pick") or {}

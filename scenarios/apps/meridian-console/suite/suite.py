@@ -20,6 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.scoring import Outcome, Suite, absent, graded
+from harness.scoring.appkit.grading import (
+    TIMER_SLACK_S,
+    colour_close,
+    first_pause_ok,
+    gaps,
+    growth_failures,
+    holds,
+)
 from harness.scoring.appkit.jail import Jail
 from harness.scoring.appkit.procs import AppProcess
 from harness.scoring.era import load_thresholds
@@ -88,7 +96,7 @@ STATUS_RGB = {
 }
 PLANE_RGB = (0x0B, 0x1E, 0x2D)
 COLOUR_TOL = 12
-SLACK_S = 0.005
+SLACK_S = TIMER_SLACK_S
 FE_BUDGET = 150_000
 FE_FILES = {"/", "/app.js", "/field.js", "/style.css"}
 README_NEEDS = (
@@ -244,17 +252,6 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Any]:
 # -- helpers ------------------------------------------------------------------------------
 
 
-def strict(ok: bool, detail: str) -> Outcome:
-    return graded(1.0 if ok else 0.0, detail)
-
-
-def share(good: int, total: int, detail: str) -> Outcome:
-    """All or nothing for the MUST, a fraction for the ranking: any miss halves."""
-    if total <= 0:
-        return absent(f"nothing to compare: {detail}")
-    return graded(1.0 if good == total else 0.5 * good / total, f"{good}/{total}: {detail}")
-
-
 def ids(items: list[dict[str, Any]] | None) -> list[str]:
     return [str(i.get("id")) for i in items or []]
 
@@ -276,14 +273,8 @@ def page_requests(ev: Any, page: int) -> list[dict[str, Any]]:
 
 
 def pauses(asks: list[dict[str, Any]]) -> list[float]:
-    out, prev = [], None
-    for r in asks:
-        if prev is not None:
-            out.append((r["t_ms"] - prev["t_ms"]) / 1000.0)
-        if r.get("status") in (200, 304):
-            break
-        prev = r
-    return out
+    """Seconds between the asks of one page, up to its first answer."""
+    return gaps(asks, ok_status=(200, 304))
 
 
 def main(ev: Any) -> dict[str, Any]:
@@ -303,11 +294,7 @@ def rows_of(look: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def close(px: Any, rgb: tuple[int, int, int]) -> bool:
-    return (
-        isinstance(px, list)
-        and len(px) >= 3
-        and all(abs(int(a) - b) <= COLOUR_TOL for a, b in zip(px[:3], rgb, strict=False))
-    )
+    return colour_close(px, rgb, COLOUR_TOL)
 
 
 # -- A: boot and deliverables -----------------------------------------------------------
@@ -350,7 +337,7 @@ def run_timing(ev: Any) -> Outcome:
 def boot_health(ev: Any) -> Outcome:
     got = ev.first_health
     ok = got is not None and got.status == 200 and got.json() == {"status": "ok"}
-    return strict(ok, f"GET /health: {got.status if got else None} {got.text[:60] if got else ''}")
+    return holds(ok, f"GET /health: {got.status if got else None} {got.text[:60] if got else ''}")
 
 
 @ck(
@@ -368,13 +355,13 @@ def boot_notifier(ev: Any) -> Outcome:
         and got.status == 200
         and got.json() == {"status": "ok"}
     )
-    return strict(ok, ev.notifier_detail)
+    return holds(ok, ev.notifier_detail)
 
 
 @ck("boot.sqlite", "boot", "state outside SQLite: durability cannot be relied on", ("M-BOOT-3",))
 def boot_sqlite(ev: Any) -> Outcome:
     both = {f.split("/")[0] for f in ev.sqlite_files}
-    return strict(both >= {"ledger", "notifier"}, f"SQLite files: {ev.sqlite_files[:4]}")
+    return holds(both >= {"ledger", "notifier"}, f"SQLite files: {ev.sqlite_files[:4]}")
 
 
 @ck("boot.status", "boot", "blind operators: /api/status lacks its fields", ("M-API-1",))
@@ -384,7 +371,7 @@ def boot_status(ev: Any) -> Outcome:
         return absent("GET /api/status gave no JSON object")
     keys = ("sync", "pages_done", "payments", "vendor", "last_error")
     have = [k for k in keys if k in st]
-    return strict(len(have) == len(keys), f"fields present: {have}")
+    return holds(len(have) == len(keys), f"fields present: {have}")
 
 
 @ck(
@@ -398,7 +385,7 @@ def docs_readme(ev: Any) -> Outcome:
     text = ev.readme
     missing = [n for n in README_NEEDS if n not in text]
     sections = "## Running" in text and "## API" in text
-    return strict(sections and not missing, f"missing: {missing}; sections: {sections}")
+    return holds(sections and not missing, f"missing: {missing}; sections: {sections}")
 
 
 @ck("boot.time", "boot", "slow start: ledgerd takes long to become healthy")
@@ -424,7 +411,7 @@ def wire_auth(ev: Any) -> Outcome:
     if not reqs:
         return absent("the vendor was never called")
     bad = [r for r in reqs if not r.get("auth")]
-    return strict(not bad, f"{len(reqs) - len(bad)}/{len(reqs)} requests carried the key")
+    return holds(not bad, f"{len(reqs) - len(bad)}/{len(reqs)} requests carried the key")
 
 
 @ck("wire.sequential", "wire", "rate-limited vendor: pages fetched concurrently", ("M-SYNC-2",))
@@ -433,7 +420,7 @@ def wire_sequential(ev: Any) -> Outcome:
     if not reqs:
         return absent("no page requests")
     over = [r for r in reqs if r.get("inflight", 1) > 1]
-    return strict(not over, f"{len(over)} of {len(reqs)} page requests overlapped another")
+    return holds(not over, f"{len(over)} of {len(reqs)} page requests overlapped another")
 
 
 @ck(
@@ -455,7 +442,7 @@ def wire_cursor_order(ev: Any) -> Outcome:
     # the respawn resumes at the stored cursor: one step back to the held page is allowed
     respawn = [r for r in reqs if r["phase"] == "after-respawn"]
     allowed = 1 if respawn else 0
-    return strict(bad <= allowed, f"{bad} out-of-order steps (allowed {allowed})")
+    return holds(bad <= allowed, f"{bad} out-of-order steps (allowed {allowed})")
 
 
 @ck("wire.dropped", "wire", "hammered vendor: a dropped connection retried at once", ("M-SYNC-3",))
@@ -464,7 +451,7 @@ def wire_dropped(ev: Any) -> Outcome:
     p = pauses(asks)
     if not p:
         return absent("the dropped page was never retried")
-    return strict(p[0] >= 0.2 - SLACK_S, f"retry after {p[0]:.3f} s (SPEC >= 0.2 s)")
+    return holds(first_pause_ok(p, 0.2), f"retry after {p[0]:.3f} s (SPEC >= 0.2 s)")
 
 
 @ck("wire.backoff_first", "wire", "hammered vendor: a 5xx retried sooner than 0.2 s", ("M-SYNC-3",))
@@ -472,7 +459,7 @@ def wire_backoff_first(ev: Any) -> Outcome:
     p = pauses(page_requests(ev, ev.dataset.faults.error_page))
     if not p:
         return absent("the failing page was never retried")
-    return strict(p[0] >= 0.2 - SLACK_S, f"first retry after {p[0]:.3f} s (SPEC >= 0.2 s)")
+    return holds(first_pause_ok(p, 0.2), f"first retry after {p[0]:.3f} s (SPEC >= 0.2 s)")
 
 
 @ck("wire.backoff_growth", "wire", "hammered vendor: the pause does not double", ("M-SYNC-4",))
@@ -482,13 +469,12 @@ def wire_backoff_growth(ev: Any) -> Outcome:
     if len(p) < V.ERRORS_IN_A_ROW:
         return absent(f"{len(p)} retries of the 3x503 page")
     # each pause: the SPEC's schedule (0.2, 0.4, 0.8 s: latency only adds) and at least
-    # twice the previous measured pause, less the latency both may carry
-    # (the first pause's own bound is M-SYNC-3's: growth starts from what it was)
-    base = min(p[0], 0.2)
-    schedule = all(x >= min(base * 2**k, 2.0) - SLACK_S for k, x in enumerate(p) if k)
-    growth = all(b >= min(2 * a, 2.0) - 0.1 for a, b in zip(p, p[1:], strict=False))
-    ok = schedule and growth
-    return strict(ok, f"pauses {[round(x, 3) for x in p]} (each >= 2x the previous, cap 2 s)")
+    # twice the previous measured pause, less the latency it may carry (appkit.grading;
+    # the first pause's own bound is M-SYNC-3's: growth starts from what it was)
+    bad = growth_failures(p, 2.0, min(p[0], 0.2), 2.0)
+    return holds(
+        not bad, f"pauses {[round(x, 3) for x in p]} (each 2x the previous, cap 2 s): {bad}"
+    )
 
 
 @ck(
@@ -508,7 +494,7 @@ def wire_outage_cap(ev: Any) -> Outcome:
         for a, b in zip([r["t_ms"] for r in asks], [r["t_ms"] for r in asks][1:], strict=False)
     ]
     worst = max(gaps) / 1000.0 if gaps else 0.0
-    return strict(
+    return holds(
         late <= 2.5 and worst <= 2.6,
         f"asked again {late:.2f} s after the outage ended; longest pause {worst:.2f} s",
     )
@@ -524,7 +510,7 @@ def wire_retry_after(ev: Any) -> Outcome:
     if not after:
         return absent("nothing asked after the 429")
     gap = (after[0]["t_ms"] - rate[0]["t_ms"]) / 1000.0
-    return strict(
+    return holds(
         gap >= V.RETRY_AFTER_S - 0.05,
         f"next request {gap:.2f} s after the 429 (Retry-After {V.RETRY_AFTER_S})",
     )
@@ -535,7 +521,7 @@ def wire_slow(ev: Any) -> Outcome:
     asks = page_requests(ev, ev.dataset.faults.slow_page)
     if not asks:
         return absent("the slow page was never asked")
-    return strict(
+    return holds(
         len(asks) == 1 and asks[0].get("status") == 200,
         f"{len(asks)} requests for the slow page ({V.SLOW_S} s; SPEC timeout >= 7 s)",
     )
@@ -550,7 +536,7 @@ def wire_etag(ev: Any) -> Outcome:
     conditional = [r for r in ok if r.get("inm")]
     n304 = sum(1 for r in ok if r.get("status") == 304)
     want = V.PAGES - len(ev.dataset.faults.resync_pages)
-    return strict(
+    return holds(
         len(conditional) == len(ok) == V.PAGES and n304 == want,
         f"{len(conditional)}/{len(ok)} conditional, {n304} x 304 (want {want})",
     )
@@ -573,7 +559,7 @@ def wire_idempotency(ev: Any) -> Outcome:
         refs_by_key.setdefault(r["key"], set()).add(str(r.get("reference")))
     multi = [k for k, v in keys_by_ref.items() if len(v) > 1]
     shared = [k for k, v in refs_by_key.items() if len(v) > 1]
-    return strict(
+    return holds(
         not multi and not shared,
         f"{len(keys_by_ref)} drafts; several keys for {multi}; keys shared: {len(shared)}",
     )
@@ -596,7 +582,7 @@ def sync_complete(ev: Any) -> Outcome:
     have = set(ids(ev.listing))
     want = truth_order(ev)
     got = sum(1 for i in want if i in have)
-    return strict(got == len(want), f"{got}/{len(want)} vendor payments listed")
+    return holds(got == len(want), f"{got}/{len(want)} vendor payments listed")
 
 
 @ck("sync.no_duplicates", "sync", "double counting: a payment stored twice", ("M-SYNC-9",))
@@ -604,7 +590,7 @@ def sync_no_duplicates(ev: Any) -> Outcome:
     if (miss := need_listing(ev)) is not None:
         return miss
     dup = [k for k, n in Counter(ids(ev.listing)).items() if n > 1]
-    return strict(not dup, f"{len(dup)} ids listed more than once")
+    return holds(not dup, f"{len(dup)} ids listed more than once")
 
 
 @ck("sync.resumes", "sync", "wasted walk: a restart fetches stored pages again", ("M-SYNC-8",))
@@ -616,7 +602,7 @@ def sync_resumes(ev: Any) -> Outcome:
     if not after:
         return absent("no page asked after the respawn")
     early = [p for p in after if p is not None and p < kill]
-    return strict(
+    return holds(
         not early and after[0] == kill,
         f"after the respawn: first page {after[0]}, {len(early)} stored pages refetched",
     )
@@ -631,7 +617,7 @@ def sync_status(ev: Any) -> Outcome:
         return absent("no status")
     n = len(set(ids(ev.listing)))
     ok = st.get("sync") == "done" and st.get("pages_done") == V.PAGES and st.get("payments") == n
-    return strict(ok, f"status {st}")
+    return holds(ok, f"status {st}")
 
 
 @ck("sync.on_request", "sync", "stale data: POST /api/sync does not walk again", ("M-API-2",))
@@ -645,7 +631,7 @@ def sync_on_request(ev: Any) -> Outcome:
         and len(walked) == V.PAGES
         and (ev.resync_status or {}).get("sync") == "done"
     )
-    return strict(ok, f"POST /api/sync: {got.status}; pages walked {len(walked)}")
+    return holds(ok, f"POST /api/sync: {got.status}; pages walked {len(walked)}")
 
 
 @ck(
@@ -660,7 +646,7 @@ def sync_no_concurrent(ev: Any) -> Outcome:
         return absent("no second POST")
     pages = [r.get("page") for r in ev.pages("resync") if r.get("status") in (200, 304)]
     dup = [p for p, n in Counter(pages).items() if n > 1]
-    return strict(
+    return holds(
         got.status == 409 and not dup, f"second POST: {got.status}; pages walked twice: {len(dup)}"
     )
 
@@ -683,7 +669,7 @@ def sync_resync_changes(ev: Any) -> Outcome:
         for pid in changed
         if pid in by and (by[pid].get("status"), by[pid].get("version")) == truth.get(pid)
     )
-    return strict(good == len(changed), f"{good}/{len(changed)} changed payments current")
+    return holds(good == len(changed), f"{good}/{len(changed)} changed payments current")
 
 
 @ck(
@@ -699,7 +685,7 @@ def sync_outage_continues(ev: Any) -> Outcome:
     if not idx:
         return absent("the outage never happened")
     nxt = [r.get("page") for r in reqs[idx[0] + 1 :] if not r.get("outage")]
-    return strict(bool(nxt) and nxt[0] == page, f"after the outage the walk asked page {nxt[:1]}")
+    return holds(bool(nxt) and nxt[0] == page, f"after the outage the walk asked page {nxt[:1]}")
 
 
 # -- D: validation ------------------------------------------------------------------------
@@ -715,7 +701,7 @@ def val_query(ev: Any) -> Outcome:
     if not ev.bad_queries:
         return absent("not asked")
     bad = {q: s for q, s in ev.bad_queries.items() if s != 400}
-    return strict(not bad, f"not 400: {bad}")
+    return holds(not bad, f"not 400: {bad}")
 
 
 @ck("val.drafts", "validation", "bad payments: invalid drafts stored", ("M-PAY-1",))
@@ -726,7 +712,7 @@ def val_drafts(ev: Any) -> Outcome:
     bad = {k: s for k, s in answers.items() if s != 400}
     stored = ev.drafts_after_bad
     empty = isinstance(stored, dict) and stored.get("items") == []
-    return strict(not bad and empty, f"not 400: {bad}; nothing stored: {empty}")
+    return holds(not bad and empty, f"not 400: {bad}; nothing stored: {empty}")
 
 
 @ck("val.roles", "validation", "fraud: roles of maker and checker not enforced", ("M-PAY-2",))
@@ -740,7 +726,7 @@ def val_roles(ev: Any) -> Outcome:
     }
     got = {k: (ev.calls[k].status if k in ev.calls else None) for k in want}
     bad = {k: v for k, v in got.items() if v != want[k]}
-    return strict(not bad and None not in got.values(), f"wrong: {bad}")
+    return holds(not bad and None not in got.values(), f"wrong: {bad}")
 
 
 @ck(
@@ -753,7 +739,7 @@ def val_webhook_signature(ev: Any) -> Outcome:
     answered = all(r.get("answer") == 401 for r in hooks)
     by = {str(i.get("id")): i for i in ev.listing or []}
     applied = [r for r in hooks if (by.get(r["payment"]) or {}).get("version") == r["version"]]
-    return strict(
+    return holds(
         answered and not applied,
         f"answers {[r.get('answer') for r in hooks]}; applied {len(applied)}",
     )
@@ -784,7 +770,7 @@ def val_webhook_window(ev: Any) -> Outcome:
         hooks["edge"].get("answer") in (200, 202)
         and (by.get(hooks["edge"]["payment"]) or {}).get("version") == hooks["edge"]["version"]
     )
-    return strict(
+    return holds(
         ok and not applied and edge,
         f"stale/future {[hooks[c].get('answer') for c in ('stale', 'future')]}, applied {applied}; 290 s old applied: {edge}",
     )
@@ -801,7 +787,7 @@ def val_edit_precondition(ev: Any) -> Outcome:
     if not e:
         return absent("no edits made")
     ok = e.get("no_if_match") == 428 and e.get("stale") == 412
-    return strict(ok, f"no If-Match: {e.get('no_if_match')}; stale: {e.get('stale')}")
+    return holds(ok, f"no If-Match: {e.get('no_if_match')}; stale: {e.get('stale')}")
 
 
 @ck("val.note_body", "validation", "bad notes: a non-string note or no token accepted")
@@ -809,7 +795,7 @@ def val_note_body(ev: Any) -> Outcome:
     e = ev.edits
     if not e:
         return absent("no edits made")
-    return strict(
+    return holds(
         e.get("bad_note") == 400 and e.get("no_token") == 401,
         f"note 5: {e.get('bad_note')}; no token: {e.get('no_token')}",
     )
@@ -847,7 +833,7 @@ def console_data_visible(ev: Any) -> Outcome:
         total += want
         bad += sum(1 for r in rows if not r.get("visible") or any(r.get("clipped") or []))
         bad += max(0, want - len(rows))
-    return strict(bad == 0 and total > 0, f"{bad} of {total} rows hidden, clipped or missing")
+    return holds(bad == 0 and total > 0, f"{bad} of {total} rows hidden, clipped or missing")
 
 
 @ck(
@@ -866,7 +852,7 @@ def field_instanced(ev: Any) -> Outcome:
     st = f.get("state") or {}
     last = st.get("last") or {}
     ok = st.get("contexts", 0) >= 1 and last.get("inst") == f.get("expected") and f.get("expected")
-    return strict(
+    return holds(
         bool(ok), f"contexts {st.get('kinds')}, last frame {last}, payments {f.get('expected')}"
     )
 
@@ -883,7 +869,7 @@ def journey_load(ev: Any) -> Outcome:
     ctype = str(load.get("ctype") or "").lower().replace(" ", "")
     errors = m.get("console_errors_all") or []
     ok = load.get("status") == 200 and ctype.startswith("text/html;charset=utf-8") and not errors
-    return strict(ok, f"status {load.get('status')}, {ctype}, console errors {errors[:2]}")
+    return holds(ok, f"status {load.get('status')}, {ctype}, console errors {errors[:2]}")
 
 
 @ck(
@@ -897,7 +883,7 @@ def journey_sync(ev: Any) -> Outcome:
     if not s.get("event"):
         return absent("the second walk published no sync.completed event")
     t = s.get("feed_s")
-    return strict(t is not None and t <= 5.0, f"sync.completed shown in #feed after {t} s")
+    return holds(t is not None and t <= 5.0, f"sync.completed shown in #feed after {t} s")
 
 
 @ck(
@@ -913,7 +899,7 @@ def journey_approve_click(ev: Any) -> Outcome:
     api = a.get("api") or {}
     t = a.get("executed_s")
     ok = t is not None and api.get("state") == "executed"
-    return strict(
+    return holds(
         ok, f"row executed after {t} s; API {api.get('state')}; {a.get('click_error', '')}"
     )
 
@@ -929,7 +915,7 @@ def journey_approve_feed(ev: Any) -> Outcome:
     if not a or "feed_s" not in a:
         return absent("no draft.executed event to look for")
     t = a.get("feed_s")
-    return strict(t is not None and t <= 5.0, f"draft.executed shown after {t} s")
+    return holds(t is not None and t <= 5.0, f"draft.executed shown after {t} s")
 
 
 @ck(
@@ -949,7 +935,7 @@ def journey_approve_error(ev: Any) -> Outcome:
         row.get("cells") or []
     )
     ok = e.get("error_s") is not None and shown.get("visible") and shown.get("text") and not_exec
-    return strict(
+    return holds(
         bool(ok), f"#error {shown}; draft {draft.get('state')}; {e.get('click_error', '')}"
     )
 
@@ -964,7 +950,7 @@ def journey_feed_error(ev: Any) -> Outcome:
     rows = rows_of({"rows": e.get("rows_feed_down")})
     visible = len(rows) >= 100 and all(r.get("visible") for r in rows)
     ok = e.get("feed_error_s") is not None and visible
-    return strict(
+    return holds(
         ok,
         f"#feed-error after {e.get('feed_error_s')} s: {e.get('feed_error')}; rows visible {visible}",
     )
@@ -986,7 +972,7 @@ def journey_cold_boot(ev: Any) -> Outcome:
         and banner.get("visible")
         and "unavailable" in str(banner.get("text", "")).lower()
     )
-    return strict(
+    return holds(
         bool(ok), f"{len(rows)} rows, order ok {got == want}, visible {visible}, banner {banner}"
     )
 
@@ -1004,7 +990,7 @@ def field_pick(ev: Any) -> Outcome:
     if not picks:
         return no_browser(ev, "field")
     good = [p for p in picks if p.get("took") is not None and p.get("visible")]
-    return strict(
+    return holds(
         len(good) == len(picks), f"{len(good)}/{len(picks)} clicks picked the right payment"
     )
 
@@ -1026,7 +1012,7 @@ def field_orbit(ev: Any) -> Outcome:
     moved = o.get("hash") is not None and o.get("hash") != f.get("hash_default")
     redrawn = state.get("frames", 0) > o.get("frames_before", 0)
     ok = moved and redrawn and last.get("inst") == f.get("expected")
-    return strict(ok, f"image changed {moved}, redrawn {redrawn}, instances {last.get('inst')}")
+    return holds(ok, f"image changed {moved}, redrawn {redrawn}, instances {last.get('inst')}")
 
 
 @ck(
@@ -1044,8 +1030,12 @@ def field_reset(ev: Any) -> Outcome:
     px = r.get("px") or []
     if not cells or len(px) != len(cells):
         return graded(0.0, f"no pixels after the reset: {r.get('error', '')}")
-    bad = [c for c, p in zip(cells, px, strict=True) if not close(p, STATUS_RGB.get(str(c[1]), (0, 0, 0)))]
-    return strict(not bad, f"{len(cells) - len(bad)}/{len(cells)} cells back in the default view")
+    bad = [
+        c
+        for c, p in zip(cells, px, strict=True)
+        if not close(p, STATUS_RGB.get(str(c[1]), (0, 0, 0)))
+    ]
+    return holds(not bad, f"{len(cells) - len(bad)}/{len(cells)} cells back in the default view")
 
 
 # -- V: rendered truth ------------------------------------------------------------------
@@ -1067,7 +1057,7 @@ def ui_order(ev: Any) -> Outcome:
         for n, look in pages.items()
         if [r.get("id") for r in rows_of(look)] != ids(_expected_rows(ev, n))
     ]
-    return strict(not bad, f"pages out of order: {bad} of {sorted(pages)}")
+    return holds(not bad, f"pages out of order: {bad} of {sorted(pages)}")
 
 
 def _cells_match(ev: Any, col: int, expect: Any) -> tuple[int, int, list[str]]:
@@ -1115,7 +1105,7 @@ def ui_money_exact(ev: Any) -> Outcome:
         or any(r.get("clipped") or [])
     ]
     ok = total > 0 and good == total and len(totals) == len(V.CURRENCIES) and not t_bad
-    return strict(
+    return holds(
         ok,
         f"{good}/{total} amount cells exact; totals wrong {len(t_bad)}/{len(totals)}; e.g. {wrong[:2]}",
     )
@@ -1139,7 +1129,7 @@ def ui_escaped(ev: Any) -> Outcome:
         ).counterparty
         in V.MARKUP_NAMES
     ]
-    return strict(
+    return holds(
         good == total and bool(marked),
         f"{good}/{total} counterparties literal ({len(marked)} with markup); {wrong[:2]}",
     )
@@ -1159,7 +1149,7 @@ def ui_drafts_escaped(ev: Any) -> Outcome:
     want = {ev.drafts[t]: D.DRAFTS[t][1]["counterparty"] for t in ev.drafts}
     seen = {r.get("id"): (r.get("cells") or [""])[0] for r in rows}
     bad = [d for d, cp in want.items() if seen.get(d) != cp]
-    return strict(not bad, f"drafts not literal or missing: {bad}")
+    return holds(not bad, f"drafts not literal or missing: {bad}")
 
 
 @ck(
@@ -1175,7 +1165,7 @@ def ui_feed_escaped(ev: Any) -> Outcome:
         return no_browser(ev, "feed")
     name = D.DRAFTS["a"][1]["counterparty"]
     hit = [f for f in feed if name in (f.get("text") or "")]
-    return strict(bool(hit), f"the draft.created of {name!r} shown literally: {len(hit)}")
+    return holds(bool(hit), f"the draft.created of {name!r} shown literally: {len(hit)}")
 
 
 @ck(
@@ -1197,7 +1187,7 @@ def ui_pick_escaped(ev: Any) -> Outcome:
         and item["counterparty"] in p.get("text", "")
         and item["amount"] in p.get("text", "")
     )
-    return strict(ok, f"#pick text {p.get('text')!r}"[:200])
+    return holds(ok, f"#pick text {p.get('text')!r}"[:200])
 
 
 @ck(
@@ -1209,7 +1199,7 @@ def ui_pick_escaped(ev: Any) -> Outcome:
 )
 def ui_berlin_time(ev: Any) -> Outcome:
     good, total, wrong = _cells_match(ev, 0, lambda p, _i: V.berlin_minute(p.created_at))
-    return strict(
+    return holds(
         total > 0 and good == total, f"{good}/{total} created cells in Berlin time; {wrong[:2]}"
     )
 
@@ -1217,7 +1207,7 @@ def ui_berlin_time(ev: Any) -> Outcome:
 @ck("ui.day_cells", "rendered", "wrong days on screen", ("M-DAY-1",), root="console.data_visible")
 def ui_day_cells(ev: Any) -> Outcome:
     good, total, wrong = _cells_match(ev, 1, lambda p, _i: p.day)
-    return strict(total > 0 and good == total, f"{good}/{total} day cells; {wrong[:2]}")
+    return holds(total > 0 and good == total, f"{good}/{total} day cells; {wrong[:2]}")
 
 
 @ck("ui.vendor_down", "rendered", "silent outage: no banner while the vendor is down", ("M-UI-8",))
@@ -1227,7 +1217,7 @@ def ui_vendor_down(ev: Any) -> Outcome:
         return no_browser(ev, "vendor-down journey")
     rows = e.get("rows_vendor_down") or []
     visible = len(rows) >= 100 and all(r.get("visible") for r in rows)
-    return strict(
+    return holds(
         e.get("banner_s") is not None and visible,
         f"banner after {e.get('banner_s')} s: {e.get('banner')}; rows visible {visible}",
     )
@@ -1240,7 +1230,7 @@ def ui_feed_order(ev: Any) -> Outcome:
         return no_browser(ev, "feed")
     seqs = [int(f["seq"]) for f in feed if str(f.get("seq") or "").isdigit()]
     ok = len(seqs) == len(feed) and seqs == sorted(seqs, reverse=True) and len(feed) <= 50
-    return strict(ok, f"{len(feed)} items, seqs {seqs[:5]}...")
+    return holds(ok, f"{len(feed)} items, seqs {seqs[:5]}...")
 
 
 @ck(
@@ -1256,7 +1246,7 @@ def field_pixels(ev: Any) -> Outcome:
     if not cells:
         return no_browser(ev, "field pixels")
     bad = [(i, s, px) for i, s, px in cells if not close(px, STATUS_RGB.get(str(s), (0, 0, 0)))]
-    return strict(
+    return holds(
         not bad,
         f"{len(cells) - len(bad)}/{len(cells)} cell centres in their status colour; e.g. {bad[:2]}",
     )
@@ -1274,9 +1264,7 @@ def field_gaps(ev: Any) -> Outcome:
     if not gaps:
         return no_browser(ev, "field pixels")
     bad = [px for px in gaps if not close(px, PLANE_RGB)]
-    return strict(
-        not bad, f"{len(gaps) - len(bad)}/{len(gaps)} gaps show the plane; e.g. {bad[:2]}"
-    )
+    return holds(not bad, f"{len(gaps) - len(bad)}/{len(gaps)} gaps show the plane; e.g. {bad[:2]}")
 
 
 # -- P: performance and the frontend budget ---------------------------------------------
@@ -1305,7 +1293,7 @@ def fe_budget(ev: Any) -> Outcome:
         r for r in reqs if r.get("type") in ("document", "script", "stylesheet", "font", "image")
     ]
     size = sum(int(r.get("size") or 0) for r in static)
-    return strict(
+    return holds(
         size <= FE_BUDGET and all(r.get("size") is not None for r in static),
         f"{size} bytes in {len(static)} static files",
     )
@@ -1333,7 +1321,7 @@ def fe_files(ev: Any) -> Outcome:
         r["url"] for r in reqs if urlsplit(r["url"]).hostname not in ("127.0.0.1", "localhost")
     ]
     ok = static <= FE_FILES and not foreign
-    return strict(ok, f"static files {sorted(static)}; foreign {foreign[:3]}")
+    return holds(ok, f"static files {sorted(static)}; foreign {foreign[:3]}")
 
 
 @ck("perf.requests", "performance", "wasted calls: more vendor requests than the walk needs")
@@ -1407,7 +1395,7 @@ def pay_once(ev: Any) -> Outcome:
         return absent("no payment was created")
     per = Counter(str(c.get("reference")) for c in ev.creations)
     twice = {k: n for k, n in per.items() if n > 1}
-    return strict(not twice, f"{len(per)} drafts paid; more than once: {twice}")
+    return holds(not twice, f"{len(per)} drafts paid; more than once: {twice}")
 
 
 @ck(
@@ -1426,7 +1414,7 @@ def pay_recovers(ev: Any) -> Outcome:
         return absent("the held creation was never reached")
     vendor_ids = {c["id"] for c in ev.creations if str(c.get("reference")) == ev.drafts.get("b")}
     ok = d.get("state") == "executed" and d.get("vendor_payment_id") in vendor_ids
-    return strict(
+    return holds(
         ok,
         f"draft B {d.get('state')} with {d.get('vendor_payment_id')}; vendor made {sorted(vendor_ids)}",
     )
@@ -1444,7 +1432,7 @@ def pay_conflict(ev: Any) -> Outcome:
         return absent("not asked")
     did = ev.drafts.get("a")
     n = sum(1 for c in ev.creations if str(c.get("reference")) == did)
-    return strict(
+    return holds(
         got.status == 409 and n == 1, f"second approval: {got.status}; vendor payments {n}"
     )
 
@@ -1464,7 +1452,7 @@ def pay_vendor_ids(ev: Any) -> Outcome:
     bad = [
         d.get("id") for d in executed if made.get(str(d.get("id"))) != d.get("vendor_payment_id")
     ]
-    return strict(bool(executed) and not bad, f"{len(executed)} executed; wrong ids {bad}")
+    return holds(bool(executed) and not bad, f"{len(executed)} executed; wrong ids {bad}")
 
 
 @ck(
@@ -1484,7 +1472,7 @@ def pay_draft_money(ev: Any) -> Outcome:
         or b.get("amount") != V.money(D.DRAFTS[t][1]["amount_minor"], D.DRAFTS[t][1]["currency"])
         or b.get("amount_minor") != D.DRAFTS[t][1]["amount_minor"]
     ]
-    return strict(not bad, f"wrong draft amounts: {bad}")
+    return holds(not bad, f"wrong draft amounts: {bad}")
 
 
 @ck("pay.failed_kept", "transactions", "phantom payments: an approval that failed shows executed")
@@ -1493,7 +1481,7 @@ def pay_failed_kept(ev: Any) -> Outcome:
     d = e.get("draft_f")
     if not isinstance(d, dict):
         return absent("no failed approval")
-    return strict(d.get("state") == "pending" and bool(d.get("error")), f"draft F: {d}"[:200])
+    return holds(d.get("state") == "pending" and bool(d.get("error")), f"draft F: {d}"[:200])
 
 
 @ck(
@@ -1506,7 +1494,7 @@ def pay_roles_ok(ev: Any) -> Outcome:
     got = ev.partition.get("approve_c") if ev.partition else None
     if got is None:
         return absent("draft C was not approved")
-    return strict(got == 200, f"checker approving the lead's draft: {got}")
+    return holds(got == 200, f"checker approving the lead's draft: {got}")
 
 
 @ck(
@@ -1526,7 +1514,7 @@ def edit_one_winner(ev: Any) -> Outcome:
         and codes.get(412) == len(e["race"]) - 1
         and after.get("note") == e.get("winner_note")
     )
-    return strict(
+    return holds(
         ok,
         f"answers {dict(codes)}; stored note {after.get('note')!r} (winner {e.get('winner_note')!r})",
     )
@@ -1550,7 +1538,7 @@ def edit_webhook_keeps_note(ev: Any) -> Outcome:
         and (after.get("status"), after.get("version")) == want
         and after.get("revision") == (before.get("revision") or 0) + 1
     )
-    return strict(
+    return holds(
         ok,
         f"before {before.get('note')!r} r{before.get('revision')}, after {after.get('note')!r} r{after.get('revision')} {after.get('status')}",
     )
@@ -1567,7 +1555,7 @@ def edit_walk_keeps_note(ev: Any) -> Outcome:
     x = {str(i.get("id")): i for i in items}.get(e["x_id"]) or {}
     want = (ev.truth_at.get("resync") or {}).get(e["x_id"])
     ok = x.get("note") == e["winner_note"] and (x.get("status"), x.get("version")) == want
-    return strict(
+    return holds(
         ok,
         f"after the walk: note {x.get('note')!r}, {x.get('status')} v{x.get('version')} (want {want})",
     )
@@ -1587,7 +1575,7 @@ def _versions(ev: Any, kinds: tuple[str, ...]) -> Outcome:
         for pid in touched
         if pid in by and (by[pid].get("status"), by[pid].get("version")) == truth[pid]
     )
-    return strict(good == len(touched), f"{good}/{len(touched)} payments at their highest version")
+    return holds(good == len(touched), f"{good}/{len(touched)} payments at their highest version")
 
 
 @ck(
@@ -1606,7 +1594,7 @@ def cons_versions(ev: Any) -> Outcome:
         for pid, sv in truth.items()
         if pid in by and (by[pid].get("status"), by[pid].get("version")) == sv
     )
-    return strict(
+    return holds(
         good == len(truth), f"{good}/{len(truth)} payments with the vendor's status and version"
     )
 
@@ -1649,7 +1637,7 @@ def cons_replay(ev: Any) -> Outcome:
     )
     twice = [r["event"] for r in hooks if per.get((r["payment"], r["version"]), 0) != 1]
     answered = all(r.get("answer") in (200, 202) for r in hooks)
-    return strict(
+    return holds(
         answered and not twice,
         f"replays answered {[r.get('answer') for r in hooks]}; published twice {twice}",
     )
@@ -1681,7 +1669,7 @@ def cons_conservation(ev: Any) -> Outcome:
         residual += abs(m - total)
         if c.get("count") != n or m != total or c.get("sum") != V.money(total, cur):
             bad.append(cur)
-    return strict(
+    return holds(
         not bad and set(got) == set(truth),
         f"residual {residual} minor units; wrong currencies {bad}",
     )
@@ -1710,7 +1698,7 @@ def money_exponent(ev: Any) -> Outcome:
         )
     ]
     big = sum(1 for p in ev.dataset.payments if p.amount_minor > 2**53)
-    return strict(
+    return holds(
         not bad, f"{len(bad)} wrong amounts ({big} above 2^53 in the data); e.g. {bad[:2]}"
     )
 
@@ -1728,7 +1716,7 @@ def money_raw_json(ev: Any) -> Outcome:
     import re
 
     floats = re.findall(r'"amount_minor"\s*:\s*-?\d+\.\d+|"amount_minor"\s*:\s*-?\d+e', text)
-    return strict(not floats, f"{len(floats)} non-integer amount_minor tokens")
+    return holds(not floats, f"{len(floats)} non-integer amount_minor tokens")
 
 
 @ck(
@@ -1746,7 +1734,7 @@ def days_dst(ev: Any) -> Outcome:
     truth = Counter(p.day for p in ev.dataset.payments)
     got = {d.get("day"): d.get("count") for d in s["days"] if isinstance(d, dict)}
     bad = [d for d in truth if got.get(d) != truth[d]] + [d for d in got if d not in truth]
-    return strict(not bad, f"{len(bad)} wrong days of {len(truth)}; e.g. {bad[:3]}")
+    return holds(not bad, f"{len(bad)} wrong days of {len(truth)}; e.g. {bad[:3]}")
 
 
 @ck("api.days", "consistency", "wrong days: items carry the wrong Berlin day", ("M-DAY-1",))
@@ -1759,7 +1747,7 @@ def api_days(ev: Any) -> Outcome:
         for i in ev.listing or []
         if str(i.get("id")) in by and i.get("day") != by[str(i["id"])].day
     ]
-    return strict(not bad, f"{len(bad)} wrong days")
+    return holds(not bad, f"{len(bad)} wrong days")
 
 
 @ck(
@@ -1771,7 +1759,7 @@ def api_days(ev: Any) -> Outcome:
 def api_order(ev: Any) -> Outcome:
     if (miss := need_listing(ev)) is not None:
         return miss
-    return strict(ids(ev.listing) == truth_order(ev), "listing order vs (created_at, id)")
+    return holds(ids(ev.listing) == truth_order(ev), "listing order vs (created_at, id)")
 
 
 @ck(
@@ -1781,7 +1769,7 @@ def api_pagination(ev: Any) -> Outcome:
     if (miss := need_listing(ev)) is not None:
         return miss
     ok = ids(ev.paged) == ids(ev.listing) and ev.paged_total == len(ev.listing or [])
-    return strict(ok, f"per_page 97: {len(ev.paged or [])} items, total {ev.paged_total}")
+    return holds(ok, f"per_page 97: {len(ev.paged or [])} items, total {ev.paged_total}")
 
 
 @ck("api.filters", "consistency", "wrong reports: filters select the wrong payments", ("M-API-5",))
@@ -1799,7 +1787,7 @@ def api_filters(ev: Any) -> Outcome:
         "day-currency": lambda p: p.day == "2026-04-11" and p.currency == "JPY",
     }
     bad = [n for n, t in tests.items() if ev.filters.get(n) != [p.id for p in order if t(p)]]
-    return strict(not bad, f"wrong filters: {bad}")
+    return holds(not bad, f"wrong filters: {bad}")
 
 
 @ck("api.counterparty", "consistency", "altered names: counterparties not as the vendor sent them")
@@ -1812,7 +1800,7 @@ def api_counterparty(ev: Any) -> Outcome:
         for i in ev.listing or []
         if str(i.get("id")) in by and i.get("counterparty") != by[str(i["id"])].counterparty
     ]
-    return strict(not bad, f"{len(bad)} altered names")
+    return holds(not bad, f"{len(bad)} altered names")
 
 
 @ck(
@@ -1826,7 +1814,7 @@ def evt_sequence(ev: Any) -> Outcome:
     if not events:
         return absent("no events listed")
     seqs = [e.get("seq") for e in events]
-    return strict(seqs == list(range(1, len(seqs) + 1)), f"{len(seqs)} events; first {seqs[:3]}")
+    return holds(seqs == list(range(1, len(seqs) + 1)), f"{len(seqs)} events; first {seqs[:3]}")
 
 
 @ck(
@@ -1848,7 +1836,7 @@ def evt_exactly_once(ev: Any) -> Outcome:
         and kinds.get("sync.completed", 0) >= 2
         and set(ev.drafts.values()) <= set(created)
     )
-    return strict(ok, f"kinds {dict(kinds)}")
+    return holds(ok, f"kinds {dict(kinds)}")
 
 
 # -- R: resilience ----------------------------------------------------------------------
@@ -1873,7 +1861,7 @@ def durability_kill(ev: Any) -> Outcome:
     same_events = [e.get("seq") for e in b.get("events") or []] == [
         e.get("seq") for e in c.get("events") or []
     ][: len(b.get("events") or [])]
-    return strict(
+    return holds(
         bool(b.get("listing")) and same_list and same_drafts and same_events,
         f"payments kept {same_list}, drafts kept {same_drafts}, events kept {same_events}",
     )
@@ -1896,7 +1884,7 @@ def res_down_boot(ev: Any) -> Outcome:
         and st.get("vendor") == "down"
         and bool(c.get("listing"))
     )
-    return strict(
+    return holds(
         bool(ok),
         f"healthy {c.get('ok')} in {round(c.get('boot_s') or 0, 2)} s; vendor {st.get('vendor')}",
     )
@@ -1912,7 +1900,7 @@ def res_health_during_sync(ev: Any) -> Outcome:
     got = ev.health_during_sync
     if got is None:
         return absent("the held page was never reached")
-    return strict(got.status == 200, f"GET /health during the held page: {got.status}")
+    return holds(got.status == 200, f"GET /health during the held page: {got.status}")
 
 
 @ck(
@@ -1934,7 +1922,7 @@ def note_exactly_once(ev: Any) -> Outcome:
         and n.get("kind") == e.get("kind")
         for n, e in zip(notes, events, strict=False)
     )
-    return strict(
+    return holds(
         got == want and refs,
         f"{len(got)} notifications for {len(want)} events; kinds/refs agree {refs}",
     )
@@ -1954,7 +1942,7 @@ def note_kill_resume(ev: Any) -> Outcome:
         return graded(0.0, f"notifierd did not restart: {k.get('error')}")
     got = [n.get("seq") for n in k.get("notes") or []]
     want = [e.get("seq") for e in k.get("events") or []]
-    return strict(
+    return holds(
         k.get("catchup_s") is not None and got == want,
         f"caught up after {k.get('catchup_s')} s; {len(got)}/{len(want)}",
     )
@@ -1972,7 +1960,9 @@ def note_partition_catchup(ev: Any) -> Outcome:
         return absent("no partition")
     t = p.get("catchup_s")
     ok = bool(p.get("refused_seen")) and t is not None and t <= 5.0
-    return strict(ok, f"refused during the partition {p.get('refused_seen')}; caught up {t} s after it ended")
+    return holds(
+        ok, f"refused during the partition {p.get('refused_seen')}; caught up {t} s after it ended"
+    )
 
 
 @ck(
@@ -1987,7 +1977,7 @@ def note_serves_partitioned(ev: Any) -> Outcome:
         return absent("no partition")
     st = p.get("status") or {}
     ok = p.get("health") == 200 and p.get("served") and st.get("ledger") == "down"
-    return strict(bool(ok), f"/health {p.get('health')}, served {p.get('served')}, status {st}")
+    return holds(bool(ok), f"/health {p.get('health')}, served {p.get('served')}, status {st}")
 
 
 @ck(
@@ -2001,7 +1991,7 @@ def note_slow_relay(ev: Any) -> Outcome:
     if not p or p.get("delay_draft") != 201:
         return absent("no delayed read")
     t = p.get("delay_catchup_s")
-    return strict(t is not None, f"caught up through a 2.5 s relay after {t} s")
+    return holds(t is not None, f"caught up through a 2.5 s relay after {t} s")
 
 
 @ck(
@@ -2016,7 +2006,7 @@ def res_ledger_independent(ev: Any) -> Outcome:
         return absent("no partition")
     hooks = p.get("hooks") or []
     ok = p.get("approve_c") == 200 and hooks and all(h in (200, 202) for h in hooks)
-    return strict(bool(ok), f"while cut off: approval {p.get('approve_c')}, webhooks {hooks}")
+    return holds(bool(ok), f"while cut off: approval {p.get('approve_c')}, webhooks {hooks}")
 
 
 @ck(
@@ -2027,7 +2017,7 @@ def res_ledger_independent(ev: Any) -> Outcome:
 )
 def res_approval_restart(ev: Any) -> Outcome:
     d = ev.draft_states.get("b")
-    return strict(
+    return holds(
         isinstance(d, dict) and d.get("state") == "executed", f"draft B after restart: {d}"[:160]
     )
 

@@ -21,9 +21,7 @@ The mock runs in the scorer's process and writes a JSONL trace (``seq``, ``t_ms`
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import socket
 import threading
 import time
 import urllib.error
@@ -32,16 +30,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
-from zoneinfo import ZoneInfo
 
+from harness.scoring.appkit.payments import BERLIN, EXPONENTS, money, sign_v1
+from harness.scoring.appkit.payments import local_day as berlin_day
+from harness.scoring.appkit.payments import local_minute as berlin_minute
 from harness.scoring.appkit.seeding import between, derive_bytes, rng
+from harness.scoring.appkit.traced import TracedServer, reset, send_json
 
-BERLIN = ZoneInfo("Europe/Berlin")
-EXPONENTS = {"CLF": 4, "EUR": 2, "JPY": 0, "KWD": 3, "USD": 2}
+__all__ = ["BERLIN", "EXPONENTS", "berlin_day", "berlin_minute", "money", "sign"]
 CURRENCIES = ("JPY", "EUR", "USD", "KWD", "CLF")
 STATUSES = ("pending", "settled", "failed", "refunded")
 PAGES, PAGE_SIZE = 192, 64
@@ -62,29 +62,6 @@ MARKUP_NAMES = (
 )
 _NAMES = ("Acme", "Globex", "Initech", "Hooli", "Stark", "Wayne", "Tyrell", "Wonka", "Müller")
 _SUFFIXES = ("GmbH", "Ltd", "KK", "SA", "AG", "BV", "Oy", "SpA")
-
-
-def money(amount: int, currency: str) -> str:
-    """The SPEC's money string: (-5, EUR) -> "-0.05"."""
-    exp = EXPONENTS[currency]
-    sign = "-" if amount < 0 else ""
-    digits = str(abs(amount))
-    if not exp:
-        return sign + digits
-    digits = digits.rjust(exp + 1, "0")
-    return f"{sign}{digits[:-exp]}.{digits[-exp:]}"
-
-
-def _utc(created_at: str) -> datetime:
-    return datetime.strptime(created_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-
-
-def berlin_day(created_at: str) -> str:
-    return _utc(created_at).astimezone(BERLIN).date().isoformat()
-
-
-def berlin_minute(created_at: str) -> str:
-    return _utc(created_at).astimezone(BERLIN).strftime("%Y-%m-%d %H:%M")
 
 
 @dataclass
@@ -319,9 +296,7 @@ def _events(seed: str, payments: list[Payment], faults: Faults) -> list[Event]:
     return out
 
 
-def sign(secret: str, timestamp: str, body: bytes) -> str:
-    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
-    return "v1=" + mac.hexdigest()
+sign = sign_v1
 
 
 def etag_of(page: list[Payment]) -> str:
@@ -329,68 +304,33 @@ def etag_of(page: list[Payment]) -> str:
     return '"' + hashlib.sha256(raw).hexdigest()[:20] + '"'
 
 
-class Vendor:
+class Vendor(TracedServer):
     """The mock vendor: ``with Vendor(seed, trace) as v``; ``v.url`` for the app."""
 
     def __init__(self, seed: str, trace: Path) -> None:
+        super().__init__(trace, _Handler, phase="initial-sync")
         self.dataset = build_dataset(seed)
-        self.trace = Path(trace)
         self.app_url: Callable[[], str | None] = lambda: None
         self.kill_point = threading.Event()
         self.create_point = threading.Event()
         self._release = threading.Event()
         self._release_create = threading.Event()
         self._hold_create = False
-        self._lock = threading.Lock()
         self._hook_lock = threading.Lock()
-        self._seq = 0
-        self._t0 = time.monotonic()
-        self._phase = "initial-sync"
         self._offline = False
         self._outage_until = 0.0
-        self._inflight = 0
-        self._served: set[tuple[str, int]] = set()
         self._errors = 0
         self.snapshot = [Payment(**vars(p)) for p in self.dataset.payments]  # what pages show
         self.created: dict[str, dict[str, Any]] = {}
         self.creations: list[dict[str, Any]] = []
         self.pending_hooks: list[Event] = []
         self.delivered: set[int] = set()  # slots whose events were queued
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # -- lifecycle ---------------------------------------------------------------------
-    def __enter__(self) -> Vendor:
-        self.trace.parent.mkdir(parents=True, exist_ok=True)
-        self.trace.write_bytes(b"")
-        self._t0 = time.monotonic()
-        handler = type("Handler", (_Handler,), {"vendor": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def stopping(self) -> None:
         self._release.set()
         self._release_create.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     # -- control -----------------------------------------------------------------------
-    def mark_phase(self, phase: str) -> None:
-        with self._lock:
-            self._phase = phase
-            self._write({"kind": "mark"})
-
     def set_offline(self, offline: bool) -> None:
         with self._lock:
             self._offline = offline
@@ -414,35 +354,7 @@ class Vendor:
                 by_id[pid].status, by_id[pid].version = status, version
             self._write({"kind": "resync-changes", "n": len(self.dataset.resync_changes)})
 
-    def records(self) -> list[dict[str, Any]]:
-        lines = self.trace.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
-
-    def _write(self, record: dict[str, Any]) -> None:
-        """Append one trace record; the caller holds ``_lock``."""
-        self._seq += 1
-        record = {
-            "seq": self._seq,
-            "t_ms": round((time.monotonic() - self._t0) * 1000, 1),
-            "phase": self._phase,
-            **record,
-        }
-        with self.trace.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record) + "\n")
-
-    def record(self, **fields: Any) -> None:
-        with self._lock:
-            self._write(fields)
-
     # -- faults ------------------------------------------------------------------------
-    def first(self, fault: str, page: int) -> bool:
-        """True the first time ``fault`` fires on ``page`` (each fault happens once)."""
-        with self._lock:
-            if (fault, page) in self._served:
-                return False
-            self._served.add((fault, page))
-            return True
-
     def in_outage(self) -> bool:
         return self._offline or time.monotonic() < self._outage_until
 
@@ -507,20 +419,13 @@ class Vendor:
             if self.pending_hooks:
                 time.sleep(0.3)
 
-    # -- requests ----------------------------------------------------------------------
-    def enter(self) -> int:
-        with self._lock:
-            self._inflight += 1
-            return self._inflight
-
-    def leave(self) -> None:
-        with self._lock:
-            self._inflight -= 1
-
 
 class _Handler(BaseHTTPRequestHandler):
-    vendor: Vendor
     protocol_version = "HTTP/1.1"
+
+    @property
+    def vendor(self) -> Vendor:
+        return self.server.owner  # type: ignore[attr-defined,no-any-return]
 
     def log_message(self, fmt: str, *args: Any) -> None:
         pass
@@ -535,24 +440,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.vendor.leave()
 
     def _reply(self, status: int, body: Any = None, headers: dict[str, str] | None = None) -> None:
-        raw = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
         self._leave()
-        self.send_response(status)
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        if body is not None:
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
+        send_json(self, status, body, headers)
 
     def _reset(self) -> None:
-        """Drop the connection without an answer (RST)."""
-        import struct
-
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.close_connection = True
-        self.connection.close()
+        reset(self)
 
     def _auth(self) -> bool:
         key = self.vendor.dataset.tokens["vendor_key"]

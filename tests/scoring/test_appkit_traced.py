@@ -1,0 +1,107 @@
+"""The app kit's traced loopback server and payment helpers: what every payments mock repeats."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+
+from harness.scoring.appkit.fetch import call
+from harness.scoring.appkit.payments import local_day, local_minute, money, sign_v1
+from harness.scoring.appkit.traced import TracedServer, reset, send_json
+
+pytestmark = pytest.mark.unit
+
+
+class _Echo(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        owner: _Mock = self.server.owner  # type: ignore[attr-defined]
+        n = owner.enter()
+        try:
+            if self.path == "/drop" and owner.first("drop", self.path):
+                owner.record(kind="get", path=self.path, status="reset", inflight=n)
+                reset(self)
+                return
+            owner.record(kind="get", path=self.path, status=200, inflight=n)
+            send_json(self, 200, {"path": self.path}, {"ETag": '"x"'})
+        finally:
+            owner.leave()
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        auth = self.headers.get("Authorization")
+        if auth != "Bearer t1":
+            send_json(self, 401, {"error": "no token"})
+            return
+        send_json(self, 201, {"got": json.loads(raw), "key": self.headers.get("Idem")})
+
+
+class _Mock(TracedServer):
+    def __init__(self, trace: Path) -> None:
+        super().__init__(trace, _Echo, phase="start")
+        self.released = threading.Event()
+
+    def stopping(self) -> None:
+        self.released.set()
+
+
+def test_traced_server_records_in_order_with_phases_and_once_faults(tmp_path: Path) -> None:
+    with _Mock(tmp_path / "t" / "trace.jsonl") as mock:
+        with urllib.request.urlopen(mock.url + "/a") as resp:
+            assert json.loads(resp.read()) == {"path": "/a"} and resp.headers["ETag"] == '"x"'
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(mock.url + "/drop")
+        mock.mark_phase("second", why="test")
+        with urllib.request.urlopen(mock.url + "/drop") as resp:  # a fault fires once
+            assert resp.status == 200
+        got = mock.records()
+    assert mock.released.is_set()  # stopping() ran on exit
+    assert [r["seq"] for r in got] == [1, 2, 3, 4]
+    assert [(r["phase"], r.get("status")) for r in got] == [
+        ("start", 200),
+        ("start", "reset"),
+        ("second", None),
+        ("second", 200),
+    ]
+    assert got[2] == {**got[2], "kind": "mark", "why": "test"}
+    assert all(r["inflight"] == 1 for r in got if r["kind"] == "get")
+    assert [r["t_ms"] for r in got] == sorted(r["t_ms"] for r in got)
+    with pytest.raises(RuntimeError):
+        _ = _Mock(tmp_path / "x.jsonl").url  # not started
+
+
+def test_money_days_and_signature() -> None:
+    assert money(-5, "EUR") == "-0.05" and money(12, "JPY") == "12"
+    assert money(2**53 + 1, "CLF") == "900719925474.0993"
+    assert money(-1, "KWD") == "-0.001"
+    # 2026-03-29 is the DST change: 22:30 UTC the day before is 23:30 in Berlin,
+    # 22:30 UTC on the 29th is already 00:30 of the 30th
+    assert local_day("2026-03-28T22:30:00Z") == "2026-03-28"
+    assert local_day("2026-03-29T22:30:00Z") == "2026-03-30"
+    assert local_minute("2026-03-29T00:59:00Z") == "2026-03-29 01:59"
+    assert local_minute("2026-03-29T01:00:00Z") == "2026-03-29 03:00"
+    sig = sign_v1("whsec_x", "1700000000", b'{"a":1}')
+    assert sig.startswith("v1=") and len(sig) == 67
+    assert sig != sign_v1("whsec_y", "1700000000", b'{"a":1}')
+    assert sig != sign_v1("whsec_x", "1700000001", b'{"a":1}')
+
+
+def test_call_sends_json_and_a_token_and_returns_failures_as_values(tmp_path: Path) -> None:
+    with _Mock(tmp_path / "trace.jsonl") as mock:
+        ok = call(mock.url + "/p", "POST", {"a": 1}, "t1", headers={"Idem": "k"})
+        assert ok.status == 201 and ok.body == {"got": {"a": 1}, "key": "k"} and ok.took >= 0
+        denied = call(mock.url + "/p", "POST", "{}")
+        assert denied.status == 401 and denied.body == {"error": "no token"}
+        url = mock.url
+    gone = call(url + "/p", timeout=2.0)  # the server has stopped
+    assert gone.status is None and gone.error and gone.body is None
