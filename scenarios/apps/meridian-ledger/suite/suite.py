@@ -25,8 +25,6 @@ import signal
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,7 +34,9 @@ from typing import Any
 from harness.scoring import Outcome, Suite, absent, fraction, graded, unavailable
 from harness.scoring.appkit import grading
 from harness.scoring.appkit.browser import BrowserUnavailable, Journey, browser_session
+from harness.scoring.appkit.fetch import Called as Call
 from harness.scoring.appkit.fetch import Fetched, get, poll
+from harness.scoring.appkit.fetch import call as fetch_call
 from harness.scoring.appkit.jail import Jail
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.era import load_thresholds
@@ -137,16 +137,6 @@ suite = Suite(
 
 
 @dataclass
-class Call:
-    """One scripted request to the app and its answer."""
-
-    status: int | None
-    body: Any = None
-    text: str = ""
-    error: str | None = None
-
-
-@dataclass
 class Evidence:
     """Everything one execution of the app produced, for the checks to grade."""
 
@@ -213,28 +203,8 @@ class Evidence:
 
 
 def call(url: str, method: str = "GET", body: Any = None, token: str | None = None) -> Call:
-    data = None
-    if body is not None:
-        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10.0) as resp:
-            text = resp.read().decode("utf-8", "replace")
-            status = int(resp.status)
-    except urllib.error.HTTPError as exc:
-        text = exc.read().decode("utf-8", "replace") if exc.fp else ""
-        status = exc.code
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        return Call(None, error=f"{type(exc).__name__}: {exc}")
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        parsed = None
-    return Call(status, parsed, text)
+    """One scripted request to the app and its answer (10 s at most)."""
+    return fetch_call(url, method, body, token, timeout=10.0)
 
 
 def _json(app: AppProcess, path: str) -> Any:
