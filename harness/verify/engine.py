@@ -143,6 +143,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                     python=request.python,
                     extra_env=request.env,
                     user=guard.user,
+                    canary=not request.compile_only,
                 ).model_copy(update={"target": target})
                 targets.append(guard.check(ran))
         guard.finish()

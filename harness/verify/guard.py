@@ -150,6 +150,9 @@ class TestGuard:
 
     def check(self, result: TargetResult) -> TargetResult:
         """``result`` as parsed, or rejected when the suite cannot have produced it."""
+        if result.error and result.error.startswith("rejected: "):  # forged (canary)
+            self.rejected.append(f"{result.target}: {result.error.removeprefix('rejected: ')}")
+            return result
         why = rejection(result, self.held or set(), self.request.runner)
         if why is None:
             return result

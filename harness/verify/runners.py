@@ -17,7 +17,9 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
+from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
+from harness.verify.heldnames import reject
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
 from harness.verify.testuser import TestUser, run_reaped, test_home
@@ -237,8 +239,10 @@ def run_pytest(
     timeout: float,
     python: str,
     user: TestUser | None = None,
+    canary: bool = False,
 ) -> TargetResult:
     tokens = shlex.split(target)
+    bird = Canary.fresh() if canary and applies(tokens) else None
     with test_home(user.uid if user else None) as home:
         junit = home / "junit.xml"
         cmd = [
@@ -254,7 +258,10 @@ def run_pytest(
             "-o",
             "addopts=",
             *tokens,
+            *([bird.rel] if bird else []),
         ]
+        if bird:
+            bird.write(tree)
         start = time.monotonic()
         code, output = _run(
             cmd,
@@ -270,7 +277,16 @@ def run_pytest(
         )
         # every process of the run is dead by now: the report cannot change any more
         tests = read_junit(junit)
+        if bird:
+            bird.remove(tree)
+    forged = None
+    if bird:
+        tests, forged = split(bird, tests)
+        if code == 1 and tests and all(c.passed for c in tests):
+            code = 0  # only the canary failed, as it must
     cmd[3] = "<harness: import pytest before the tree is on sys.path>"
+    if bird:
+        cmd[-1] = "<harness: a canary test that must fail>"
     error = env_error = None
     if "--collect-only" in tokens:  # validate --deep: collecting (importing) is the build
         tests = [] if code == 0 else tests
@@ -291,7 +307,7 @@ def run_pytest(
         tests = [
             TestCase(name=target, passed=False, output=_tail(output), error=error, synthetic=True)
         ]
-    return TargetResult(
+    result = TargetResult(
         target=target,
         kind=kind,
         command=[Path(cmd[0]).name, *cmd[1:]],
@@ -302,6 +318,7 @@ def run_pytest(
         ok=code == 0 and bool(tests) and error is None,
         env_error=env_error,
     )
+    return reject(result, forged) if forged else result
 
 
 def run_target(
@@ -315,17 +332,19 @@ def run_target(
     python: str,
     extra_env: dict[str, str] | None = None,
     user: TestUser | None = None,
+    canary: bool = False,
 ) -> TargetResult:
     """Run one target (as ``user`` when given); ``extra_env`` (the scenario's toolchain
     and dependency variables, ``$PATH``/``$PYTHONPATH`` standing for the current values)
-    wins over the process's."""
+    wins over the process's. ``canary``: a pytest target runs a failing canary beside the
+    suite, and a report where it passed is rejected as forged (``verify.canary``)."""
 
     env = {k: v for k, v in os.environ.items() if k not in STARTUP_ENV}
     env["HARNESS_SEED"] = seed  # nothing of the controller's own steers the tests
     env.update(expand(extra_env or {}, env))
     if runner == "go":
         return run_go(target, kind, tree, env, timeout, user)
-    return run_pytest(target, kind, tree, env, timeout, python, user)
+    return run_pytest(target, kind, tree, env, timeout, python, user, canary)
 
 
 def _home_env(home: Path) -> dict[str, str]:
