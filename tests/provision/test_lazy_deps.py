@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CLI, git, make_bundle
+from tests.support.cache import own_cache
 from tests.support.pywheel import py_scenario
 
 pytestmark = pytest.mark.integration
@@ -131,26 +132,8 @@ verify:
     return {
         "right": _patch(project, bundle, "right", RIGHT),
         "wrong": _patch(project, bundle, "wrong", WRONG),
-        "cache": _own_cache(tmp_path),
+        "cache": own_cache(tmp_path),
     }
-
-
-def _own_cache(tmp: Path) -> Path:
-    """A cache of its own (nothing prepared yet) sharing Go downloads and build caches."""
-    from harness.images.bootstrap import cache_dir
-
-    real, cache = cache_dir(), tmp / "cache"
-    cache.mkdir()
-    for name in (
-        "downloads",
-        "toolchains",
-        "gocache-verify",
-        "gocache-verify-docker-built",
-        "locks",
-    ):
-        (real / name).mkdir(parents=True, exist_ok=True)
-        (cache / name).symlink_to(real / name)
-    return cache
 
 
 def _refusing_proxy() -> str:
@@ -219,7 +202,7 @@ def test_python_index_unreachable_setup_goes_on_and_a_needed_package_is_an_error
         "PIP_INDEX_URL": _refusing_proxy() + "/simple",
         "PIP_RETRIES": "0",
         "PIP_FIND_LINKS": "",
-        "HARNESS_CACHE_DIR": str(_own_cache(tmp_path)),
+        "HARNESS_CACHE_DIR": str(own_cache(tmp_path)),
     }
     done = cli("exec", "pydeps/quad", "--agent", "oracle", "--sandbox", "local", env=env)
     assert done.returncode == 3, done.stdout + done.stderr

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CLI
+from tests.support.cache import own_cache
 from tests.support.goproxy import go_scenario, offline_env
 from tests.support.pywheel import index_env, py_scenario
 
@@ -29,29 +30,10 @@ def _report(project: Path, scenario: str) -> dict:
     return json.loads((runs[-1] / "verify" / "report.json").read_text())
 
 
-def _fresh_cache(tmp: Path) -> Path:
-    """A cache folder of its own (so dependencies are really prepared here) that shares
-    the machine's Go downloads, toolchains and verifier build cache."""
-    from harness.config.settings import cache_dir
-
-    real, cache = cache_dir(), tmp / "cache"
-    cache.mkdir()
-    for name in (
-        "downloads",
-        "toolchains",
-        "gocache-verify",
-        "gocache-verify-docker-built",
-        "locks",
-    ):
-        (real / name).mkdir(parents=True, exist_ok=True)
-        (cache / name).symlink_to(real / name)
-    return cache
-
-
 @pytest.fixture
 def go_project(project: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
     go_scenario(project)
-    env = {**offline_env(project), "HARNESS_CACHE_DIR": str(_fresh_cache(tmp_path))}
+    env = {**offline_env(project), "HARNESS_CACHE_DIR": str(own_cache(tmp_path))}
     return project, env
 
 
@@ -179,7 +161,7 @@ def test_agent_breaking_go_mod_is_a_failure_not_an_error(
 
 def test_python_wheel_dependency_local_and_docker(project: Path, tmp_path: Path, cli: CLI) -> None:
     py_scenario(project)
-    env = {**index_env(project), "HARNESS_CACHE_DIR": str(_fresh_cache(tmp_path))}
+    env = {**index_env(project), "HARNESS_CACHE_DIR": str(own_cache(tmp_path))}
     done = cli("exec", "pydeps/quad", "--agent", "oracle", "--sandbox", "local", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     report = _report(project, "pydeps/quad")
@@ -217,7 +199,7 @@ def test_pyproject_dependencies_prepared_and_missing_test_extras_only_noted(
         '[project.optional-dependencies]\ntests = ["not-in-the-index"]\n'
     )
     py_scenario(project, deps={"pyproject.toml": pyproject})
-    env = {**index_env(project), "HARNESS_CACHE_DIR": str(_fresh_cache(tmp_path))}
+    env = {**index_env(project), "HARNESS_CACHE_DIR": str(own_cache(tmp_path))}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     loaded = load_scenario("pydeps/quad", project / "scenarios")

@@ -1,0 +1,19 @@
+"""A harness cache folder of a test's own (so dependencies are really prepared there) that
+shares the machine's Go downloads, toolchains, verifier build caches and locks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SHARED = ("downloads", "toolchains", "gocache-verify", "gocache-verify-docker-built", "locks")
+
+
+def own_cache(tmp: Path) -> Path:
+    from harness.config.settings import cache_dir
+
+    real, cache = cache_dir(), tmp / "cache"
+    cache.mkdir()
+    for name in SHARED:
+        (real / name).mkdir(parents=True, exist_ok=True)
+        (cache / name).symlink_to(real / name)
+    return cache
