@@ -30,6 +30,7 @@ from harness.job.ledger import scan_results
 from harness.report.collect import read_run
 from harness.report.summary import summarise
 from tests.conftest import REPO_ROOT
+from tests.support.signals import interruptible
 
 AGENTS = """
   - name: slownop
@@ -192,7 +193,7 @@ def _harness(project: Path, out: Path, env: dict[str, str], *args: str) -> subpr
         "HARNESS_WORKSPACE": str(out / "workspace"),
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", *args],
+        interruptible([sys.executable, "-m", "harness.cli", "run", *args]),
         cwd=project,
         env=full,
         stdout=subprocess.PIPE,

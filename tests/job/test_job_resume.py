@@ -17,6 +17,7 @@ import pytest
 
 from harness.job.ledger import final_report, scan_results
 from tests.conftest import REPO_ROOT
+from tests.support.signals import interruptible
 
 pytestmark = pytest.mark.integration
 
@@ -112,7 +113,7 @@ def test_killed_job_resumes_exactly_the_missing_trials(
 ) -> None:
     results, jobs = tmp_path / "results", tmp_path / "jobs"
     proc = subprocess.Popen(
-        _cmd(*MATRIX),
+        interruptible(_cmd(*MATRIX)),
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.signals import interruptible
+
 NODE_IP = "127.0.0.2"
 
 
@@ -124,7 +126,7 @@ class LocalCluster:
         env = {**self.env, "TMPDIR": str(tmp), "RAY_TMPDIR": str(tmp)}
         with (tmp / "node.log").open("wb") as log:
             proc = subprocess.Popen(
-                args,
+                interruptible(args),  # Ray cancels a task with SIGINT: never ignored
                 env=env,
                 cwd=tmp,
                 stdin=subprocess.DEVNULL,

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT, make_bundle
+from tests.support.signals import interruptible
 
 docker = pytest.importorskip("docker")
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
@@ -164,8 +165,9 @@ def test_signal_removes_containers(client, calc: Path, project: Path, sig: int) 
     (calc / "scenario.yml").write_text(
         (calc / "scenario.yml").read_text().replace("agent-timeout: 8s", "agent-timeout: 600s")
     )
+    cmd = [sys.executable, "-m", "harness.cli", "exec", "--agent", "sleeper", "t/calc"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "exec", "--agent", "sleeper", "t/calc"],
+        interruptible(cmd),
         cwd=project,
         env=env_for(project),
         stdout=subprocess.PIPE,
