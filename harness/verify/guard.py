@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from harness.util.fs import copy_destinations, hidden_paths
-from harness.verify.heldnames import held_names, reject, rejection
+from harness.verify.heldnames import held_names, reject, rejected_for, rejection
 from harness.verify.outcome import TargetResult
 from harness.verify.request import VerifyRequest
 from harness.verify.restore import (
@@ -150,8 +150,9 @@ class TestGuard:
 
     def check(self, result: TargetResult) -> TargetResult:
         """``result`` as parsed, or rejected when the suite cannot have produced it."""
-        if result.error and result.error.startswith("rejected: "):  # forged (canary)
-            self.rejected.append(f"{result.target}: {result.error.removeprefix('rejected: ')}")
+        why = rejected_for(result)  # refused by its runner (the canary): recorded as such
+        if why is not None:
+            self.rejected.append(f"{result.target}: {why}")
             return result
         why = rejection(result, self.held or set(), self.request.runner)
         if why is None:

@@ -71,8 +71,17 @@ def rejection(target: TargetResult, held: set[str], runner: str) -> str | None:
     return None
 
 
+REJECTED = "rejected: "
+
+
 def reject(target: TargetResult, reason: str) -> TargetResult:
     """The target as failed, for ``reason``: every parsed case counts as failed (its
     names kept for the record), none of its passes is credited."""
     failed = [c.model_copy(update={"passed": False, "error": "rejected"}) for c in target.tests]
-    return target.model_copy(update={"error": f"rejected: {reason}", "ok": False, "tests": failed})
+    return target.model_copy(update={"error": REJECTED + reason, "ok": False, "tests": failed})
+
+
+def rejected_for(target: TargetResult) -> str | None:
+    """Why ``reject`` refused ``target`` already (a runner may, e.g. the canary), or None."""
+    error = target.error or ""
+    return error.removeprefix(REJECTED) if error.startswith(REJECTED) else None
