@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.report.taskdate import task_dates
-from harness.results.index import indexed_runs, read_parts
+from harness.results.index import indexed_runs, read_parts, read_report
 
 NO_ERA = "(no era)"
 SEMVER = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?")
@@ -57,9 +57,12 @@ class RunResult:
         """This run with its whole report (read again when the index trimmed it)."""
         if not self.trimmed:
             return self
-        again = read_run(self.run_dir)
-        if again is None:
+        report = read_report(self.run_dir)  # run.json and progress are whole in the index
+        if report is None:
             return self
+        again = from_parts(
+            self.run_dir, report, self.meta, {"usage": self.usage, "phases": self.phases}
+        )
         again.era, again.agent_version = self.era, self.agent_version  # as filled/merged
         return again
 

@@ -79,10 +79,16 @@ def _load(path: Path) -> Any:
         return None
 
 
+def read_report(run_dir: Path) -> dict[str, Any] | None:
+    """A run folder's final report (``verify/report.json``), or None without one."""
+    report = _load(run_dir / "verify" / "report.json")
+    return report if isinstance(report, dict) and report.get("outcome") else None
+
+
 def read_parts(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
     """A run folder's report, run.json and progress.json; None without a final report."""
-    report = _load(run_dir / "verify" / "report.json")
-    if not isinstance(report, dict) or not report.get("outcome"):
+    report = read_report(run_dir)
+    if report is None:
         return None
     meta = _load(run_dir / "run.json")
     progress = _load(run_dir / "progress.json")
@@ -97,16 +103,17 @@ def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "verify").is_dir()
 
 
+def _stat(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
 def _signature(run_dir: str) -> str:
     """mtime, size and inode of the three files (plain strings: this runs per run shown)."""
-    parts = []
-    for name in FILES:
-        try:
-            st = os.stat(f"{run_dir}/{name}")
-            parts.append(f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}")
-        except OSError:
-            parts.append("-")
-    return "|".join(parts)
+    return "|".join([_stat(f"{run_dir}/{name}") for name in FILES])
 
 
 def _trim(report: dict[str, Any], meta: dict[str, Any], progress: dict[str, Any]) -> str:
@@ -255,6 +262,59 @@ class RunIndex:
             elif unfinished:
                 meta = _load(changed / "run.json")
                 yield IndexedRun(changed, None, meta if isinstance(meta, dict) else {}, {})
+
+    def job_rows(self, job: str) -> list[JobRow]:
+        """A job's runs, finished or not, with what a job's ledger needs only (read
+        in SQL, not parsed in Python): a finished run is checked against the stat of
+        its run.json and report (the ledger reads nothing else) and read again when
+        either changed."""
+        query = (
+            "SELECT path, dir, final, sig, json_extract(record, '$.meta.trial_key'),"
+            " json_extract(record, '$.report.outcome'), json_extract(record, '$.report.score')"
+            " FROM runs WHERE job = ?"
+        )
+        rows: list[JobRow] = []
+        stale: list[tuple[str, str]] = []
+        root = str(self.root)
+        for path, parent, final, sig, key, outcome, score in self.db.execute(query, (job,)):
+            run_dir = f"{root}/{path}"
+            if final:
+                meta, _, report = sig.split("|")
+                if _stat(f"{run_dir}/run.json") != meta or _stat(f"{run_dir}/{FILES[2]}") != report:
+                    stale.append((path, parent))
+                    continue
+            rows.append(JobRow(run_dir, key, None if outcome is None else str(outcome), score))
+        for path, parent in stale:  # changed since indexed: read again, and remember
+            self.db.execute("BEGIN IMMEDIATE")
+            self._put(self.root / path, parent)
+            self.db.execute("COMMIT")
+            again = self.db.execute(query + " AND path = ?", (job, path)).fetchall()
+            for _, _, final, _, key, outcome, score in again:
+                rows.append(JobRow(f"{root}/{path}", key, str(outcome) if final else None, score))
+        return rows
+
+
+@dataclass(frozen=True)
+class JobRow:
+    """A run of a job as its ledger sees it (``outcome`` None: no final report yet)."""
+
+    run_dir: str
+    trial_key: str | None
+    outcome: str | None
+    score: Any
+
+
+def indexed_job_rows(root: Path, job: str) -> list[JobRow] | None:
+    """``RunIndex.job_rows`` after bringing the index in step (None: the index cannot
+    be used; the caller reads the folders)."""
+    if not root.is_dir():
+        return []
+    try:
+        with RunIndex(root) as index:
+            index.refresh()
+            return index.job_rows(job)
+    except (sqlite3.Error, OSError, ValueError):
+        return None
 
 
 def _open(root: Path, job: str | None, unfinished: bool) -> list[IndexedRun]:
