@@ -9,8 +9,10 @@ each step in a child process (wall time, and peak RSS from ``getrusage`` in the 
 - ``board warm`` (nothing changed) interleaved with its anchor ``board full``, the board
   as it was built before (every page rendered again: its page record removed first);
 - ``board +job``: after adding one job of N/100 runs;
-- ``resume`` (``JobRunner.prepare()`` of the complete job) interleaved with its anchor,
-  the previous ``prepare()`` (every trial's lock and ledger file, then the index scan).
+- ``resume 1st``: ``JobRunner.prepare()`` of the complete job the first time (its ledger
+  cache not written yet: every ledger file read once);
+- ``resume`` (``prepare()`` again) interleaved with its anchor ``resume old``, the previous
+  ``prepare()`` kept here (every trial's lock and ledger file, whole index records).
 
 With ``--small M`` (default N/10) it does the same at M runs first and prints the time
 exponent log(t_N / t_M) / log(N / M) of each step (1.0: linear).
@@ -123,19 +125,56 @@ def _settings(base: Path) -> Any:
     )  # fmt: skip
 
 
+def _old_scan(results: Path, job: str) -> dict[str, list[Any]]:
+    """The previous ``ledger.scan_results``: whole index records parsed in Python."""
+    from harness.job.ledger import RunRecord
+    from harness.results.index import indexed_runs
+
+    found: dict[str, list[Any]] = {}
+    for row in indexed_runs(results, job, unfinished=True) or []:
+        key = row.meta.get("trial_key")
+        if row.meta.get("job") != job or not key:
+            continue
+        outcome = None if row.report is None else str(row.report["outcome"])
+        score = None if row.report is None else row.report.get("score")
+        found.setdefault(str(key), []).append(RunRecord(row.run_dir, outcome, score))
+    for records in found.values():
+        records.sort(key=lambda r: r.run_dir.name)
+    return found
+
+
+def _old_classify(entry: Any, records: list[Any], max_interruptions: int) -> Any:
+    """The previous ``runner.classify``: a copy of every entry."""
+    from harness.job.runner import COMPLETE_OUTCOMES
+
+    entry = entry.model_copy()
+    finished = [r for r in records if r.outcome in COMPLETE_OUTCOMES]
+    errors = sum(1 for r in records if r.outcome == "error")
+    entry.infra_errors = max(entry.infra_errors, errors)
+    if finished:
+        first = finished[0]
+        entry.status, entry.outcome, entry.score = "done", first.outcome, first.score
+        entry.run_dir = str(first.run_dir)
+    elif entry.infra_errors > max_interruptions:
+        entry.status, entry.outcome = "error", "error"
+    elif entry.status in {"running", "done"}:
+        entry.status = "interrupted"
+    return entry
+
+
 def _old_prepare(runner: Any) -> tuple[list[Trial], list[Any]]:
-    """``JobRunner.prepare`` as it was before this benchmark's change (the anchor)."""
-    from harness.job.ledger import scan_results, wait_trial_lock
-    from harness.job.runner import classify
+    """The previous ``JobRunner.prepare`` (the anchor): every trial's lock waited for
+    and its ledger file read, the job's index records parsed in Python."""
+    from harness.job.ledger import wait_trial_lock
 
     runner.job.trials_dir.mkdir(parents=True, exist_ok=True)
     for trial in runner.trials:
         wait_trial_lock(runner.job.trial_lock_path(trial))
-    found = scan_results(runner.settings.results, runner.job.name)
+    found = _old_scan(runner.settings.results, runner.job.name)
     todo, entries = [], []
     for trial in runner.trials:
         before = runner.job.read_entry(trial)
-        entry = classify(trial, before, found.get(trial.key, []), runner.max_interruptions)
+        entry = _old_classify(before, found.get(trial.key, []), runner.max_interruptions)
         if entry != before:
             runner.job.write_entry(trial, entry)
         entries.append(entry)
@@ -204,6 +243,7 @@ def measure(where: Path | None, n: int, rounds: int) -> dict[str, dict[str, floa
         print(f"\n{n:,} runs written in {time.perf_counter() - began:.1f} s under {base}")
         out["index"] = run_child("index", base, n)
         out["board cold"] = run_child("board cold", base, n)
+        out["resume 1st"] = run_child("resume 1st", base, n)  # no ledger cache yet
         pairs = (("board warm", "board full"), ("resume", "resume old"))
         seen: dict[str, list[dict[str, float]]] = {s: [] for p in pairs for s in p}
         for r in range(rounds):  # interleaved, alternating which goes first
@@ -222,7 +262,8 @@ def measure(where: Path | None, n: int, rounds: int) -> dict[str, dict[str, floa
             )
         full, warm = out["board full"], out["board warm"]
         print(f"ratio board warm / full rebuild (anchor): {warm['s'] / full['s']:.3f}")
-        print(f"ratio resume / previous prepare (anchor): {out['resume']['s'] / out['resume old']['s']:.3f}")
+        ratio = out["resume"]["s"] / out["resume old"]["s"]
+        print(f"ratio resume / previous prepare (anchor): {ratio:.3f}")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return out
@@ -231,7 +272,7 @@ def measure(where: Path | None, n: int, rounds: int) -> dict[str, dict[str, floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=100_000)
-    ap.add_argument("--small", type=int, default=None, help="second size (default runs/10; 0: none)")
+    ap.add_argument("--small", type=int, default=None, help="second size (runs/10; 0: none)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=None, help="where to write (e.g. /dev/shm)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
