@@ -33,7 +33,7 @@ USAGE_KEYS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)  # slots: 100,000 of them are held at once by a board
 class RunResult:
     run_dir: Path
     run_id: str
@@ -52,6 +52,7 @@ class RunResult:
     report: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     trimmed: bool = False  # report holds the summary's keys only (from the run index)
+    signature: str = ""  # the stat signature of its three files the run index checked
 
     def full(self) -> RunResult:
         """This run with its whole report (read again when the index trimmed it)."""
@@ -60,9 +61,8 @@ class RunResult:
         report = read_report(self.run_dir)  # run.json and progress are whole in the index
         if report is None:
             return self
-        again = from_parts(
-            self.run_dir, report, self.meta, {"usage": self.usage, "phases": self.phases}
-        )
+        progress = {"usage": self.usage, "phases": self.phases}
+        again = from_parts(self.run_dir, report, self.meta, progress, signature=self.signature)
         again.era, again.agent_version = self.era, self.agent_version  # as filled/merged
         return again
 
@@ -115,6 +115,7 @@ def from_parts(
     meta: dict[str, Any],
     progress: dict[str, Any],
     trimmed: bool = False,
+    signature: str = "",
 ) -> RunResult:
     """The record of a run from its three files' contents (``trimmed``: the report holds
     only the summary's keys, as the run index keeps it; ``full()`` reads the rest)."""
@@ -145,6 +146,7 @@ def from_parts(
         report=report,
         meta=meta,
         trimmed=trimmed,
+        signature=signature,
     )
 
 
@@ -251,7 +253,7 @@ def collect(
         found = scan(results_root)
     else:
         found = [
-            from_parts(r.run_dir, r.report, r.meta, r.progress, trimmed=True)
+            from_parts(r.run_dir, r.report, r.meta, r.progress, trimmed=True, signature=r.sig)
             for r in rows
             if r.report is not None
         ]

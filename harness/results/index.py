@@ -57,6 +57,7 @@ _DDL = (
     "CREATE INDEX IF NOT EXISTS runs_final ON runs (final)",
     "CREATE INDEX IF NOT EXISTS runs_dir ON runs (dir)",
 )
+CHUNK = 2000  # index rows parsed per JSON document
 RACY_NS = 2_000_000_000  # an mtime this fresh may hide a change made in the same tick
 _UNDER = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'"
 
@@ -70,6 +71,7 @@ class IndexedRun:
     report: dict[str, Any] | None
     meta: dict[str, Any]
     progress: dict[str, Any]
+    sig: str = ""  # the stat signature of its three files checked on this read
 
 
 def _load(path: Path) -> Any:
@@ -245,20 +247,31 @@ class RunIndex:
             query += " WHERE " + " AND ".join(where)
         stale: list[tuple[Path, str]] = []
         root = str(self.root)
-        for path, parent, final, sig, record in self.db.execute(query + " ORDER BY path", args):
-            run_dir = f"{root}/{path}"
-            if final and _signature(run_dir) != sig:
-                stale.append((Path(run_dir), parent))
-                continue
-            doc = json.loads(record)
-            yield IndexedRun(Path(run_dir), doc["report"], doc["meta"], doc["progress"])
+        folders: dict[str, Path] = {"": self.root}  # one Path per folder: parts are shared
+        cursor = self.db.execute(query + " ORDER BY path", args)
+        while batch := cursor.fetchmany(CHUNK):
+            good = []
+            for path, parent, final, sig, record in batch:
+                if final and _signature(f"{root}/{path}") != sig:
+                    stale.append((self.root / path, parent))
+                else:
+                    good.append((path, sig, record))
+            # one JSON document per batch: its records share their keys' strings
+            docs = json.loads("[" + ",".join([r for _, _, r in good]) + "]")
+            for (path, sig, _), doc in zip(good, docs, strict=True):
+                head, _, name = path.rpartition("/")
+                folder = folders.get(head)
+                if folder is None:
+                    folder = folders[head] = self.root / head
+                run = IndexedRun(folder / name, doc["report"], doc["meta"], doc["progress"], sig)
+                yield run
         for changed, parent in stale:  # changed since indexed: read again, and remember
             self.db.execute("BEGIN IMMEDIATE")
             self._put(changed, parent)
             self.db.execute("COMMIT")
             parts = read_parts(changed)
             if parts is not None:
-                yield IndexedRun(changed, *parts)
+                yield IndexedRun(changed, *parts, _signature(str(changed)))
             elif unfinished:
                 meta = _load(changed / "run.json")
                 yield IndexedRun(changed, None, meta if isinstance(meta, dict) else {}, {})

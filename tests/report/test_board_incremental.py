@@ -96,12 +96,13 @@ def test_pages_of_removed_runs_go_and_a_page_touched_by_hand_is_rebuilt(tmp_path
 
 def test_the_signature_follows_each_input(tmp_path: Path) -> None:
     run = write_result(tmp_path, "py/a", "r-a-01", agent="alpha")
-    base = run_signature(str(run), "era", "1.0")
-    assert run_signature(str(run), "era", "1.0") == base
-    assert run_signature(str(run), "other era", "1.0") != base
+    base = run_signature(str(run), "", "era", "1.0")
+    assert run_signature(str(run), "", "era", "1.0") == base
+    assert run_signature(str(run), "", "other era", "1.0") != base
     (run / "gateway" / "turn-2").mkdir(parents=True)
     (run / "gateway" / "turn-2" / "transcript.jsonl").write_text("{}\n")
-    with_turn = run_signature(str(run), "era", "1.0")
+    with_turn = run_signature(str(run), "", "era", "1.0")
     assert with_turn != base
+    assert run_signature(str(run), "sig", "era", "1.0") != with_turn  # the index's signature
     (run / "trial.log").write_text("log")
-    assert run_signature(str(run), "era", "1.0") not in {base, with_turn}
+    assert run_signature(str(run), "", "era", "1.0") not in {base, with_turn}

@@ -49,10 +49,13 @@ def _tree(path: str, out: list[str]) -> None:
     out.append("..")
 
 
-def run_signature(run_dir: str, *derived: str) -> str:
-    """A digest of everything a run page is built from, by ``stat`` only; ``derived``
-    are the values filled in from other runs (era, agent version) and the code's."""
-    parts = [_stat(f"{run_dir}/{name}") for name in RUN_FILES]
+def run_signature(run_dir: str, indexed: str, *derived: str) -> str:
+    """A digest of everything a run page is built from, by ``stat`` only; ``indexed`` is
+    the signature of its three result files the run index has just checked ("" when
+    read from the folders: they are stat'ed here), ``derived`` the values filled in from
+    other runs (era, agent version) and the code's."""
+    names = RUN_FILES[3:] if indexed else RUN_FILES
+    parts = [indexed, *(_stat(f"{run_dir}/{name}") for name in names)]
     for tree in RUN_TREES:
         _tree(f"{run_dir}/{tree}", parts)
     parts.extend(derived)

@@ -118,7 +118,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     code = code_signature(pages, trialpage, trialview, collect, sys.modules[__name__])
     for run in runs_by_id.values():
         page = out / "runs" / f"{run.run_id}.html"
-        signature = run_signature(str(run.run_dir), run.era, run.agent_version, code)
+        signature = run_signature(str(run.run_dir), run.signature, run.era, run.agent_version, code)
         if manifest.current(page, run.run_id, signature):
             continue
         write_atomic(page, _render_run(run.full(), out))  # a run page shows the whole report
