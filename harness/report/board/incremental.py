@@ -70,7 +70,7 @@ def code_signature(*modules: Any) -> str:
     return digest.hexdigest()
 
 
-def _page_stat(path: Path) -> list[int] | None:
+def _page_stat(path: str | Path) -> list[int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -93,7 +93,7 @@ class Manifest:
             pass
         self.fresh: dict[str, list[Any]] = {}
 
-    def current(self, page: Path, key: str, signature: str) -> bool:
+    def current(self, page: str | Path, key: str, signature: str) -> bool:
         """True when ``page`` (named ``key``) was rendered from ``signature`` and is
         unchanged on disk since; it is then kept as it is."""
         seen = self.pages.get(key)
@@ -102,7 +102,7 @@ class Manifest:
         self.fresh[key] = seen
         return True
 
-    def wrote(self, page: Path, key: str, signature: str) -> None:
+    def wrote(self, page: str | Path, key: str, signature: str) -> None:
         stat = _page_stat(page)
         if stat is not None:
             self.fresh[key] = [signature, *stat]

@@ -64,9 +64,25 @@ def write_atomic(path: Path, data: str) -> None:
     _write_atomic(path, data, durable=False)
 
 
+def _write_page(folder: str, name: str, data: str) -> None:
+    """``write_atomic`` for a run page in a folder known to exist: a temporary name of
+    this process's own (a stray one is pruned by the next build), then a rename."""
+    tmp = f"{folder}/.{name}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data.encode())
+        os.replace(tmp, f"{folder}/{name}")
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _render_run(run: RunResult, out: Path) -> str:
     """A run's page, its screenshots copied beside it (the old copies removed first)."""
-    shutil.rmtree(out / "runs" / run.run_id, ignore_errors=True)
+    shots_dir = out / "runs" / run.run_id
+    if os.path.lexists(shots_dir):
+        shutil.rmtree(shots_dir, ignore_errors=True)
     shots = copy_screenshots(run, out)
     diff, note = _diff(run)
     # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
@@ -116,12 +132,15 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     _prune(out / "entrants", {f"{slug}.html" for slug in per_entrant})
 
     code = code_signature(pages, trialpage, trialview, collect, sys.modules[__name__])
+    folder = str(out / "runs")
+    os.makedirs(folder, exist_ok=True)
     for run in runs_by_id.values():
-        page = out / "runs" / f"{run.run_id}.html"
+        name = f"{run.run_id}.html"
+        page = f"{folder}/{name}"
         signature = run_signature(str(run.run_dir), run.signature, run.era, run.agent_version, code)
         if manifest.current(page, run.run_id, signature):
             continue
-        write_atomic(page, _render_run(run.full(), out))  # a run page shows the whole report
+        _write_page(folder, name, _render_run(run.full(), out))  # the whole report shown
         manifest.wrote(page, run.run_id, signature)
     _prune(out / "runs", {n for i in runs_by_id for n in (i, f"{i}.html")})
     manifest.save()
