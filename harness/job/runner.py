@@ -108,13 +108,14 @@ class JobRunner:
         """Entries for every trial (written back) and the trials still to run.
 
         A trial the results show complete is done whatever any worker still does; for
-        every other trial an orphaned worker's lock is waited for first, then the
-        results are read again, so a trial it finished meanwhile is not run twice.
+        every other trial (given up ones too) an orphaned worker's lock is waited for,
+        then the results are read again, so a trial it finished meanwhile is not run
+        twice nor given up.
         """
         self.job.trials_dir.mkdir(parents=True, exist_ok=True)
         found = scan_results(self.settings.results, self.job.name)
         pairs = [self._classify(t, found) for t in self.trials]
-        open_ = [i for i, (_, e) in enumerate(pairs) if e.status not in DONE]
+        open_ = [i for i, (_, e) in enumerate(pairs) if e.status != "done"]
         if open_:
             for i in open_:
                 wait_trial_lock(self.job.trial_lock_path(self.trials[i]))
@@ -133,7 +134,8 @@ class JobRunner:
         self, trial: Trial, found: dict[str, list[RunRecord]], before: TrialEntry | None = None
     ) -> tuple[TrialEntry, TrialEntry]:
         """(the ledger's entry, the entry the results make of it)."""
-        before = before or self.ledger.read(trial)
+        if before is None:
+            before = self.ledger.read(trial)
         return before, classify(trial, before, found.get(trial.key, []), self.max_interruptions)
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:

@@ -123,3 +123,24 @@ def test_an_unfinished_trial_is_run_and_a_changed_report_is_read_again(tmp_path:
     ]
     _, entries = _runner(tmp_path, trials).prepare()
     assert (entries[0].outcome, entries[0].score) == ("failed", 0.0)
+
+
+def test_a_run_an_orphaned_worker_finishes_while_waited_for_is_not_run_again(
+    tmp_path: Path,
+) -> None:
+    trials = _trials()
+    _result(tmp_path, trials[0], "r-00")
+    runner = _runner(tmp_path, trials)
+    runner.job.trials_dir.mkdir(parents=True)
+    lock = os.open(runner.job.trial_lock_path(trials[1]), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the worker of trials[1], still finishing
+    result: list[object] = []
+    worker = threading.Thread(target=lambda: result.append(runner.prepare()))
+    try:
+        worker.start()
+        _result(tmp_path, trials[1], "r-01")  # its run ends before it lets go of the lock
+    finally:
+        os.close(lock)
+    worker.join(timeout=20)
+    todo, entries = result[0]  # type: ignore[misc]
+    assert todo == trials[2:] and [e.status for e in entries] == ["done", "done", "pending"]
