@@ -19,6 +19,7 @@ from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
+from harness.verify.gocanary import GoCanary, judge
 from harness.verify.heldnames import reject
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
@@ -141,8 +142,11 @@ def run_go(
     env: dict[str, str],
     timeout: float,
     user: TestUser | None = None,
+    canary: bool = False,
 ) -> TargetResult:
     cmd = go_command(target, tree)
+    bird = GoCanary.plan(cmd[4], tree) if canary else None
+    run_cmd = bird.command(cmd) if bird else cmd
     cache = Path(tempfile.gettempdir()) / "harness-go"
     go_env = {
         "GOCACHE": str(cache / "cache"),
@@ -159,13 +163,28 @@ def run_go(
     with test_home(user.uid if user else None) as home:
         shared = None
         if user is not None:  # a warm build cache it can read, not write (verify.gocache)
-            shared = read_only_cache(cmd, tree, go_env, timeout, user)
+            shared = read_only_cache(cmd, tree, go_env, timeout, user)  # no canary in it
             go_env = shared.env
-        code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
-        if shared is not None and code != 0 and shared.refused(output):
-            shared.warm(force=True)  # a miss Go had to store: build it, run once more
-            code, output = _run(cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
+        try:
+            if bird:
+                bird.write(tree)
+            code, output = _run(run_cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
+            if shared is not None and code != 0 and shared.refused(output):
+                if bird:
+                    bird.remove(tree)
+                shared.warm(force=True)  # a miss Go had to store: build it, run once more
+                if bird:
+                    bird.write(tree)
+                code, output = _run(run_cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
+        finally:
+            if bird:
+                bird.remove(tree)
     tests = parse_go_json(output)
+    forged = None
+    if bird:
+        tests, forged = judge(bird, output, tests)
+        if code == 1 and tests and all(c.passed for c in tests) and forged is None:
+            code = 0  # only the canaries failed, as they must
     error = env_error = None
     if code is None:
         error = "timeout"
@@ -179,7 +198,7 @@ def run_go(
                 )
             ]
     # goagentbench: a target passes iff `go test` exits 0 ("no test files" included)
-    return TargetResult(
+    result = TargetResult(
         target=target,
         kind=kind,
         command=cmd,
@@ -190,6 +209,7 @@ def run_go(
         ok=code == 0,
         env_error=env_error,
     )
+    return reject(result, forged) if forged else result
 
 
 def parse_junit(xml_text: str) -> list[TestCase]:
@@ -337,13 +357,14 @@ def run_target(
     """Run one target (as ``user`` when given); ``extra_env`` (the scenario's toolchain
     and dependency variables, ``$PATH``/``$PYTHONPATH`` standing for the current values)
     wins over the process's. ``canary``: a pytest target runs a failing canary beside the
-    suite, and a report where it passed is rejected as forged (``verify.canary``)."""
+    suite, a Go target one in each package it tests, and a report where one passed is
+    rejected as forged (``verify.canary``, ``verify.gocanary``)."""
 
     env = {k: v for k, v in os.environ.items() if k not in STARTUP_ENV}
     env["HARNESS_SEED"] = seed  # nothing of the controller's own steers the tests
     env.update(expand(extra_env or {}, env))
     if runner == "go":
-        return run_go(target, kind, tree, env, timeout, user)
+        return run_go(target, kind, tree, env, timeout, user, canary)
     return run_pytest(target, kind, tree, env, timeout, python, user, canary)
 
 

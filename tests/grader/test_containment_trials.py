@@ -16,7 +16,12 @@ from harness.grader.containment.control import run_attack
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.integration
-ATTACKS = ["verdict-conftest-forgery", "verdict-pytest-report-patch", "verdict-go-init-daemon"]
+ATTACKS = [
+    "verdict-conftest-forgery",
+    "verdict-pytest-report-patch",
+    "verdict-go-init-daemon",
+    "verdict-go-init-forged-stream",
+]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 
 
