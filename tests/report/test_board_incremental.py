@@ -54,8 +54,10 @@ def test_unchanged_results_rewrite_no_run_page(tmp_path: Path) -> None:
     build_board(collect(root), site)
     first, content = _stats(site), _bytes(site)
     assert "runs/r-a-01.html" in first and "runs/r-a-01/page.png" in first
+    record = (site / MANIFEST).stat().st_mtime_ns
     build_board(collect(root), site)
     assert _stats(site) == first  # nothing written, not even the overview
+    assert (site / MANIFEST).stat().st_mtime_ns == record  # nor the page record
     assert _bytes(site) == content
 
 

@@ -108,7 +108,10 @@ class Manifest:
             self.fresh[key] = [signature, *stat]
 
     def save(self) -> None:
-        """Keep only the pages of this build (written atomically: a derived artefact)."""
+        """Keep only the pages of this build (written atomically: a derived artefact);
+        unchanged, it is not written at all."""
+        if self.valid and self.fresh == self.pages:
+            return
         write_atomic(self.path, json.dumps({"pages": self.fresh}), durable=False)
 
 
