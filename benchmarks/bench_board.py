@@ -11,13 +11,18 @@ each step in a child process (wall time, and peak RSS from ``getrusage`` in the 
 - ``board +job``: after adding one job of N/100 runs;
 - ``resume 1st``: ``JobRunner.prepare()`` of the complete job the first time (its ledger
   cache not written yet: every ledger file read once);
-- ``resume`` (``prepare()`` again) interleaved with its anchor ``resume old``, the previous
-  ``prepare()`` kept here (every trial's lock and ledger file, whole index records).
+- ``resume`` (``prepare()`` again: the complete job's signature holds, no trial looked
+  at), interleaved with ``resume full`` (its signature removed first: every trial
+  classified through the run index and the ledger cache) and its anchor ``resume old``,
+  an older ``prepare()`` kept here (every trial's lock and ledger file, whole index records).
+
+``--no-board`` runs the index and resume steps only.
 
 With ``--small M`` (default N/10) it does the same at M runs first and prints the time
 exponent log(t_N / t_M) / log(N / M) of each step (1.0: linear).
 
-    python benchmarks/bench_board.py [--runs 100000] [--small 10000] [--rounds 2] [--dir /dev/shm]
+    python benchmarks/bench_board.py [--runs 100000] [--small 10000] [--rounds 2]
+        [--dir /dev/shm] [--no-board]
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.job.plan import Trial  # noqa: E402
+from harness.job.resumesig import RECORD_FILE  # noqa: E402
 
 SCENARIOS = 40
 ENTRANTS = 10
@@ -213,8 +219,14 @@ def child(step: str, base: Path, n: int) -> None:
             concurrency=1, max_interruptions=0, progress=progress,
         )  # fmt: skip
         began = time.perf_counter()  # the plan (trials) is not the resume's cost
-        todo, entries = _old_prepare(runner) if step == "resume old" else runner.prepare()
-        assert not todo and all(e.status == "done" for e in entries), "the job is complete"
+        if step == "resume old":
+            todo, entries = _old_prepare(runner)
+            assert all(e.status == "done" for e in entries), "the job is complete"
+        else:
+            if step == "resume full":  # no job signature: every trial classified
+                (runner.job.path / RECORD_FILE).unlink(missing_ok=True)
+            todo, entries = runner.prepare()  # the CLI looks at no entry
+        assert not todo and len(entries) == n, "the job is complete"
         count = len(entries)
     seconds = time.perf_counter() - began
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -233,7 +245,9 @@ def run_child(step: str, base: Path, n: int) -> dict[str, float]:
     return doc
 
 
-def measure(where: Path | None, n: int, rounds: int) -> dict[str, dict[str, float]]:
+def measure(
+    where: Path | None, n: int, rounds: int, board: bool = True
+) -> dict[str, dict[str, float]]:
     """Every step at ``n`` runs; medians of ``rounds`` for the interleaved pairs."""
     base = Path(tempfile.mkdtemp(prefix="bench-board-", dir=where))
     out: dict[str, dict[str, float]] = {}
@@ -242,26 +256,30 @@ def measure(where: Path | None, n: int, rounds: int) -> dict[str, dict[str, floa
         write_runs(base / "results", base / "jobs", 0, n, JOB)
         print(f"\n{n:,} runs written in {time.perf_counter() - began:.1f} s under {base}")
         out["index"] = run_child("index", base, n)
-        out["board cold"] = run_child("board cold", base, n)
+        if board:
+            out["board cold"] = run_child("board cold", base, n)
         out["resume 1st"] = run_child("resume 1st", base, n)  # no ledger cache yet
-        pairs = (("board warm", "board full"), ("resume", "resume old"))
+        resume = ("resume", "resume full", "resume old")
+        pairs = (("board warm", "board full"), resume) if board else (resume,)
         seen: dict[str, list[dict[str, float]]] = {s: [] for p in pairs for s in p}
         for r in range(rounds):  # interleaved, alternating which goes first
-            for a, b in pairs:
-                for step in (a, b) if r % 2 == 0 else (b, a):
+            for steps in pairs:
+                for step in steps if r % 2 == 0 else reversed(steps):
                     seen[step].append(run_child(step, base, n))
         for step, docs in seen.items():
             out[step] = {k: statistics.median(d[k] for d in docs) for k in docs[0]}
-        extra = max(1, n // 100)
-        write_runs(base / "results", base / "jobs", n, extra, "bench-job-2")
-        out["board +job"] = run_child("board +job", base, n + extra)
+        if board:
+            extra = max(1, n // 100)
+            write_runs(base / "results", base / "jobs", n, extra, "bench-job-2")
+            out["board +job"] = run_child("board +job", base, n + extra)
         for step, doc in out.items():
             print(
                 f"{step:12s} {doc['s']:8.2f} s  (child wall {doc['wall']:6.2f} s)  "
                 f"peak RSS {doc['rss_mb']:6.0f} MB  {int(doc['count']):,}"
             )
-        full, warm = out["board full"], out["board warm"]
-        print(f"ratio board warm / full rebuild (anchor): {warm['s'] / full['s']:.3f}")
+        if board:
+            full, warm = out["board full"], out["board warm"]
+            print(f"ratio board warm / full rebuild (anchor): {warm['s'] / full['s']:.3f}")
         ratio = out["resume"]["s"] / out["resume old"]["s"]
         print(f"ratio resume / previous prepare (anchor): {ratio:.3f}")
     finally:
@@ -275,6 +293,7 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=None, help="second size (runs/10; 0: none)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=None, help="where to write (e.g. /dev/shm)")
+    ap.add_argument("--no-board", action="store_true", help="the resume steps only")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--base", type=Path, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -283,8 +302,8 @@ def main() -> None:
         return
     print(f"load average {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f}")
     small = a.runs // 10 if a.small is None else a.small
-    low = measure(a.dir, small, a.rounds) if small else None
-    high = measure(a.dir, a.runs, a.rounds)
+    low = measure(a.dir, small, a.rounds, not a.no_board) if small else None
+    high = measure(a.dir, a.runs, a.rounds, not a.no_board)
     if low:
         print(f"\ntime exponent from {small:,} to {a.runs:,} runs (1.0: linear):")
         for step in high:

@@ -165,12 +165,9 @@ def run_job(
             progress=progress,
             executor=executor,
         )
-        todo, entries = runner.prepare()
+        todo, _ = runner.prepare()
         tally.done = len(plan.trials) - len(todo)
-        tally.errors = sum(1 for e in entries if e.status == "error")
-        tally.failed = sum(
-            1 for e in entries if e.status == "done" and e.outcome in {"failed", "timeout"}
-        )
+        tally.errors, tally.failed = runner.errors, runner.failed
         outcome = JobOutcome(total=len(plan.trials), already_done=tally.done)
         console.print(
             f"job {job.name}: {len(plan.trials)} trials, {tally.done} already complete, "

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
+from typing import overload
 
 from pydantic import ValidationError
 
@@ -35,17 +37,23 @@ class LedgerCache:
     def __init__(self, job: JobDir) -> None:
         self.job = job
         self.trials = str(job.trials_dir)
-        self.rows: dict[str, tuple[str, str, str]] = {}  # key -> (slug, stat, entry JSON)
+        self._rows: dict[str, tuple[str, str, str]] | None = None  # read on first use
         self.changed: dict[str, tuple[str, str, str]] = {}
-        try:
-            db = sqlite3.connect(job.path / CACHE_FILE, timeout=5)
+
+    @property
+    def rows(self) -> dict[str, tuple[str, str, str]]:
+        """key -> (slug, stat, entry JSON), read from the cache file on first use."""
+        if self._rows is None:
             try:
-                query = "SELECT key, slug, stat, entry FROM entries"
-                self.rows = {k: (slug, st, e) for k, slug, st, e in db.execute(query)}
-            finally:
-                db.close()
-        except sqlite3.Error:
-            self.rows = {}
+                db = sqlite3.connect(self.job.path / CACHE_FILE, timeout=5)
+                try:
+                    query = "SELECT key, slug, stat, entry FROM entries"
+                    self._rows = {k: (slug, st, e) for k, slug, st, e in db.execute(query)}
+                finally:
+                    db.close()
+            except sqlite3.Error:
+                self._rows = {}
+        return self._rows
 
     def _path(self, slug: str) -> str:
         return f"{self.trials}/{slug}.json"
@@ -97,4 +105,38 @@ class LedgerCache:
                 db.close()
         except sqlite3.Error:
             pass
-        self.rows.update(changed)
+        if self._rows is not None:
+            self._rows.update(changed)
+
+
+class StoredEntries(Sequence[TrialEntry]):
+    """The trials' ledger entries, read through the cache only when first looked at
+    (a resume taken from a complete job's signature needs none of them)."""
+
+    def __init__(self, cache: LedgerCache, trials: list[Trial]) -> None:
+        self.cache, self.trials = cache, trials
+        self._entries: list[TrialEntry] | None = None
+
+    def _all(self) -> list[TrialEntry]:
+        if self._entries is None:
+            self._entries = [self.cache.read(t) for t in self.trials]
+        return self._entries
+
+    def __len__(self) -> int:
+        return len(self.trials)
+
+    @overload
+    def __getitem__(self, index: int) -> TrialEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TrialEntry]: ...
+
+    def __getitem__(self, index: int | slice) -> TrialEntry | Sequence[TrialEntry]:
+        return self._all()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self._all() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]

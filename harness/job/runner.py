@@ -15,20 +15,23 @@ import os
 import shutil
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.config.settings import Settings
+from harness.job import resumesig
 from harness.job.executors.base import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
-from harness.job.ledgercache import LedgerCache
+from harness.job.ledgercache import LedgerCache, StoredEntries
 from harness.job.plan import JobConfig, Trial
 from harness.job.progress import LiveProgress
 from harness.job.worker import settings_to_json
 
 COMPLETE_OUTCOMES = frozenset({"success", "failed", "timeout"})
 DONE = frozenset({"done", "error"})  # ledger statuses a resume does not run again
+FAILED = frozenset({"failed", "timeout"})
 
 
 @dataclass
@@ -103,23 +106,33 @@ class JobRunner:
         self._queue: list[Trial] = []
         self.executor: Executor = executor or LocalExecutor(settings.project_root)
         self.ledger = LedgerCache(job)
+        self.failed = 0  # done trials that failed or timed out, as prepare() found them
+        self.errors = 0  # trials given up after infrastructure errors, likewise
 
-    def prepare(self) -> tuple[list[Trial], list[TrialEntry]]:
+    def prepare(self) -> tuple[list[Trial], Sequence[TrialEntry]]:
         """Entries for every trial (written back) and the trials still to run.
 
-        A trial the results show complete is done whatever any worker still does; for
-        every other trial (given up ones too) an orphaned worker's lock is waited for,
-        then the results are read again, so a trial it finished meanwhile is not run
-        twice nor given up.
+        A complete job whose signature (``harness.job.resumesig``) still holds is taken
+        from it: nothing to run, no trial looked at (its entries are read only if asked
+        for). Otherwise every trial is classified from the results: a trial they show
+        complete is done whatever any worker still does; for every other trial (given up
+        ones too) an orphaned worker's lock is waited for, then the results are read
+        again, so a trial it finished meanwhile is not run twice nor given up.
         """
+        results = self.settings.results
+        plan = resumesig.plan_hash(self.trials)
+        sig = resumesig.load(self.job.path)
+        if sig is not None and sig.holds(self.job.trials_dir, results, plan):
+            self.failed, self.errors = sig.failed, 0
+            return [], StoredEntries(self.ledger, self.trials)
         self.job.trials_dir.mkdir(parents=True, exist_ok=True)
-        found = scan_results(self.settings.results, self.job.name)
+        found = scan_results(results, self.job.name)
         pairs = [self._classify(t, found) for t in self.trials]
         open_ = [i for i, (_, e) in enumerate(pairs) if e.status != "done"]
         if open_:
             for i in open_:
                 wait_trial_lock(self.job.trial_lock_path(self.trials[i]))
-            found = scan_results(self.settings.results, self.job.name)
+            found = scan_results(results, self.job.name)
             for i in open_:
                 pairs[i] = self._classify(self.trials[i], found, pairs[i][0])
         for trial, (before, entry) in zip(self.trials, pairs, strict=True):
@@ -128,6 +141,17 @@ class JobRunner:
         self.ledger.save()
         entries = [e for _, e in pairs]
         todo = [t for t, e in zip(self.trials, entries, strict=True) if e.status not in DONE]
+        self.failed = sum(1 for e in entries if e.status == "done" and e.outcome in FAILED)
+        self.errors = sum(1 for e in entries if e.status == "error")
+        if any(e.status != "done" for e in entries):
+            resumesig.clear(self.job.path)
+        else:
+            scenarios = {t.scenario for t in self.trials}
+            run_dirs = [str(r.where) for records in found.values() for r in records]
+            resumesig.record(
+                self.job.path, self.job.trials_dir, results, plan, scenarios, run_dirs,
+                self.failed,
+            )  # fmt: skip
         return todo, entries
 
     def _classify(
