@@ -163,7 +163,11 @@ class JobRunner:
         return before, classify(trial, before, found.get(trial.key, []), self.max_interruptions)
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
-        """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
+        """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise.
+        Nothing to run starts nothing (no executor, no router, not even their imports)."""
+        if not todo:
+            self.ledger.save()
+            return outcome
         from harness.fleet.router_service import job_router
 
         # one routing state for the whole job: every trial's gateway leases hosts from it

@@ -42,6 +42,17 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
+_FastLoader: type[Any] | None = None
+if getattr(yaml, "__with_libyaml__", False):  # libyaml's parser: ~20x faster on big files
+
+    class _CStrictLoader(yaml.CSafeLoader):
+        """``_StrictLoader`` with libyaml's parser (only for text that parses cleanly)."""
+
+    _CStrictLoader.add_constructor(
+        yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+    )
+    _FastLoader = _CStrictLoader
+
 
 class _Duplicate(Exception):
     def __init__(self, key: str, first: int, line: int, column: int) -> None:
@@ -100,6 +111,11 @@ def parse_yaml(text: str, file: Path) -> Any:
             field=FIELD,
             fix="remove the NUL byte; save the file as plain UTF-8 text",
         )
+    if _FastLoader is not None and not yaml.reader.Reader.NON_PRINTABLE.search(text):
+        try:
+            return yaml.load(text, Loader=_FastLoader)  # a CSafeLoader: no python tags
+        except (yaml.YAMLError, _Duplicate):
+            pass  # the pure-Python loader below names the problem as it always has
     try:
         return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no python tags
     except _Duplicate as dup:
