@@ -1,8 +1,11 @@
 """Verification in a fresh, network-less scorer container.
 
 The host stages a copy of the post-agent workspace, the hidden sources named by
-``verify.copy`` and the suite; only the container ever combines them. The agent's
-container is gone by now and cannot influence anything but the workspace files.
+``verify.copy`` and the suite in a private temporary folder; the container gets it as a
+read-only mount inside its root-only ``/opt/harness`` (beside the harness package, also
+mounted read-only) and the verifier copies it into its own ``/verify`` tmpfs before
+anything of the tree runs. No archive is copied in; only ``/verify/out`` comes back. The
+agent's container is gone by now and cannot influence anything but the workspace files.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from harness.errors import InfraError, UserError
 from harness.images import ensure_image
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
-from harness.sandbox.inject import inject_harness_source
+from harness.sandbox.inject import HARNESS_PYTHONPATH, harness_source_mount
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.util.agentfiles import OverCap, copy_tree
 from harness.util.fs import copytree, hidden_paths, write_atomic
@@ -26,6 +29,7 @@ from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
 
 ROOT = "/verify"
+STAGE = f"{HARNESS_PYTHONPATH}/stage"  # the staged copy, mounted read-only
 
 
 def stage(
@@ -127,26 +131,31 @@ def verify_in_docker(
         scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
     )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
-    sandbox = DockerSandbox(spec)
+    # the tree, hidden files and suite reach the container as a read-only mount in its
+    # root-only /opt/harness, unpacked into /verify by the verifier itself; the harness
+    # source is mounted beside them: no archive is copied in
+    spec.mounts.update(harness_source_mount())
+    spec.mounts[str(tmp / "stage")] = f"{STAGE}:ro"
+    sandbox = DockerSandbox(spec, create_project=False)
     try:
         try:
             _, skipped = stage(workspace, request, tmp / "stage", policy.bytes("workspace_size"))
         except OverCap as exc:
             return refused(exc), ref.id
         sandbox.start()
-        sandbox.copy_in(tmp / "stage", ROOT)
-        pythonpath = inject_harness_source(sandbox)
         result = sandbox.exec(
             [
                 "python3",
                 "-m",
                 "harness.verify.inside",
+                "--stage",
+                STAGE,
                 f"{ROOT}/request.json",
                 f"{ROOT}/tree",
                 f"{ROOT}/out",
             ],
             cwd=ROOT,
-            env={"PYTHONPATH": pythonpath, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
+            env={"PYTHONPATH": HARNESS_PYTHONPATH, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
             timeout=request.timeout_s + 120,
         )
         if result.timed_out:
