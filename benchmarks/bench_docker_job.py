@@ -14,6 +14,17 @@ from ``/proc``), the containers (the engine's cgroup, cgroup v1 ``cpuacct`` or v
 ``cpu.stat``: every container of the machine, so other users' too) and the machine as a
 whole (``/proc/stat``: what share of its cores was busy, by anyone).
 
+The anchor, interleaved with the jobs: the same number of bare CPU-bound containers
+(``docker run --rm IMAGE python3 -c LOOP``, about a verifier's CPU each) at one and two at
+a time. Its efficiency is what Docker itself gets from a second slot on this machine: on
+cgroup v1 every container shares the engine's one ``docker`` cgroup, which competes
+with each host process as a single task, so on a loaded machine a second container
+mostly splits the share the first had.
+
+Python writes and reuses bytecode caches as it does for a user: a
+``PYTHONDONTWRITEBYTECODE`` in the environment is dropped for the jobs (every worker
+process would compile harness's ~190 modules again) unless ``--keep-env`` is given.
+
     python benchmarks/bench_docker_job.py [--rounds 1] [--reps 6]
         [--scenarios smoke/py-fast,py/ledger-rounding]
 """
@@ -30,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -160,6 +172,18 @@ def run_job(args: argparse.Namespace, concurrency: int, out: Path, env: dict[str
     return Job(concurrency, cpu.wall, cpu, phases, outcomes)
 
 
+def bare_containers(image: str, n: int, concurrency: int, loop: int) -> float:
+    """Makespan of ``n`` CPU-bound bare containers, ``concurrency`` at a time."""
+    code = f"sum(range({loop}))"
+    cmd = ["docker", "run", "--rm", "--network", "none", image, "python3", "-c", code]
+    began = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        for done in pool.map(lambda _: subprocess.run(cmd, capture_output=True), range(n)):
+            if done.returncode != 0:
+                raise SystemExit(f"bare container failed: {done.stderr.decode()[-500:]}")
+    return time.perf_counter() - began
+
+
 def med(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -170,14 +194,23 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=6, help="repetitions of each scenario")
     ap.add_argument("--scenarios", default="smoke/py-fast,py/ledger-rounding")
     ap.add_argument("--agent", default="oracle")
+    ap.add_argument("--loop", type=int, default=150_000_000, help="the anchor's sum(range(N))")
+    ap.add_argument("--keep-env", action="store_true", help="keep PYTHONDONTWRITEBYTECODE")
     args = ap.parse_args()
     trials = args.reps * len(args.scenarios.split(","))
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    if not args.keep_env:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env["HARNESS_SCENARIO_ROOT"] = str(ROOT / "scenarios")
     env["HARNESS_SKIP_REMOTE"] = "1"
     loads = [os.getloadavg()[0]]
     jobs: dict[int, list[Job]] = {1: [], 2: []}
+    bare: dict[int, list[float]] = {1: [], 2: []}
+    sys.path.insert(0, str(ROOT))
+    from harness.images import ensure_image
+
+    image = ensure_image("scorer").tag
     tmp = Path(tempfile.mkdtemp(prefix="bench-docker-job-"))
     try:
         for r in range(args.rounds):
@@ -189,6 +222,8 @@ def main() -> None:
                     f"round {r + 1}, concurrency {c}: {job.makespan:.1f} s (load {loads[-1]:.1f})",
                     flush=True,
                 )
+                bare[c].append(bare_containers(image, trials, c, args.loop))
+                print(f"  anchor, {trials} bare containers {c} at a time: {bare[c][-1]:.1f} s")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     span = {c: med([j.makespan for j in js]) for c, js in jobs.items()}
@@ -211,10 +246,13 @@ def main() -> None:
         bad = [o for j in js for o in j.outcomes if o != "success"]
         if bad:
             print(f"  not success: {bad}")
+    anchor = {c: med(v) for c, v in bare.items()}
     print(
-        f"efficiency: {span[1] / (2 * span[2]):.2f} (goal >= 0.85); "
-        f"load {min(loads):.1f}-{max(loads):.1f}; * every container of the machine"
+        f"efficiency: {span[1] / (2 * span[2]):.2f} (goal >= 0.85); anchor, bare CPU-bound "
+        f"containers: {anchor[1] / (2 * anchor[2]):.2f} ({anchor[1]:.1f} s at 1, "
+        f"{anchor[2]:.1f} s at 2)"
     )
+    print(f"load {min(loads):.1f}-{max(loads):.1f}; * every container of the machine")
 
 
 if __name__ == "__main__":

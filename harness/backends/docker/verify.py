@@ -99,6 +99,38 @@ def scorer_policy(policy: SandboxPolicy, *, executes_app: bool = True) -> Sandbo
     return policy.model_copy(update={"capabilities": caps})
 
 
+def verifier_spec(
+    image: str,
+    request: VerifyRequest,
+    staged: Path,
+    labels: dict[str, str],
+    policy: SandboxPolicy,
+    cpus: float | None = None,
+    memory: str | None = None,
+) -> SandboxSpec:
+    """The scorer container: network-less, ``/verify`` a tmpfs capped at twice the
+    workspace size; the staged folder (tree, hidden files, suite, request) and the harness
+    source reach it as read-only mounts inside its root-only ``/opt/harness`` (the
+    verifier copies the stage into ``/verify`` itself), so no archive is copied in."""
+    mounts = dict(request.mounts)  # the scenario's toolchain and dependencies, read-only
+    mounts.update(harness_source_mount())
+    mounts[str(staged)] = f"{STAGE}:ro"
+    return SandboxSpec(
+        phase="verify",
+        image=image,
+        workspace=None,
+        mount_workspace=False,
+        project_dir=f"{ROOT}/tree",
+        network="none",
+        cpus=cpus,
+        memory=memory,
+        labels=labels,
+        mounts=mounts,
+        policy=policy,
+        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
+    )
+
+
 def verify_in_docker(
     workspace: Path,
     request: VerifyRequest,
@@ -116,26 +148,8 @@ def verify_in_docker(
     """
     ref = ensure_image("scorer")
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
-    spec = SandboxSpec(
-        phase="verify",
-        image=ref.tag,
-        workspace=None,
-        mount_workspace=False,
-        project_dir=f"{ROOT}/tree",
-        network="none",
-        cpus=cpus,
-        memory=memory,
-        labels=labels,
-        mounts=dict(request.mounts),  # the scenario's toolchain and dependencies, read-only
-        policy=policy,
-        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
-    )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
-    # the tree, hidden files and suite reach the container as a read-only mount in its
-    # root-only /opt/harness, unpacked into /verify by the verifier itself; the harness
-    # source is mounted beside them: no archive is copied in
-    spec.mounts.update(harness_source_mount())
-    spec.mounts[str(tmp / "stage")] = f"{STAGE}:ro"
+    spec = verifier_spec(ref.tag, request, tmp / "stage", labels, policy, cpus, memory)
     sandbox = DockerSandbox(spec, create_project=False)
     try:
         try:
