@@ -144,7 +144,8 @@ def verify_in_docker(
     """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id).
 
     The container is hardened like the agent's (``policy``): no capabilities, non-root,
-    read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
+    read-only root; ``/verify`` is a tmpfs capped at twice the policy's workspace size
+    (``verifier_spec``).
     """
     ref = ensure_image("scorer")
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
