@@ -57,6 +57,37 @@ def make_bundle(work: Path, out: Path, files: dict[str, str]) -> str:
     return sha
 
 
+# Tests run in parallel (pytest-xdist, ``--dist loadgroup`` in pyproject.toml): each test
+# goes to whichever worker is free. These modules build something expensive once in a
+# module-scoped fixture (a reference scored, trials run, a Ray cluster, images): one
+# worker runs each of them whole, so the fixture is built once, not once per worker.
+WHOLE_MODULES = frozenset(
+    {
+        "tests/apps/test_app_scenario.py",
+        "tests/apps/test_apptrust_browser.py",
+        "tests/apps/test_meridian_console.py",
+        "tests/apps/test_meridian_ledger.py",
+        "tests/fleet/test_fleet_budget.py",
+        "tests/fleet/test_fleet_shared.py",
+        "tests/images/test_docker_images.py",
+        "tests/job/test_job_ray.py",
+        "tests/report/test_board_browser.py",
+        "tests/sandbox/test_docker_network.py",
+        "tests/scenario/test_real_repo_scenarios.py",
+        "tests/trial/test_no_future.py",
+        "tests/trial/test_trial_docker.py",
+        "tests/trial/test_trial_viewer.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        if module in WHOLE_MODULES:
+            item.add_marker(pytest.mark.xdist_group(module))
+
+
 def clear_harness_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(ENV_PREFIXES):

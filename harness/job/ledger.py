@@ -24,7 +24,7 @@ from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.job.plan import JobConfig, Trial
 from harness.results import now_iso
-from harness.results.index import indexed_runs
+from harness.results.index import indexed_job_rows
 from harness.util.fs import read_json, write_json
 
 Status = Literal["pending", "running", "done", "interrupted", "error", "refused"]
@@ -160,9 +160,13 @@ def wait_trial_lock(path: Path) -> None:
 class RunRecord:
     """A run of this job found in the results folder."""
 
-    run_dir: Path
+    where: str | Path  # the run folder (a plain string as the run index gives it)
     outcome: str | None  # None: no parseable final report (interrupted or killed)
     score: float | None
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.where)
 
 
 def final_report(run_dir: Path) -> dict[str, Any] | None:
@@ -179,20 +183,18 @@ def final_report(run_dir: Path) -> dict[str, Any] | None:
 def scan_results(results_root: Path, job: str) -> dict[str, list[RunRecord]]:
     """Runs recorded for ``job``, by trial key, oldest first: through the run index
     beside the result folders (the job's rows only), else by reading every folder."""
-    rows = indexed_runs(results_root, job, unfinished=True)
-    if rows is not None:
-        found: dict[str, list[RunRecord]] = {}
-        for row in rows:
-            key = row.meta.get("trial_key")
-            if row.meta.get("job") != job or not key:
-                continue
-            outcome = None if row.report is None else str(row.report["outcome"])
-            score = None if row.report is None else row.report.get("score")
-            found.setdefault(str(key), []).append(RunRecord(row.run_dir, outcome, score))
-        for records in found.values():
-            records.sort(key=lambda r: r.run_dir.name)
-        return found
-    return scan_folders(results_root, job)
+    rows = indexed_job_rows(results_root, job)
+    if rows is None:
+        return scan_folders(results_root, job)
+    found: dict[str, list[RunRecord]] = {}
+    for row in rows:
+        if row.trial_key:
+            record = RunRecord(row.run_dir, row.outcome, row.score)
+            found.setdefault(str(row.trial_key), []).append(record)
+    for records in found.values():
+        if len(records) > 1:
+            records.sort(key=lambda r: os.path.basename(r.where))
+    return found
 
 
 def scan_folders(results_root: Path, job: str) -> dict[str, list[RunRecord]]:

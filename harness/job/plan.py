@@ -7,6 +7,7 @@ Concurrency and retry bounds are run-time knobs and are deliberately left out.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -53,13 +54,13 @@ class Trial:
     seed: str | None
     repetition: int
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         """The trial's name in the ledger and in ``run.json`` (``trial_key``)."""
         seed = self.seed or DEFAULT_SEED
         return f"{self.scenario}|{self.agent}|{self.model}|{seed}|r{self.repetition}"
 
-    @property
+    @functools.cached_property
     def slug(self) -> str:
         """A file-name-safe, unique form of the key (ledger files, workspaces)."""
         safe = re.sub(r"[^A-Za-z0-9.-]+", "-", self.key).strip("-")

@@ -22,11 +22,13 @@ from typing import Any
 from harness.config.settings import Settings
 from harness.job.executors.base import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
+from harness.job.ledgercache import LedgerCache
 from harness.job.plan import JobConfig, Trial
 from harness.job.progress import LiveProgress
 from harness.job.worker import settings_to_json
 
 COMPLETE_OUTCOMES = frozenset({"success", "failed", "timeout"})
+DONE = frozenset({"done", "error"})  # ledger statuses a resume does not run again
 
 
 @dataclass
@@ -42,25 +44,39 @@ class JobOutcome:
 def classify(
     trial: Trial, entry: TrialEntry, records: list[RunRecord], max_interruptions: int
 ) -> TrialEntry:
-    """The trial's ledger entry brought up to date with what the results folder shows.
+    """The trial's ledger entry brought up to date with what the results folder shows
+    (``entry`` itself when nothing changes: a resume of a complete job copies nothing).
 
     Done: a run with a final report and an agent outcome. Given up: more infrastructure
     errors than ``max_interruptions`` allows retries. Anything else is to be (re)run;
     a trial the ledger still calls ``running`` was interrupted by a killed job.
     """
-    entry = entry.model_copy()
-    finished = [r for r in records if r.outcome in COMPLETE_OUTCOMES]
-    errors = sum(1 for r in records if r.outcome == "error")
-    entry.infra_errors = max(entry.infra_errors, errors)
-    if finished:
-        first = finished[0]
-        entry.status, entry.outcome, entry.score = "done", first.outcome, first.score
-        entry.run_dir = str(first.run_dir)
-    elif entry.infra_errors > max_interruptions:
-        entry.status, entry.outcome = "error", "error"
+    first: RunRecord | None = None
+    errors = 0
+    for r in records:
+        if r.outcome in COMPLETE_OUTCOMES:
+            first = first or r
+        elif r.outcome == "error":
+            errors += 1
+    infra_errors = max(entry.infra_errors, errors)
+    if first is not None:
+        run_dir = str(first.where)
+        if (entry.status, entry.outcome, entry.score, entry.run_dir, entry.infra_errors) == (
+            "done", first.outcome, first.score, run_dir, infra_errors
+        ):  # fmt: skip
+            return entry  # the common case on a resume: nothing to copy
+        update: dict[str, Any] = {"status": "done", "outcome": first.outcome}
+        update.update(score=first.score, run_dir=run_dir)
+    elif infra_errors > max_interruptions:
+        update = {"status": "error", "outcome": "error"}
     elif entry.status in {"running", "done"}:
-        entry.status = "interrupted"
-    return entry
+        update = {"status": "interrupted"}
+    else:
+        update = {}
+    update["infra_errors"] = infra_errors
+    if all(getattr(entry, k) == v for k, v in update.items()):
+        return entry
+    return entry.model_copy(update=update)
 
 
 class JobRunner:
@@ -86,24 +102,41 @@ class JobRunner:
         self._lock = threading.Lock()
         self._queue: list[Trial] = []
         self.executor: Executor = executor or LocalExecutor(settings.project_root)
+        self.ledger = LedgerCache(job)
 
     def prepare(self) -> tuple[list[Trial], list[TrialEntry]]:
-        """Entries for every trial (written back) and the trials still to run."""
+        """Entries for every trial (written back) and the trials still to run.
+
+        A trial the results show complete is done whatever any worker still does; for
+        every other trial (given up ones too) an orphaned worker's lock is waited for,
+        then the results are read again, so a trial it finished meanwhile is not run
+        twice nor given up.
+        """
         self.job.trials_dir.mkdir(parents=True, exist_ok=True)
-        for trial in self.trials:
-            wait_trial_lock(self.job.trial_lock_path(trial))
         found = scan_results(self.settings.results, self.job.name)
-        todo: list[Trial] = []
-        entries: list[TrialEntry] = []
-        for trial in self.trials:
-            before = self.job.read_entry(trial)
-            entry = classify(trial, before, found.get(trial.key, []), self.max_interruptions)
-            if entry != before:
-                self.job.write_entry(trial, entry)
-            entries.append(entry)
-            if entry.status not in {"done", "error"}:
-                todo.append(trial)
+        pairs = [self._classify(t, found) for t in self.trials]
+        open_ = [i for i, (_, e) in enumerate(pairs) if e.status != "done"]
+        if open_:
+            for i in open_:
+                wait_trial_lock(self.job.trial_lock_path(self.trials[i]))
+            found = scan_results(self.settings.results, self.job.name)
+            for i in open_:
+                pairs[i] = self._classify(self.trials[i], found, pairs[i][0])
+        for trial, (before, entry) in zip(self.trials, pairs, strict=True):
+            if entry is not before and entry != before:
+                self.ledger.write(trial, entry)
+        self.ledger.save()
+        entries = [e for _, e in pairs]
+        todo = [t for t, e in zip(self.trials, entries, strict=True) if e.status not in DONE]
         return todo, entries
+
+    def _classify(
+        self, trial: Trial, found: dict[str, list[RunRecord]], before: TrialEntry | None = None
+    ) -> tuple[TrialEntry, TrialEntry]:
+        """(the ledger's entry, the entry the results make of it)."""
+        if before is None:
+            before = self.ledger.read(trial)
+        return before, classify(trial, before, found.get(trial.key, []), self.max_interruptions)
 
     def run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         """Run ``todo``; on KeyboardInterrupt/SystemExit stop workers, then re-raise."""
@@ -112,8 +145,11 @@ class JobRunner:
         # one routing state for the whole job: every trial's gateway leases hosts from it
         fleet_file = self.settings.fleet_file
         fleet = fleet_file if len(todo) > 1 and fleet_file.is_file() else None
-        with self.executor, job_router(fleet, self.executor.router_host()):
-            return self._run(todo, outcome)
+        try:
+            with self.executor, job_router(fleet, self.executor.router_host()):
+                return self._run(todo, outcome)
+        finally:
+            self.ledger.save()  # the entries written, so the next resume reads one file
 
     def _run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         self._queue = list(reversed(todo))
@@ -165,16 +201,16 @@ class JobRunner:
             self.progress.finished(trial.key, entry.status, entry.outcome, entry.detail)
 
     def _run_with_retries(self, trial: Trial) -> TrialEntry:
-        entry = self.job.read_entry(trial)
+        entry = self.ledger.read(trial)
         while True:
             entry.status, entry.attempts = "running", entry.attempts + 1
             entry.detail = ""
-            self.job.write_entry(trial, entry)
+            self.ledger.write(trial, entry)
             result = self._spawn(trial)
             if result is None:  # the worker died without a word
                 if self.stop.is_set():
                     entry.status, entry.detail = "interrupted", "stopped by the user"
-                    self.job.write_entry(trial, entry)
+                    self.ledger.write(trial, entry)
                     return entry
                 result = {"status": "error", "outcome": "error", "detail": "worker died"}
             entry.status = result["status"]
@@ -186,10 +222,10 @@ class JobRunner:
                 entry.status = "error"
                 entry.infra_errors += 1
                 if entry.infra_errors <= self.max_interruptions and not self.stop.is_set():
-                    self.job.write_entry(trial, entry)
+                    self.ledger.write(trial, entry)
                     self.progress.retrying(trial.key, entry.detail)
                     continue
-            self.job.write_entry(trial, entry)
+            self.ledger.write(trial, entry)
             if entry.status == "done":  # the result folder has the diff; free the disk
                 shutil.rmtree(self.job.workspace_root(trial), ignore_errors=True)
             return entry

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.report.taskdate import task_dates
-from harness.results.index import indexed_runs, read_parts
+from harness.results.index import indexed_runs, read_parts, read_report
 
 NO_ERA = "(no era)"
 SEMVER = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?")
@@ -33,7 +33,7 @@ USAGE_KEYS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)  # slots: 100,000 of them are held at once by a board
 class RunResult:
     run_dir: Path
     run_id: str
@@ -52,14 +52,17 @@ class RunResult:
     report: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     trimmed: bool = False  # report holds the summary's keys only (from the run index)
+    signature: str = ""  # the stat signature of its three files the run index checked
 
     def full(self) -> RunResult:
         """This run with its whole report (read again when the index trimmed it)."""
         if not self.trimmed:
             return self
-        again = read_run(self.run_dir)
-        if again is None:
+        report = read_report(self.run_dir)  # run.json and progress are whole in the index
+        if report is None:
             return self
+        progress = {"usage": self.usage, "phases": self.phases}
+        again = from_parts(self.run_dir, report, self.meta, progress, signature=self.signature)
         again.era, again.agent_version = self.era, self.agent_version  # as filled/merged
         return again
 
@@ -112,6 +115,7 @@ def from_parts(
     meta: dict[str, Any],
     progress: dict[str, Any],
     trimmed: bool = False,
+    signature: str = "",
 ) -> RunResult:
     """The record of a run from its three files' contents (``trimmed``: the report holds
     only the summary's keys, as the run index keeps it; ``full()`` reads the rest)."""
@@ -142,6 +146,7 @@ def from_parts(
         report=report,
         meta=meta,
         trimmed=trimmed,
+        signature=signature,
     )
 
 
@@ -248,7 +253,7 @@ def collect(
         found = scan(results_root)
     else:
         found = [
-            from_parts(r.run_dir, r.report, r.meta, r.progress, trimmed=True)
+            from_parts(r.run_dir, r.report, r.meta, r.progress, trimmed=True, signature=r.sig)
             for r in rows
             if r.report is not None
         ]

@@ -57,6 +57,7 @@ _DDL = (
     "CREATE INDEX IF NOT EXISTS runs_final ON runs (final)",
     "CREATE INDEX IF NOT EXISTS runs_dir ON runs (dir)",
 )
+CHUNK = 2000  # index rows parsed per JSON document
 RACY_NS = 2_000_000_000  # an mtime this fresh may hide a change made in the same tick
 _UNDER = "path = ? OR substr(path, 1, length(?) + 1) = ? || '/'"
 
@@ -70,6 +71,7 @@ class IndexedRun:
     report: dict[str, Any] | None
     meta: dict[str, Any]
     progress: dict[str, Any]
+    sig: str = ""  # the stat signature of its three files checked on this read
 
 
 def _load(path: Path) -> Any:
@@ -79,10 +81,16 @@ def _load(path: Path) -> Any:
         return None
 
 
+def read_report(run_dir: Path) -> dict[str, Any] | None:
+    """A run folder's final report (``verify/report.json``), or None without one."""
+    report = _load(run_dir / "verify" / "report.json")
+    return report if isinstance(report, dict) and report.get("outcome") else None
+
+
 def read_parts(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None:
     """A run folder's report, run.json and progress.json; None without a final report."""
-    report = _load(run_dir / "verify" / "report.json")
-    if not isinstance(report, dict) or not report.get("outcome"):
+    report = read_report(run_dir)
+    if report is None:
         return None
     meta = _load(run_dir / "run.json")
     progress = _load(run_dir / "progress.json")
@@ -97,16 +105,17 @@ def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "verify").is_dir()
 
 
+def _stat(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
 def _signature(run_dir: str) -> str:
     """mtime, size and inode of the three files (plain strings: this runs per run shown)."""
-    parts = []
-    for name in FILES:
-        try:
-            st = os.stat(f"{run_dir}/{name}")
-            parts.append(f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}")
-        except OSError:
-            parts.append("-")
-    return "|".join(parts)
+    return "|".join([_stat(f"{run_dir}/{name}") for name in FILES])
 
 
 def _trim(report: dict[str, Any], meta: dict[str, Any], progress: dict[str, Any]) -> str:
@@ -238,23 +247,87 @@ class RunIndex:
             query += " WHERE " + " AND ".join(where)
         stale: list[tuple[Path, str]] = []
         root = str(self.root)
-        for path, parent, final, sig, record in self.db.execute(query + " ORDER BY path", args):
-            run_dir = f"{root}/{path}"
-            if final and _signature(run_dir) != sig:
-                stale.append((Path(run_dir), parent))
-                continue
-            doc = json.loads(record)
-            yield IndexedRun(Path(run_dir), doc["report"], doc["meta"], doc["progress"])
+        folders: dict[str, Path] = {"": self.root}  # one Path per folder: parts are shared
+        cursor = self.db.execute(query + " ORDER BY path", args)
+        while batch := cursor.fetchmany(CHUNK):
+            good = []
+            for path, parent, final, sig, record in batch:
+                if final and _signature(f"{root}/{path}") != sig:
+                    stale.append((self.root / path, parent))
+                else:
+                    good.append((path, sig, record))
+            # one JSON document per batch: its records share their keys' strings
+            docs = json.loads("[" + ",".join([r for _, _, r in good]) + "]")
+            for (path, sig, _), doc in zip(good, docs, strict=True):
+                head, _, name = path.rpartition("/")
+                folder = folders.get(head)
+                if folder is None:
+                    folder = folders[head] = self.root / head
+                run = IndexedRun(folder / name, doc["report"], doc["meta"], doc["progress"], sig)
+                yield run
         for changed, parent in stale:  # changed since indexed: read again, and remember
             self.db.execute("BEGIN IMMEDIATE")
             self._put(changed, parent)
             self.db.execute("COMMIT")
             parts = read_parts(changed)
             if parts is not None:
-                yield IndexedRun(changed, *parts)
+                yield IndexedRun(changed, *parts, _signature(str(changed)))
             elif unfinished:
                 meta = _load(changed / "run.json")
                 yield IndexedRun(changed, None, meta if isinstance(meta, dict) else {}, {})
+
+    def job_rows(self, job: str) -> list[JobRow]:
+        """A job's runs, finished or not, with what a job's ledger needs only (read
+        in SQL, not parsed in Python): a finished run is checked against the stat of
+        its run.json and report (the ledger reads nothing else) and read again when
+        either changed."""
+        query = (
+            "SELECT path, dir, final, sig, json_extract(record, '$.meta.trial_key'),"
+            " json_extract(record, '$.report.outcome'), json_extract(record, '$.report.score')"
+            " FROM runs WHERE job = ?"
+        )
+        rows: list[JobRow] = []
+        stale: list[tuple[str, str]] = []
+        root = str(self.root)
+        for path, parent, final, sig, key, outcome, score in self.db.execute(query, (job,)):
+            run_dir = f"{root}/{path}"
+            if final:
+                meta, _, report = sig.split("|")
+                if _stat(f"{run_dir}/run.json") != meta or _stat(f"{run_dir}/{FILES[2]}") != report:
+                    stale.append((path, parent))
+                    continue
+            rows.append(JobRow(run_dir, key, None if outcome is None else str(outcome), score))
+        for path, parent in stale:  # changed since indexed: read again, and remember
+            self.db.execute("BEGIN IMMEDIATE")
+            self._put(self.root / path, parent)
+            self.db.execute("COMMIT")
+            again = self.db.execute(query + " AND path = ?", (job, path)).fetchall()
+            for _, _, final, _, key, outcome, score in again:
+                rows.append(JobRow(f"{root}/{path}", key, str(outcome) if final else None, score))
+        return rows
+
+
+@dataclass(frozen=True)
+class JobRow:
+    """A run of a job as its ledger sees it (``outcome`` None: no final report yet)."""
+
+    run_dir: str
+    trial_key: str | None
+    outcome: str | None
+    score: Any
+
+
+def indexed_job_rows(root: Path, job: str) -> list[JobRow] | None:
+    """``RunIndex.job_rows`` after bringing the index in step (None: the index cannot
+    be used; the caller reads the folders)."""
+    if not root.is_dir():
+        return []
+    try:
+        with RunIndex(root) as index:
+            index.refresh()
+            return index.job_rows(job)
+    except (sqlite3.Error, OSError, ValueError):
+        return None
 
 
 def _open(root: Path, job: str | None, unfinished: bool) -> list[IndexedRun]:

@@ -89,3 +89,13 @@ def test_holds_share_and_colour_close() -> None:
     assert colour_close([0x3B, 0x92, 0x50], (0x2F, 0x9E, 0x44), 12)
     assert not colour_close([0x3C, 0x9E, 0x44], (0x2F, 0x9E, 0x44), 12)
     assert not colour_close(None, (0, 0, 0), 12) and not colour_close([1, 2], (1, 2, 3), 12)
+
+
+def test_one_late_request_of_a_right_client_is_not_a_violation() -> None:
+    """Measured at load 10: the 0.2 s pause carried 0.17 s of latency, the 0.4 s one none."""
+    assert growth_failures([0.372, 0.407, 0.847, 1.613], 1.5, 0.2, 5.0) == []
+
+
+@pytest.mark.parametrize("pause", [0.5, 0.8, 2.0])
+def test_a_constant_pause_fails_whatever_its_length(pause: float) -> None:
+    assert growth_failures([pause] * 5, 1.5, 0.2, 5.0)

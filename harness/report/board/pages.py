@@ -6,6 +6,7 @@ stylesheet and one script by relative path, so the folder works from ``file://``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from html import escape
 from typing import Any
@@ -16,9 +17,13 @@ from harness.report.render import COLUMNS
 from harness.report.stats import NOT_MEASURABLE
 from harness.report.summary import EntrantSummary, EraTable
 
+_SPECIAL = re.compile("[&<>\"']")
+
 
 def esc(value: Any) -> str:
-    return escape("" if value is None else str(value))
+    """``html.escape`` of the value's text (most values need none: one search, then)."""
+    text = "" if value is None else str(value)
+    return escape(text) if _SPECIAL.search(text) else text
 
 
 def layout(title: str, body: str, depth: int) -> str:

@@ -1,13 +1,25 @@
 """Write the board: ``index.html``, ``entrants/<slug>.html``, ``runs/<run_id>.html``,
-screenshots copied under ``runs/<run_id>/``, plus ``style.css`` and ``board.js``."""
+screenshots copied under ``runs/<run_id>/``, plus ``style.css`` and ``board.js``; a
+second build over unchanged results rewrites no run page (``incremental``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from collections import defaultdict
+from contextlib import suppress
 from pathlib import Path
 
+from harness.report import collect, trialview
+from harness.report.board import pages, trialpage
 from harness.report.board.assets import CSS, JS
+from harness.report.board.incremental import (
+    Manifest,
+    code_signature,
+    run_signature,
+    write_if_changed,
+)
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
 from harness.report.board.trialpage import trial_html
 from harness.report.collect import RunResult
@@ -52,18 +64,60 @@ def write_atomic(path: Path, data: str) -> None:
     _write_atomic(path, data, durable=False)
 
 
-def build_board(runs: list[RunResult], out: Path) -> Path:
-    """Write the whole site for ``runs`` into ``out`` (replacing old pages); returns
-    the overview's path."""
-    tables: list[EraTable] = summarise(runs)
-    for sub in ("entrants", "runs"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "style.css", CSS)
-    write_atomic(out / "board.js", JS)
-    write_atomic(out / "index.html", overview(tables))
+def _write_page(folder: str, name: str, data: str) -> None:
+    """``write_atomic`` for a run page in a folder known to exist: a temporary name of
+    this process's own (a stray one is pruned by the next build), then a rename."""
+    tmp = f"{folder}/.{name}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data.encode())
+        os.replace(tmp, f"{folder}/{name}")
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
 
-    runs_by_id = {r.run_id: r for r in runs}
+
+def _render_run(run: RunResult, out: Path) -> str:
+    """A run's page, its screenshots copied beside it (the old copies removed first)."""
+    shots_dir = out / "runs" / run.run_id
+    if os.path.lexists(shots_dir):
+        shutil.rmtree(shots_dir, ignore_errors=True)
+    shots = copy_screenshots(run, out)
+    diff, note = _diff(run)
+    # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
+    trial = trial_html(load_view(run.run_dir, run.report, diff=""), shots)
+    return run_page(run, shots, diff, note, trial)
+
+
+def _prune(folder: Path, keep: set[str]) -> None:
+    """Remove what ``folder`` holds beyond ``keep`` (pages of runs no longer shown)."""
+    with suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.name in keep:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                Path(entry.path).unlink(missing_ok=True)
+
+
+def build_board(runs: list[RunResult], out: Path) -> Path:
+    """Write the whole site for ``runs`` into ``out`` (pages of runs no longer shown
+    removed); returns the overview's path. A run page whose inputs are unchanged since
+    the last build (``incremental``) is kept as it is; the other pages are written only
+    when their text changed."""
+    tables: list[EraTable] = summarise(runs)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(out)
+    if not manifest.valid:  # no record of what is there: start from empty folders
+        for sub in ("entrants", "runs"):
+            shutil.rmtree(out / sub, ignore_errors=True)
+    write_if_changed(out / "style.css", CSS)
+    write_if_changed(out / "board.js", JS)
+    write_if_changed(out / "index.html", overview(tables))
+
+    runs_by_id = {r.run_id: r for r in runs}  # one page per run id: the last one wins
     per_entrant: dict[str, list[tuple[EraTable, EntrantSummary, list[RunResult]]]] = defaultdict(
         list
     )
@@ -74,12 +128,20 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
             labels[slug] = e.label
             per_entrant[slug].append((t, e, [runs_by_id[i] for i in e.run_ids]))
     for slug, items in per_entrant.items():
-        write_atomic(out / "entrants" / f"{slug}.html", entrant_page(labels[slug], items))
-    for run in (r.full() for r in runs):  # a run page shows the whole report
-        shots = copy_screenshots(run, out)
-        diff, note = _diff(run)
-        # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
-        trial = trial_html(load_view(run.run_dir, run.report, diff=""), shots)
-        page = run_page(run, shots, diff, note, trial)
-        write_atomic(out / "runs" / f"{run.run_id}.html", page)
+        write_if_changed(out / "entrants" / f"{slug}.html", entrant_page(labels[slug], items))
+    _prune(out / "entrants", {f"{slug}.html" for slug in per_entrant})
+
+    code = code_signature(pages, trialpage, trialview, collect, sys.modules[__name__])
+    folder = str(out / "runs")
+    os.makedirs(folder, exist_ok=True)
+    for run in runs_by_id.values():
+        name = f"{run.run_id}.html"
+        page = f"{folder}/{name}"
+        signature = run_signature(str(run.run_dir), run.signature, run.era, run.agent_version, code)
+        if manifest.current(page, run.run_id, signature):
+            continue
+        _write_page(folder, name, _render_run(run.full(), out))  # the whole report shown
+        manifest.wrote(page, run.run_id, signature)
+    _prune(out / "runs", {n for i in runs_by_id for n in (i, f"{i}.html")})
+    manifest.save()
     return out / "index.html"

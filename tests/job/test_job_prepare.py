@@ -1,0 +1,146 @@
+"""A resume's ``prepare()`` without processes: the ledger is read through its one-file
+cache only while each entry's file is unchanged, a complete job writes nothing and
+waits for no trial lock, and a report changed after indexing is read again."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from harness.config.settings import Settings
+from harness.job.ledger import JobDir, TrialEntry, scan_results
+from harness.job.ledgercache import CACHE_FILE, LedgerCache
+from harness.job.plan import Trial
+from harness.job.progress import LiveProgress, Tally
+from harness.job.runner import JobRunner
+from tests.support.jobs_agents import write_result
+
+pytestmark = pytest.mark.unit
+JOB = "j"
+
+
+def _trials() -> list[Trial]:
+    return [Trial(f"py/s{i}", "alpha", "none", "1", 0) for i in range(3)]
+
+
+def _runner(tmp_path: Path, trials: list[Trial]) -> JobRunner:
+    settings = Settings(
+        project_root=tmp_path,
+        workspace=tmp_path / "ws",
+        results=tmp_path / "results",
+        scenario_root=tmp_path / "scenarios",
+        jobs=tmp_path / "jobs",
+    )
+    return JobRunner(
+        JobDir(tmp_path / "jobs" / JOB),
+        None,  # type: ignore[arg-type]  # prepare() never reads the config
+        trials,
+        settings,
+        concurrency=1,
+        max_interruptions=0,
+        progress=LiveProgress(Tally(total=len(trials))),
+    )
+
+
+def _result(tmp_path: Path, trial: Trial, run_id: str, outcome: str = "success") -> Path:
+    run = write_result(tmp_path / "results", trial.scenario, run_id, agent="alpha", outcome=outcome)
+    meta = json.loads((run / "run.json").read_text())
+    meta.update(job=JOB, trial_key=trial.key)
+    (run / "run.json").write_text(json.dumps(meta))
+    return run
+
+
+def _mtimes(job: JobDir) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in job.trials_dir.glob("*.json")}
+
+
+def test_a_complete_job_resumes_from_the_cache_and_writes_nothing(tmp_path: Path) -> None:
+    trials = _trials()
+    for i, trial in enumerate(trials):
+        _result(tmp_path, trial, f"r-{i:02d}")
+    first = _runner(tmp_path, trials)
+    todo, entries = first.prepare()  # the ledger written from the results
+    assert todo == [] and [e.status for e in entries] == ["done"] * 3
+    assert (first.job.path / CACHE_FILE).is_file()
+    written = _mtimes(first.job)
+
+    # a worker still holding a complete trial's lock does not hold up the resume
+    lock = os.open(first.job.trial_lock_path(trials[0]), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        result: list[object] = []
+        worker = threading.Thread(target=lambda: result.append(_runner(tmp_path, trials).prepare()))
+        worker.start()
+        worker.join(timeout=20)
+        assert result, "prepare() waited for the lock of a complete trial"
+    finally:
+        os.close(lock)
+    todo, again = result[0]  # type: ignore[misc]
+    assert todo == [] and again == entries
+    assert _mtimes(first.job) == written  # nothing written back
+
+
+def test_the_cache_yields_to_an_entry_changed_on_disk(tmp_path: Path) -> None:
+    trials = _trials()
+    job = JobDir(tmp_path / "jobs" / JOB)
+    job.trials_dir.mkdir(parents=True)
+    cache = LedgerCache(job)
+    entry = TrialEntry.new(trials[0])
+    entry.detail = "first"
+    cache.write(trials[0], entry)
+    cache.save()
+    assert LedgerCache(job).read(trials[0]).detail == "first"
+    path = job.entry_path(trials[0])
+    data = json.loads(path.read_text())
+    data["detail"] = "edited in place, longer"  # the file changed, not through the cache
+    with path.open("w") as fh:  # same inode: only its size and mtime tell
+        fh.write(json.dumps(data))
+    assert LedgerCache(job).read(trials[0]).detail == "edited in place, longer"
+    assert LedgerCache(job).read(trials[1]) == TrialEntry.new(trials[1])  # no file: a new one
+    (job.path / CACHE_FILE).write_text("not a database")
+    assert LedgerCache(job).read(trials[0]).detail == "edited in place, longer"
+
+
+def test_an_unfinished_trial_is_run_and_a_changed_report_is_read_again(tmp_path: Path) -> None:
+    trials = _trials()
+    done = _result(tmp_path, trials[0], "r-00")
+    _result(tmp_path, trials[1], "r-01", outcome="error")
+    todo, entries = _runner(tmp_path, trials).prepare()
+    assert todo == trials[2:] and [e.status for e in entries] == ["done", "error", "pending"]
+    assert entries[1].infra_errors == 1  # more than max_interruptions (0): given up
+
+    report = json.loads((done / "verify" / "report.json").read_text())
+    report.update(outcome="failed", score=0.0)
+    (done / "verify" / "report.json").write_text(json.dumps(report, indent=1))
+    found = scan_results(tmp_path / "results", JOB)
+    assert [(r.outcome, r.score, r.run_dir) for r in found[trials[0].key]] == [
+        ("failed", 0.0, done)
+    ]
+    _, entries = _runner(tmp_path, trials).prepare()
+    assert (entries[0].outcome, entries[0].score) == ("failed", 0.0)
+
+
+def test_a_run_an_orphaned_worker_finishes_while_waited_for_is_not_run_again(
+    tmp_path: Path,
+) -> None:
+    trials = _trials()
+    _result(tmp_path, trials[0], "r-00")
+    runner = _runner(tmp_path, trials)
+    runner.job.trials_dir.mkdir(parents=True)
+    lock = os.open(runner.job.trial_lock_path(trials[1]), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the worker of trials[1], still finishing
+    result: list[object] = []
+    worker = threading.Thread(target=lambda: result.append(runner.prepare()))
+    try:
+        worker.start()
+        _result(tmp_path, trials[1], "r-01")  # its run ends before it lets go of the lock
+    finally:
+        os.close(lock)
+    worker.join(timeout=20)
+    todo, entries = result[0]  # type: ignore[misc]
+    assert todo == trials[2:] and [e.status for e in entries] == ["done", "done", "pending"]
