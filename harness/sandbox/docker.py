@@ -20,7 +20,6 @@ import contextlib
 import os
 import posixpath
 import secrets
-import shutil
 import tarfile
 import tempfile
 import threading
@@ -45,11 +44,11 @@ from harness.sandbox.dockerio import (
     limit_watch,
     own,
     remove_network,
+    unpack_archive,
 )
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, keepalive_pids
 from harness.scenario.policy import parse_size
-from harness.util.agentfiles import OverCap, data_filter
 
 KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout
@@ -71,7 +70,16 @@ INTERNAL_NET_OPTIONS = {"com.docker.network.bridge.inhibit_ipv4": "true"}
 class DockerSandbox:
     """Runs commands in a fresh container; ``stop`` removes it, its volumes and network."""
 
-    def __init__(self, spec: SandboxSpec, *, client: docker.DockerClient | None = None) -> None:
+    def __init__(
+        self,
+        spec: SandboxSpec,
+        *,
+        client: docker.DockerClient | None = None,
+        create_project: bool = True,
+    ) -> None:
+        """``create_project=False``: a project folder inside a scratch place is left for
+        the first command to make (the verifier unpacks its tree there itself), saving
+        the archive round trip that would make it empty."""
         if not spec.image:
             raise UserError(
                 "a docker sandbox needs an image",
@@ -81,6 +89,7 @@ class DockerSandbox:
         self.spec = spec
         self.name = f"harness-{spec.phase}-{secrets.token_hex(4)}"
         self._client = client
+        self._create_project = create_project
         self._container: Container | None = None
         self._network: Network | None = None
         self._volumes: list[Volume] = []
@@ -214,7 +223,7 @@ class DockerSandbox:
         except BaseException:
             self.stop()
             raise
-        if host is None and inside:  # make the project folder inside its scratch place
+        if host is None and inside and self._create_project:  # make it in its scratch place
             with tempfile.TemporaryDirectory(prefix="harness-empty-") as empty:
                 self.copy_in(Path(empty), spec.project_dir)
         if spec.workspace is not None and not spec.mount_workspace:
@@ -459,23 +468,7 @@ class DockerSandbox:
             raise FileNotFoundError(f"nothing to copy at {self.name}:{path}") from exc
         except APIError as exc:
             raise InfraError(f"copy out of {self.name}:{path} failed: {exc}") from exc
-        dest = Path(dest)
-        with tempfile.TemporaryDirectory(prefix="harness-copyout-") as tmp:
-            archive = Path(tmp) / "out.tar"
-            with open(archive, "wb") as handle:
-                for chunk in stream:
-                    handle.write(chunk)
-                    if max_bytes is not None and handle.tell() > max_bytes:
-                        raise OverCap(f"{path} is over the {max_bytes} bytes cap")
-            unpacked = Path(tmp) / "x"
-            with tarfile.open(archive) as tar:
-                tar.extractall(unpacked, filter=data_filter)  # no links out, no devices
-            top = unpacked / posixpath.basename(path.rstrip("/") or "/")
-            if top.is_dir() and not top.is_symlink():
-                shutil.copytree(top, dest, symlinks=True, dirs_exist_ok=True)
-            else:
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.move(str(top), dest)
+        unpack_archive(stream, path, Path(dest), max_bytes)
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -1,12 +1,17 @@
 """The Docker sandbox's helpers that need no sandbox object: identity files, a command's
-limit watch, killing the run user's processes, removing a network, tar ownership and
-bounded output capture (``harness.sandbox.docker`` uses them)."""
+limit watch, killing the run user's processes, removing a network, tar ownership,
+unpacking an archive copied out and bounded output capture (``harness.sandbox.docker``
+uses them)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import posixpath
+import shutil
 import tarfile
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from docker.errors import APIError, NotFound
@@ -16,6 +21,7 @@ from docker.models.networks import Network
 from harness.config.settings import cache_dir
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.limits import LimitWatch, host_pids, kill_host_pids
+from harness.util.agentfiles import OverCap, data_filter
 from harness.util.fs import write_atomic
 
 HOME_DIR = "/home/harness"  # the run user's $HOME in the sandbox
@@ -123,6 +129,29 @@ def chown_tree(root: Path, owner: tuple[int, int]) -> None:
                 os.lchown(os.path.join(folder, name), uid, gid)
 
 
+def unpack_archive(
+    stream: Iterable[bytes], path: str, dest: Path, max_bytes: int | None = None
+) -> None:
+    """Unpack the engine's archive of ``path`` (file or folder) to ``dest``, spooled to a
+    file; ``OverCap`` as soon as it passes ``max_bytes``. Links out and devices stay out."""
+    with tempfile.TemporaryDirectory(prefix="harness-copyout-") as tmp:
+        archive = Path(tmp) / "out.tar"
+        with open(archive, "wb") as handle:
+            for chunk in stream:
+                handle.write(chunk)
+                if max_bytes is not None and handle.tell() > max_bytes:
+                    raise OverCap(f"{path} is over the {max_bytes} bytes cap")
+        unpacked = Path(tmp) / "x"
+        with tarfile.open(archive) as tar:
+            tar.extractall(unpacked, filter=data_filter)  # no links out, no devices
+        top = unpacked / posixpath.basename(path.rstrip("/") or "/")
+        if top.is_dir() and not top.is_symlink():
+            shutil.copytree(top, dest, symlinks=True, dirs_exist_ok=True)
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(top), dest)
+
+
 class Capture:
     """Two output streams kept up to ``cap`` bytes each; the rest counted and dropped."""
 
@@ -156,4 +185,5 @@ __all__ = [
     "limit_watch",
     "own",
     "remove_network",
+    "unpack_archive",
 ]

@@ -1,13 +1,16 @@
 """Entry point of the verifier inside the scorer container.
 
-``python -m harness.verify.inside REQUEST.json TREE OUT`` grades TREE and writes
-``OUT/outcome.json``. Run with networking disabled; it sees only the copied tree, the
-hidden material and the suite.
+``python -m harness.verify.inside [--stage STAGE] REQUEST.json TREE OUT`` grades TREE
+and writes ``OUT/outcome.json``. Run with networking disabled; it sees only the copied
+tree, the hidden material and the suite. ``--stage``: a read-only folder holding the
+request, tree, hidden files and suite, first copied into REQUEST's folder (as this
+process's user; symbolic links copied as links, never followed).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import traceback
 from pathlib import Path
@@ -20,10 +23,15 @@ from harness.verify.request import VerifyRequest
 
 
 def main(argv: list[str]) -> int:
+    staged = None
+    if argv[:1] == ["--stage"]:
+        staged, argv = Path(argv[1]), argv[2:]
     request_path, tree, out = Path(argv[0]), Path(argv[1]), Path(argv[2])
     # the Go build cache is a host folder shared with local runs: leave it writable for
     # the host's (possibly non-root) user rather than root-only
     os.umask(0)
+    if staged is not None:
+        unstage(staged, request_path.parent)
     out.mkdir(parents=True, exist_ok=True)
     request = VerifyRequest.model_validate_json(request_path.read_text())
     _lock_down(request_path.parent)
@@ -37,6 +45,17 @@ def main(argv: list[str]) -> int:
         return 3
     write_json(out / "outcome.json", outcome.model_dump(mode="json"))
     return 0
+
+
+def unstage(staged: Path, root: Path) -> None:
+    """Copy the staged verification folder's entries into ``root`` (owned by this user)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(staged.iterdir()):
+        target = root / entry.name
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, target, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(entry, target, follow_symlinks=False)
 
 
 def _lock_down(root: Path) -> None:

@@ -161,6 +161,8 @@ def test_hostile_app_gets_nothing_in_the_scorer_container(tmp_path: Path) -> Non
             "suite": "/verify/suite/suite.py",
             "harness package": "/opt/harness/harness/__init__.py",
             "fixtures": "/opt/harness/harness/scoring/appkit/fixtures.py",
+            "staged request": "/opt/harness/stage/request.json",  # the read-only mount
+            "staged suite": "/opt/harness/stage/suite/suite.py",
             "trace": "/verify/out/evidence/trace.jsonl",
             "original tree": "/verify/tree/invoicesync/__main__.py",
         },
@@ -175,4 +177,6 @@ def test_hostile_app_gets_nothing_in_the_scorer_container(tmp_path: Path) -> Non
     )
     assert outcome.error is None, outcome.error
     _assert_contained(evidence, outcome)
+    for found in _findings(evidence):  # there, mounted, and closed to the app
+        assert found["staged request"] == found["staged suite"] == "PermissionError", found
     shutil.rmtree(tmp_path / "ws", ignore_errors=True)

@@ -73,7 +73,7 @@ class TrialGateway:
         from harness.images import ensure_image
         from harness.sandbox.base import SandboxSpec
         from harness.sandbox.docker import DockerSandbox
-        from harness.sandbox.inject import inject_harness_source
+        from harness.sandbox.inject import HARNESS_PYTHONPATH, harness_source_mount
 
         ref = ensure_image("gateway")
         spec = SandboxSpec(
@@ -83,6 +83,7 @@ class TrialGateway:
             network=self.network,
             labels=self.labels,
             pids=256,
+            mounts=harness_source_mount(),  # read-only: nothing is copied in for it
         )
         self.sandbox = DockerSandbox(spec)
         self.image_id = ref.id
@@ -99,7 +100,7 @@ class TrialGateway:
             self.sandbox.copy_in(Path(tmp), ROOT)
         if self.replay is None:  # reach the fleet's hosts through the default bridge
             self.sandbox.client.networks.get("bridge").connect(self.sandbox.container_id)
-        pythonpath = inject_harness_source(self.sandbox)
+        pythonpath = HARNESS_PYTHONPATH
         args = [
             "python3",
             "-m",

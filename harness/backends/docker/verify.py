@@ -1,8 +1,11 @@
 """Verification in a fresh, network-less scorer container.
 
 The host stages a copy of the post-agent workspace, the hidden sources named by
-``verify.copy`` and the suite; only the container ever combines them. The agent's
-container is gone by now and cannot influence anything but the workspace files.
+``verify.copy`` and the suite in a private temporary folder; the container gets it as a
+read-only mount inside its root-only ``/opt/harness`` (beside the harness package, also
+mounted read-only) and the verifier copies it into its own ``/verify`` tmpfs before
+anything of the tree runs. No archive is copied in; only ``/verify/out`` comes back. The
+agent's container is gone by now and cannot influence anything but the workspace files.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from harness.errors import InfraError, UserError
 from harness.images import ensure_image
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
-from harness.sandbox.inject import inject_harness_source
+from harness.sandbox.inject import HARNESS_PYTHONPATH, harness_source_mount
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.util.agentfiles import OverCap, copy_tree
 from harness.util.fs import copytree, hidden_paths, write_atomic
@@ -26,6 +29,7 @@ from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
 
 ROOT = "/verify"
+STAGE = f"{HARNESS_PYTHONPATH}/stage"  # the staged copy, mounted read-only
 
 
 def stage(
@@ -95,6 +99,38 @@ def scorer_policy(policy: SandboxPolicy, *, executes_app: bool = True) -> Sandbo
     return policy.model_copy(update={"capabilities": caps})
 
 
+def verifier_spec(
+    image: str,
+    request: VerifyRequest,
+    staged: Path,
+    labels: dict[str, str],
+    policy: SandboxPolicy,
+    cpus: float | None = None,
+    memory: str | None = None,
+) -> SandboxSpec:
+    """The scorer container: network-less, ``/verify`` a tmpfs capped at twice the
+    workspace size; the staged folder (tree, hidden files, suite, request) and the harness
+    source reach it as read-only mounts inside its root-only ``/opt/harness`` (the
+    verifier copies the stage into ``/verify`` itself), so no archive is copied in."""
+    mounts = dict(request.mounts)  # the scenario's toolchain and dependencies, read-only
+    mounts.update(harness_source_mount())
+    mounts[str(staged)] = f"{STAGE}:ro"
+    return SandboxSpec(
+        phase="verify",
+        image=image,
+        workspace=None,
+        mount_workspace=False,
+        project_dir=f"{ROOT}/tree",
+        network="none",
+        cpus=cpus,
+        memory=memory,
+        labels=labels,
+        mounts=mounts,
+        policy=policy,
+        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
+    )
+
+
 def verify_in_docker(
     workspace: Path,
     request: VerifyRequest,
@@ -108,45 +144,33 @@ def verify_in_docker(
     """Grade a copy of ``workspace`` in the scorer image; returns (outcome, image id).
 
     The container is hardened like the agent's (``policy``): no capabilities, non-root,
-    read-only root; ``/verify`` is a tmpfs capped at the policy's workspace size.
+    read-only root; ``/verify`` is a tmpfs capped at twice the policy's workspace size
+    (``verifier_spec``).
     """
     ref = ensure_image("scorer")
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
-    spec = SandboxSpec(
-        phase="verify",
-        image=ref.tag,
-        workspace=None,
-        mount_workspace=False,
-        project_dir=f"{ROOT}/tree",
-        network="none",
-        cpus=cpus,
-        memory=memory,
-        labels=labels,
-        mounts=dict(request.mounts),  # the scenario's toolchain and dependencies, read-only
-        policy=policy,
-        scratch={ROOT: str(2 * policy.bytes("workspace_size"))},  # tree, hidden, builds
-    )
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
-    sandbox = DockerSandbox(spec)
+    spec = verifier_spec(ref.tag, request, tmp / "stage", labels, policy, cpus, memory)
+    sandbox = DockerSandbox(spec, create_project=False)
     try:
         try:
             _, skipped = stage(workspace, request, tmp / "stage", policy.bytes("workspace_size"))
         except OverCap as exc:
             return refused(exc), ref.id
         sandbox.start()
-        sandbox.copy_in(tmp / "stage", ROOT)
-        pythonpath = inject_harness_source(sandbox)
         result = sandbox.exec(
             [
                 "python3",
                 "-m",
                 "harness.verify.inside",
+                "--stage",
+                STAGE,
                 f"{ROOT}/request.json",
                 f"{ROOT}/tree",
                 f"{ROOT}/out",
             ],
             cwd=ROOT,
-            env={"PYTHONPATH": pythonpath, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
+            env={"PYTHONPATH": HARNESS_PYTHONPATH, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
             timeout=request.timeout_s + 120,
         )
         if result.timed_out:
