@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.util.fs import stat_signature
+
 INDEX_FILE = ".runs-index.sqlite"
 SCHEMA = 1
 FILES = ("run.json", "progress.json", "verify/report.json")
@@ -105,17 +107,11 @@ def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "verify").is_dir()
 
 
-def _stat(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return "-"
-    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 
 def _signature(run_dir: str) -> str:
     """mtime, size and inode of the three files (plain strings: this runs per run shown)."""
-    return "|".join([_stat(f"{run_dir}/{name}") for name in FILES])
+    return "|".join([stat_signature(f"{run_dir}/{name}") for name in FILES])
 
 
 def _trim(report: dict[str, Any], meta: dict[str, Any], progress: dict[str, Any]) -> str:
@@ -293,7 +289,7 @@ class RunIndex:
             run_dir = f"{root}/{path}"
             if final:
                 meta, _, report = sig.split("|")
-                if _stat(f"{run_dir}/run.json") != meta or _stat(f"{run_dir}/{FILES[2]}") != report:
+                if stat_signature(f"{run_dir}/run.json") != meta or stat_signature(f"{run_dir}/{FILES[2]}") != report:
                     stale.append((path, parent))
                     continue
             rows.append(JobRow(run_dir, key, None if outcome is None else str(outcome), score))

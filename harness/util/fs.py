@@ -38,6 +38,16 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def stat_signature(path: str) -> str:
+    """What a file's ``stat`` says of its content (mtime, size, inode), or ``-`` when
+    it is not there: a cheap "has it changed since" for caches of parsed files."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:

@@ -18,19 +18,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness.util.fs import write_atomic
+from harness.util.fs import stat_signature, write_atomic
 
 MANIFEST = ".board-pages.json"
 RUN_FILES = ("run.json", "progress.json", "verify/report.json", "workspace.diff", "trial.log")
 RUN_TREES = ("gateway", "verify/evidence")
-
-
-def _stat(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return "-"
-    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 
 def _tree(path: str, out: list[str]) -> None:
@@ -45,7 +37,7 @@ def _tree(path: str, out: list[str]) -> None:
             out.append(f"{entry.name}/")
             _tree(entry.path, out)
         else:
-            out.append(f"{entry.name}={_stat(entry.path)}")
+            out.append(f"{entry.name}={stat_signature(entry.path)}")
     out.append("..")
 
 
@@ -55,7 +47,7 @@ def run_signature(run_dir: str, indexed: str, *derived: str) -> str:
     read from the folders: they are stat'ed here), ``derived`` the values filled in from
     other runs (era, agent version) and the code's."""
     names = RUN_FILES[3:] if indexed else RUN_FILES
-    parts = [indexed, *(_stat(f"{run_dir}/{name}") for name in names)]
+    parts = [indexed, *(stat_signature(f"{run_dir}/{name}") for name in names)]
     for tree in RUN_TREES:
         _tree(f"{run_dir}/{tree}", parts)
     parts.extend(derived)
