@@ -57,10 +57,10 @@ def make_bundle(work: Path, out: Path, files: dict[str, str]) -> str:
     return sha
 
 
-# Tests run in parallel (pytest-xdist, ``--dist loadgroup`` in pyproject.toml): each test
-# goes to whichever worker is free. These modules build something expensive once in a
-# module-scoped fixture (a reference scored, trials run, a Ray cluster, images): one
-# worker runs each of them whole, so the fixture is built once, not once per worker.
+# With ``-n 4 --dist loadgroup`` (pytest-xdist) each test goes to whichever worker is
+# free. These modules build something expensive once in a module-scoped fixture (a
+# reference scored, trials run, a Ray cluster, images): one worker runs each of them
+# whole, so the fixture is built once, not once per worker.
 WHOLE_MODULES = frozenset(
     {
         "tests/apps/test_app_scenario.py",
@@ -81,6 +81,7 @@ WHOLE_MODULES = frozenset(
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group into the id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.nodeid.split("::", 1)[0]

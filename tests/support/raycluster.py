@@ -154,7 +154,7 @@ class LocalCluster:
             "    assert time.monotonic()<end, 'timeout'\n"
             "    time.sleep(0.2)\n"
         )
-        for _ in range(2):  # the head's GCS may not answer yet on the first try
+        for _ in range(3):  # the head's GCS may not answer yet (slow to start under load)
             done = subprocess.run(
                 [sys.executable, "-c", code, self.address, str(count), str(timeout)],
                 env=self.env,
