@@ -145,7 +145,7 @@ def run_go(
     canary: bool = False,
 ) -> TargetResult:
     cmd = go_command(target, tree)
-    bird = GoCanary.plan(cmd[4], tree) if canary else None
+    bird = GoCanary.plan(cmd[4], tree) if canary else None  # go test -json -count=1 PATTERN
     run_cmd = bird.command(cmd) if bird else cmd
     cache = Path(tempfile.gettempdir()) / "harness-go"
     go_env = {
