@@ -310,9 +310,12 @@ def entrant_groups(runs: list[RunResult]) -> dict[str, dict[tuple[str, str, str]
 
 
 def summarise(runs: list[RunResult]) -> list[EraTable]:
-    """One ranked table per era, eras in name order."""
+    """One ranked table per era, eras in name order.
+
+    Entrants enter the ranking in entrant order, so ties read the same whatever order
+    the runs came in (a job on a cluster finishes its trials in another order)."""
     by_era = entrant_groups(runs)
     return [
-        rank_table(era, [summarise_entrant(group) for group in by_era[era].values()])
+        rank_table(era, [summarise_entrant(by_era[era][k]) for k in sorted(by_era[era])])
         for era in sorted(by_era)
     ]

@@ -115,3 +115,28 @@ def test_publish_writes_a_summary_folder_and_the_marked_block(
     bare.write_text("no markers\n")
     out = CliRunner().invoke(_app(), ["report", "--publish-to", str(bare)])
     assert out.exit_code == 2 and "BEGIN_RESULTS" in out.output
+
+
+def test_tied_entrants_read_the_same_whatever_order_the_runs_came_in() -> None:
+    """A job on a cluster finishes its trials in another order than a local job; the
+    tables built from the same runs must not differ (ties placed in entrant order)."""
+    from harness.report.collect import RunResult
+    from harness.report.summary import summarise
+
+    def run(agent: str, scenario: str, outcome: str) -> RunResult:
+        score = 1.0 if outcome == "success" else 0.0
+        return RunResult(
+            Path("/nowhere"), f"{agent}-{scenario}", scenario, "tests@1.0.0", agent, "1.0",
+            "none", outcome, score, None, "2026-01-01T00:00:00Z", 1.0,
+        )  # fmt: skip
+
+    runs = [
+        run(agent, scenario, "success" if agent == "oracle" else "failed")
+        for agent in ("oracle", "slownop", "nop")
+        for scenario in ("a", "b")
+    ]
+
+    def order(rs: list[RunResult]) -> list[list[str]]:
+        return [[e.agent for e in t.entrants] for t in summarise(rs)]
+
+    assert order(runs) == order(list(reversed(runs))) == [["oracle", "nop", "slownop"]]
