@@ -6,10 +6,13 @@ its tests against. So when the controller is root the test user never gets a cac
 can write. Before a Go target runs, the cache's owner, a builder user of its own
 (``uid + 1`` of the test user), compiles it with ``go test -exec true`` (compile, vet
 and link; nothing of the tree is executed) into the shared cache, once per toolchain,
-module requirements and command (a marker only the controller writes); then the tests
-run as the test user with that cache read-only: Go reads an initialised cache it
-cannot write and compiles a miss (the tree's changed packages) in its work folder
-without storing it. Go 1.19's package index, which it would insist on storing, is off
+module requirements, build command (``-run`` left out: it selects tests, it builds
+nothing) and tree (a marker only the controller writes, keyed by the tree's file
+signatures); then the tests run as the test user with that cache read-only: Go reads an
+initialised cache it cannot write, finds the tree's packages built, and compiles a miss
+(a file the run itself changed, the canary's package) in its work folder without
+storing it. So the targets of one tree share one build: five targets on one package
+cost one compile, not five. Go 1.19's package index, which it would insist on storing, is off
 (``GODEBUG=goindex=0``); a run that still fails on storing an entry is built by the
 builder and run once more. The builder only
 ever stores what the Go toolchain produced from the sources, so an entry can be no
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,17 +37,48 @@ def builder_of(user: TestUser) -> TestUser:
     return TestUser(user.uid + BUILDER_OFFSET, user.read_all)
 
 
+def build_command(cmd: list[str]) -> list[str]:
+    """The test command without its ``-run`` selection, which changes no build."""
+    out: list[str] = []
+    skip = False
+    for tok in cmd:
+        if skip:
+            skip = False
+        elif tok == "-run":
+            skip = True
+        elif not tok.startswith("-run="):
+            out.append(tok)
+    return out
+
+
 def warm_command(cmd: list[str]) -> list[str]:
-    """The test command as a build that executes nothing: the same flags (``-json``
-    builds ``test2json`` too), with ``-exec true`` in place of running the binary."""
-    return [*cmd[:2], "-exec", "true", *cmd[2:]]
+    """The test command as a build that executes nothing: the same build flags
+    (``-json`` builds ``test2json`` too), with ``-exec true`` in place of running it."""
+    build = build_command(cmd)
+    return [*build[:2], "-exec", "true", *build[2:]]
+
+
+def tree_signature(tree: Path) -> str:
+    """Path, size and modification time of every file of the tree (``.git`` left out,
+    links not followed). A marker with a stale signature costs only time: Go's own
+    cache keys are content hashes, so a miss is compiled, never a wrong build used."""
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for name in sorted(files):
+            path = Path(folder, name)
+            with contextlib.suppress(OSError):
+                info = path.lstat()
+                rel = path.relative_to(tree).as_posix()
+                digest.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
 
 
 def warm_key(cmd: list[str], tree: Path, env: dict[str, str]) -> str:
-    """What a warm cache depends on: the toolchain, the module's requirements and the
-    command. The tree's own packages are not in it: the tests compile those in their
-    work folder (a miss is built, not stored), as they change every trial anyway."""
-    digest = hashlib.sha256("\0".join(cmd).encode())
+    """What a warm cache depends on: the toolchain, the module's requirements, the
+    build command and the tree's files."""
+    digest = hashlib.sha256("\0".join(build_command(cmd)).encode())
+    digest.update(tree_signature(tree).encode())
     go = shutil.which("go", path=env.get("PATH"))
     if go:
         info = Path(go).resolve().stat()
@@ -75,7 +110,9 @@ class SharedCache:
             tmp = str(home / "tmp")
             env = {**self.env, "HOME": str(home), "TMPDIR": tmp, "GOTMPDIR": tmp}
             ran = run_reaped(warm_command(self.cmd), self.tree, env, self.timeout, self.builder)
-        if ran.returncode == 0:  # a failed build (the tree's) is not a warm cache
+        # A build that failed (the tree's own error) stored what did compile; building
+        # this very tree again would fail again. Only a timeout leaves no marker.
+        if ran.returncode is not None:
             with contextlib.suppress(OSError):  # no marker: warmed again next time
                 self.marker.parent.mkdir(mode=0o755, exist_ok=True)
                 self.marker.touch()

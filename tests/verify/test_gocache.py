@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.gocache import builder_of, warm_command
+from harness.verify.gocache import build_command, builder_of, warm_command, warm_key
 from harness.verify.runners import run_go
 from harness.verify.testuser import TestUser, hand_over
 
@@ -32,8 +32,24 @@ func TestPoison(t *testing.T) {
 @pytest.mark.unit
 def test_the_warm_build_executes_nothing() -> None:
     cmd = ["go", "test", "-json", "-count=1", "./mathx", "-run", "TestX"]
-    assert warm_command(cmd) == ["go", "test", "-exec", "true", *cmd[2:]]
+    assert warm_command(cmd) == ["go", "test", "-exec", "true", "-json", "-count=1", "./mathx"]
     assert builder_of(TestUser(61001, True)) == TestUser(61002, True)
+
+
+@pytest.mark.unit
+def test_one_warm_build_serves_every_target_of_a_tree(tmp_path: Path) -> None:
+    """``-run`` selects tests and builds nothing: the targets of one tree share a key;
+    another tree (an edited file) or another build flag does not."""
+    (tmp_path / "p.go").write_text("package p\n")
+    env = {"PATH": os.environ.get("PATH", "")}
+    one = ["go", "test", "-json", "-count=1", ".", "-run", "TestA"]
+    two = ["go", "test", "-json", "-count=1", ".", "-run=TestB"]
+    assert build_command(two) == build_command(one) == one[:5]
+    key = warm_key(one, tmp_path, env)
+    assert warm_key(two, tmp_path, env) == key
+    assert warm_key([*one, "-race"], tmp_path, env) != key
+    (tmp_path / "p.go").write_text("package p\n\nconst X = 1\n")
+    assert warm_key(one, tmp_path, env) != key
 
 
 @pytest.mark.integration
@@ -49,7 +65,7 @@ def test_the_tests_cannot_write_the_build_cache(tmp_path: Path) -> None:
     result = run_go("./p", "required", tree, env, 120, TestUser(61001, True))
     assert result.ok, [t.output for t in result.tests]
     assert [t.name for t in result.tests if t.passed] == ["TestPoison"]
-    # warm now: the next trial's changed code is compiled by the tests, not stored
+    # the next trial's changed code: its own warm build, then its tests
     (tree / "p" / "p.go").write_text("package p\n\nfunc Two() int { return 2 }\n")
     again = run_go("./p", "required", tree, env, 120, TestUser(61001, True))
     assert again.ok, [t.output for t in again.tests]
