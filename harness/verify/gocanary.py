@@ -182,13 +182,17 @@ class GoCanary:
 
 
 def judge(
-    canary: GoCanary, stdout: str, cases: list[TestCase]
-) -> tuple[list[TestCase], str | None]:
-    """The suite's own cases, and why the run is forged (None when it is not): a canary
-    package that reported events without its canary failing with its message."""
+    canary: GoCanary, stdout: str, cases: list[TestCase], code: int | None
+) -> tuple[list[TestCase], str | None, bool]:
+    """The suite's own cases; why the run is forged (None when it is not); and whether
+    the canaries were its only failures (every canary package seen failed its canary
+    with its message, and no case of the suite's own failed).
+
+    With a canary planned, an honest ``go test`` never exits 0 (each canary fails), so a
+    success claim (exit 0, or every case of the suite's own passed) without every
+    package seen failing its canary is forged: an ``init()`` that prints a passing
+    stream, or calls ``os.Exit(0)`` before any test ran (Go reports ``ok``)."""
     own = [c for c in cases if not canary.is_case(c)]
-    if not own or not all(c.passed for c in own):
-        return own, None  # a failing (or empty) result cannot be a forged success
     expected = {canary.import_path(rel) for rel, _ in canary.dirs}
     seen: set[str] = set()
     outputs: dict[str, str] = {}
@@ -208,7 +212,15 @@ def judge(
             outputs[pkg] = outputs.get(pkg, "") + str(ev.get("Output", ""))
         elif ev.get("Action") in {"pass", "fail", "skip"}:
             verdicts[pkg] = ev["Action"]
-    for pkg in sorted(seen):
-        if verdicts.get(pkg) != "fail" or canary.message not in outputs.get(pkg, ""):
-            return own, f"results forged: harness's failing canary did not fail in {pkg}"
-    return own, None
+    unmet = sorted(
+        pkg
+        for pkg in seen
+        if verdicts.get(pkg) != "fail" or canary.message not in outputs.get(pkg, "")
+    )
+    own_passed = all(c.passed for c in own)
+    clean = bool(seen) and not unmet and own_passed
+    claims_success = code == 0 or (bool(own) and own_passed)
+    if claims_success and not clean:
+        where = unmet[0] if unmet else ", ".join(sorted(expected))
+        return own, f"results forged: harness's failing canary did not fail in {where}", False
+    return own, None, clean

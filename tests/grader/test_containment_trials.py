@@ -21,6 +21,7 @@ ATTACKS = [
     "verdict-pytest-report-patch",
     "verdict-go-init-daemon",
     "verdict-go-init-forged-stream",
+    "verdict-go-init-exit0",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

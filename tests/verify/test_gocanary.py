@@ -67,19 +67,28 @@ def test_judge_wants_every_reporting_package_to_fail_its_canary() -> None:
     honest = _events("example.com/x/m", "TestA", "pass") + _events(
         "example.com/x/m", "Test_ab", "fail", "zz_test.go:5: s3cr3t\n"
     )
-    assert judge(bird, honest, cases) == (own, None)  # the root package reported nothing
+    # the root package reported nothing; the canary was the only failure (exit 1)
+    assert judge(bird, honest, cases, 1) == (own, None, True)
     forged = _events("example.com/x/m", "TestA", "pass")
-    assert judge(bird, forged, own)[1] is not None
+    assert judge(bird, forged, own, 0)[1] is not None
     wrong = _events("example.com/x/m", "TestA", "pass") + _events(
         "example.com/x/m", "Test_ab", "fail", "other text\n"
     )
-    assert judge(bird, wrong, cases)[1] is not None
+    assert judge(bird, wrong, cases, 1)[1] is not None
     passed = _events("example.com/x/m", "TestA", "pass") + _events(
         "example.com/x/m", "Test_ab", "pass", "s3cr3t\n"
     )
-    assert judge(bird, passed, cases)[1] is not None
+    assert judge(bird, passed, cases, 0)[1] is not None
     failing = [Case(name="TestA", passed=False)]
-    assert judge(bird, forged, failing) == (failing, None)  # a failure is never forged
+    assert judge(bird, forged, failing, 1) == (failing, None, False)  # never forged
+    # os.Exit(0) in an init(): Go says ok, no test ran, not even the canary
+    exited = json.dumps({"Package": "example.com/x/m", "Action": "pass"}) + "\n"
+    assert judge(bird, exited, [], 0)[1] is not None
+    assert judge(bird, "", [], 0)[1] is not None  # exit 0 with nothing reported
+    # a build failure reports a failing package and no canary: a failure, not forged
+    broken = json.dumps({"Package": "example.com/x/m", "Action": "fail"}) + "\n"
+    build = [Case(name="example.com/x/m [build]", passed=False, synthetic=True)]
+    assert judge(bird, broken, build, 1) == (build, None, False)
 
 
 GO_MOD = "module example.com/gf\n\ngo 1.19\n"
@@ -102,6 +111,10 @@ func init() {
 	}
 }
 """
+
+
+# no test runs at all: Go reports the package ok
+EXIT0 = 'package m\n\nimport "os"\n\nfunc init() { os.Exit(0) }\n'
 
 
 def _run(tree: Path, target: str, canary: bool) -> tuple[bool, str | None, int | None]:
@@ -127,7 +140,8 @@ def test_a_real_pass_stays_a_pass_and_a_forged_stream_is_rejected(
     (tmp_path / "m" / "m.go").write_text(CODE)
     ok, error, code = _run(tmp_path, target, canary=True)
     assert not ok and code == 1 and error is None  # a real failure stays a failure
-    (tmp_path / "m" / "zz_init.go").write_text(FORGER)
-    assert _run(tmp_path, target, canary=False)[0] is True  # the forgery works without one
-    ok, error, _ = _run(tmp_path, target, canary=True)
-    assert not ok and error is not None and error.startswith("rejected: results forged")
+    for forger in (FORGER, EXIT0):
+        (tmp_path / "m" / "zz_init.go").write_text(forger)
+        assert _run(tmp_path, target, canary=False)[0] is True  # it works without one
+        ok, error, _ = _run(tmp_path, target, canary=True)
+        assert not ok and error is not None and error.startswith("rejected: results forged")
