@@ -144,6 +144,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                     extra_env=request.env,
                     user=guard.user,
                     canary=not request.compile_only,
+                    agent_files=(changed, hidden),
                 ).model_copy(update={"target": target})
                 targets.append(guard.check(ran))
         guard.finish()

@@ -12,11 +12,13 @@ import stat
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
+from harness.verify import skipcharge
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
@@ -26,6 +28,7 @@ from harness.verify.pylayout import src_layout
 from harness.verify.testuser import TestUser, run_reaped, test_home
 
 Kind = Literal["required", "partial"]
+AgentFiles = tuple[Sequence[str], Sequence[str]]  # (changed files, hidden files)
 TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(", re.MULTILINE)
 OUTPUT_CAP = 4000
 # pytest and its plugins are imported before the tree joins sys.path, and the tree comes
@@ -34,11 +37,12 @@ PYTEST_BOOT = (
     "import sys\n"
     "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
     "import pytest\n"
+    "{skipcharge}"
     "std = [i for i, p in enumerate(sys.path) if '-packages' not in p]\n"
     "sys.path.insert(max(std, default=-1) + 1, '')\n"
     "{src}"
     "sys.argv[0] = 'pytest'\n"
-    "raise SystemExit(pytest.console_main())\n"
+    "raise SystemExit(int(pytest.main(plugins=_harness_plugins)))\n"
 )
 # a src-layout project's package, where an install would put it: right after the tree root
 PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
@@ -47,7 +51,8 @@ PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
 def pytest_boot(tree: Path) -> str:
     """The boot script for ``tree``: ``src`` joins the path after the tree root when the
     tree is a src-layout project (``pylayout.src_layout``)."""
-    return PYTEST_BOOT.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
+    boot = PYTEST_BOOT.replace("{skipcharge}", skipcharge.PLUGIN)
+    return boot.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
 
 
 STARTUP_ENV = frozenset(
@@ -260,11 +265,15 @@ def run_pytest(
     python: str,
     user: TestUser | None = None,
     canary: bool = False,
+    agent_files: AgentFiles = ((), ()),
 ) -> TargetResult:
     tokens = shlex.split(target)
     bird = Canary.fresh() if canary and applies(tokens) else None
     with test_home(user.uid if user else None) as home:
         junit = home / "junit.xml"
+        listing = skipcharge.write_listing(home, *agent_files)
+        if listing is not None:  # a skip the agent's code raised is a failure
+            env = {**env, skipcharge.ENV: str(listing)}
         cmd = [
             python,
             "-s",  # no user site (a .pth there would run first)
@@ -353,19 +362,22 @@ def run_target(
     extra_env: dict[str, str] | None = None,
     user: TestUser | None = None,
     canary: bool = False,
+    agent_files: AgentFiles = ((), ()),
 ) -> TargetResult:
     """Run one target (as ``user`` when given); ``extra_env`` (the scenario's toolchain
     and dependency variables, ``$PATH``/``$PYTHONPATH`` standing for the current values)
     wins over the process's. ``canary``: a pytest target runs a failing canary beside the
     suite, a Go target one in each package it tests, and a report where one passed is
-    rejected as forged (``verify.canary``, ``verify.gocanary``)."""
+    rejected as forged (``verify.canary``, ``verify.gocanary``). ``agent_files``: the
+    tree's changed files and the hidden ones; a pytest skip raised from one of the
+    agent's is a failure (``verify.skipcharge``)."""
 
     env = {k: v for k, v in os.environ.items() if k not in STARTUP_ENV}
     env["HARNESS_SEED"] = seed  # nothing of the controller's own steers the tests
     env.update(expand(extra_env or {}, env))
     if runner == "go":
         return run_go(target, kind, tree, env, timeout, user, canary)
-    return run_pytest(target, kind, tree, env, timeout, python, user, canary)
+    return run_pytest(target, kind, tree, env, timeout, python, user, canary, agent_files)
 
 
 def _home_env(home: Path) -> dict[str, str]:

@@ -1,0 +1,113 @@
+"""A skip the code under test raised is a failure, not a test left out.
+
+pytest leaves skipped tests out of the results, as a suite's own ``skipif`` or
+``importorskip`` means: not applicable here. But the agent's code runs inside the tests,
+and it can raise ``unittest.SkipTest`` (or call ``pytest.skip``/``pytest.xfail``)
+wherever its answer would be wrong: every hidden test it cannot pass then reads
+*skipped*, and the target passes on the tests that remain. So the boot script registers a
+small plugin, before the tree joins ``sys.path``: a skip (or an imperative xfail) whose
+traceback passes through a file the agent changed or added is reported as a failure
+naming that file and line; a module skipped at collection from such a file is a
+collection error. The suite's own skips (markers, ``importorskip`` in a test body, a
+fixture of the suite's) stay skips. A forger that raises from code compiled under another
+file name is not seen (the same class as a forger that finds the canary).
+
+The agent's files reach the plugin as a listing the controller writes (one path per line,
+relative to the tree), named by ``HARNESS_AGENT_FILES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+ENV = "HARNESS_AGENT_FILES"
+
+# Runs in the test process (any Python 3.8+ with pytest), so it imports only what pytest
+# itself needs and nothing of harness.
+PLUGIN = '''
+import types as _types
+_m = _types.ModuleType("harness_skipcharge")
+exec(compile(r"""
+import os, unittest
+import pytest
+
+_listing = os.environ.pop("HARNESS_AGENT_FILES", "")
+_root = os.getcwd()
+CHARGED = set()
+if _listing:
+    try:
+        with open(_listing, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                rel = line.rstrip("\\n")
+                if rel:
+                    CHARGED.add(os.path.realpath(os.path.join(_root, rel)))
+    except OSError:
+        pass
+SKIPS = (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest)
+
+
+def _charged(path):
+    try:
+        return os.path.realpath(path) in CHARGED
+    except (TypeError, ValueError, OSError):
+        return False
+
+
+def _where(tb):
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if _charged(code.co_filename):
+            return "%s:%d" % (os.path.relpath(code.co_filename, _root), tb.tb_lineno)
+        tb = tb.tb_next
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    exc = call.excinfo  # before pytest's unittest plugin swaps a SkipTest for its own skip
+    outcome = yield
+    rep = outcome.get_result()
+    if not CHARGED or exc is None or not rep.skipped or not exc.errisinstance(SKIPS):
+        return
+    where = _where(exc.tb)
+    if where:
+        rep.outcome = "failed"
+        if hasattr(rep, "wasxfail"):
+            del rep.wasxfail
+        rep.longrepr = "skipped by the code under test at %s: %s" % (where, exc.value)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    rep = outcome.get_result()
+    if not CHARGED or not rep.skipped or not isinstance(rep.longrepr, tuple):
+        return
+    path = rep.longrepr[0]
+    if _charged(path):
+        rep.outcome = "failed"
+        rep.longrepr = "skipped at collection by the code under test at %s:%s: %s" % (
+            os.path.relpath(path, _root), rep.longrepr[1], rep.longrepr[2],
+        )
+""", "<harness skipcharge>", "exec"), _m.__dict__)
+_harness_plugins = [_m]  # given to pytest.main: registered as is, not rewritten
+'''
+
+
+def listing(changed: Iterable[str], hidden: Iterable[str]) -> str:
+    """The agent's Python files (changed or added, the hidden files left out), one a line."""
+    held = set(hidden)
+    rels = sorted({c for c in changed if c.endswith(".py") and c not in held})
+    return "".join(f"{rel}\n" for rel in rels if "\n" not in rel)
+
+
+def write_listing(home: Path, changed: Iterable[str], hidden: Iterable[str]) -> Path | None:
+    """The listing in the test user's home (the controller's file), or None when empty."""
+    text = listing(changed, hidden)
+    if not text:
+        return None
+    path = home / "agent-files.txt"
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o444)
+    return path

@@ -1,0 +1,120 @@
+"""A skip raised by the agent's code fails its test; the suite's own skips stay skips."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.verify.runners import run_target
+from harness.verify.skipcharge import listing
+
+pytestmark = pytest.mark.integration
+
+# clamp unfixed, skipping wherever its answer would be wrong
+AGENT = """import unittest
+
+import pytest
+
+
+def clamp(value, low, high):
+    if value < low:
+        raise unittest.SkipTest("not applicable")
+    if value > high:
+        pytest.skip("not applicable either")
+    return value
+"""
+HIDDEN = """import pytest
+
+from calc import clamp
+
+
+def test_inside():
+    assert clamp(3, 0, 10) == 3
+
+
+def test_below():
+    assert clamp(-5, 0, 10) == 0
+
+
+def test_above():
+    assert clamp(15, 0, 10) == 10
+
+
+@pytest.fixture
+def low():
+    return clamp(-1, 0, 10)
+
+
+def test_through_a_fixture(low):
+    assert low == 0
+
+
+@pytest.mark.skipif(True, reason="the suite's own marker")
+def test_marked():
+    raise AssertionError
+
+
+def test_optional_dependency():
+    pytest.importorskip("harness_no_such_module")
+
+
+@pytest.mark.xfail(reason="the suite expects this to fail", strict=True)
+def test_expected_failure():
+    assert clamp(3, 0, 10) == 4
+"""
+
+
+def _tree(tmp_path: Path, agent: str) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "calc").mkdir(parents=True)
+    (tree / "calc" / "__init__.py").write_text(agent)
+    (tree / "test_hidden.py").write_text(HIDDEN)
+    return tree
+
+
+def _run(tree: Path, charged: bool):  # type: ignore[no-untyped-def]
+    files = (["calc/__init__.py"], ["test_hidden.py"]) if charged else ((), ())
+    return run_target(
+        "pytest", "test_hidden.py", "required", tree, seed="s", timeout=120,
+        python=sys.executable, canary=True, agent_files=files,
+    )  # fmt: skip
+
+
+def test_the_agent_s_skips_fail_and_the_suite_s_stay_skips(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, AGENT)
+    blind = _run(tree, charged=False)
+    assert blind.ok  # without the charge, skipping what fails passes the target
+    result = _run(tree, charged=True)
+    assert not result.ok
+    failed = {c.name.split("::")[-1]: c.output for c in result.tests if not c.passed}
+    assert set(failed) == {"test_below", "test_above", "test_through_a_fixture"}
+    assert "skipped by the code under test at calc/__init__.py:8" in failed["test_below"]
+    passed = {c.name.split("::")[-1] for c in result.tests if c.passed}
+    assert passed == {"test_inside"}  # the marked skip, the importorskip, the xfail: left out
+
+
+def test_a_module_skipped_by_the_agent_s_import_is_a_collection_error(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, 'import unittest\n\nraise unittest.SkipTest("whole module")\n')
+    (tree / "test_other.py").write_text("def test_unrelated():\n    pass\n")
+    files = (["calc/__init__.py"], ["test_hidden.py"])
+    result = run_target(
+        "pytest", "test_hidden.py test_other.py", "required", tree, seed="s", timeout=120,
+        python=sys.executable, canary=True, agent_files=files,
+    )  # fmt: skip
+    assert not result.ok
+    assert any("skipped at collection by the code under test" in c.output for c in result.tests)
+
+
+def test_a_right_answer_is_untouched(tmp_path: Path) -> None:
+    fixed = "def clamp(value, low, high):\n    return max(low, min(value, high))\n"
+    result = _run(_tree(tmp_path, fixed), charged=True)
+    assert result.ok, [(c.name, c.output) for c in result.tests if not c.passed]
+
+
+@pytest.mark.unit
+def test_the_listing_holds_the_agent_s_python_files_only() -> None:
+    text = listing(["calc/__init__.py", "README.md", "test_hidden.py", "bad\nname.py"],
+                   ["test_hidden.py"])  # fmt: skip
+    assert text == "calc/__init__.py\n"
