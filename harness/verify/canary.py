@@ -5,9 +5,11 @@ the failures from the JUnit file at exit, patch ``TestReport``, exit 0 early). T
 check (``heldnames``) cannot see that when the forged names are the suite's own. So every
 pytest target also runs one file harness writes just before it, with a random name and a
 random assertion message, that fails by construction. A report in which every test passed
-and the canary passed too, or lost its message, was not produced by pytest as it ran: the
-target is rejected. A canary the report does not name proves nothing (a project's own
-``python_functions`` may not collect it), and a target that already failed needs none.
+and the canary passed too, lost its message, or is missing (a forger that deletes the
+failing cases from the report at exit) was not produced by pytest as it ran: the target
+is rejected. The canary is a ``unittest.TestCase``, which pytest collects from a file
+named on its command line whatever the project's ``python_functions``/``python_classes``
+say; a target that already failed needs none.
 Targets that select tests themselves (``-k``, ``-m``, ``--deselect``, ``--collect-only``)
 run without one. Pure apart from ``write``.
 """
@@ -31,14 +33,23 @@ class Canary:
     rel: str
     func: str
     message: str
+    cls: str = "TestCanary"
 
     @classmethod
     def fresh(cls) -> Canary:
         stem = f"test_{secrets.token_hex(6)}"
-        return cls(f"{stem}.py", f"test_{secrets.token_hex(6)}", secrets.token_hex(12))
+        return cls(
+            f"{stem}.py", f"test_{secrets.token_hex(6)}", secrets.token_hex(12),
+            f"Test_{secrets.token_hex(6)}",
+        )  # fmt: skip
 
     def source(self) -> str:
-        return f"def {self.func}():\n    assert {self.message!r} == 'ok', {self.message!r}\n"
+        return (
+            "import unittest\n\n\n"
+            f"class {self.cls}(unittest.TestCase):\n"
+            f"    def {self.func}(self):\n"
+            f"        self.fail({self.message!r})\n"
+        )
 
     def write(self, tree: Path) -> Path:
         """The file, written by the controller and read-only (0444) to the test user."""
@@ -74,7 +85,7 @@ def split(canary: Canary, cases: list[TestCase]) -> tuple[list[TestCase], str | 
     if not own or not all(c.passed for c in own):
         return own, None  # a failing (or empty) result cannot be a forged success
     if not seen:
-        return own, None  # not collected here: no evidence either way
+        return own, "results forged: harness's failing canary is missing from the report"
     if len(seen) > 1 or seen[0].passed or canary.message not in seen[0].output:
         return own, "results forged: harness's failing canary was reported as passing"
     return own, None

@@ -11,12 +11,12 @@ from harness.verify.canary import Canary, applies, split
 from harness.verify.outcome import TestCase as Case
 from harness.verify.runners import run_target
 
-BIRD = Canary("test_0a1b2c.py", "test_3d4e5f", "feedbeef")
+BIRD = Canary("test_0a1b2c.py", "test_3d4e5f", "feedbeef", "Test_9a8b")
 OWN = [Case(name="test_calc::test_add", passed=True)]
 
 
 def bird(passed: bool, output: str = "AssertionError: feedbeef") -> Case:
-    return Case(name="test_0a1b2c::test_3d4e5f", passed=passed, output=output)
+    return Case(name="test_0a1b2c.Test_9a8b::test_3d4e5f", passed=passed, output=output)
 
 
 @pytest.mark.unit
@@ -36,8 +36,9 @@ def test_a_canary_that_did_not_fail_as_written_means_forged(cases: list[Case]) -
 
 
 @pytest.mark.unit
-def test_no_verdict_from_a_missing_canary_or_a_failing_suite() -> None:
-    assert split(BIRD, OWN) == (OWN, None)  # not collected (python_functions): no evidence
+def test_a_missing_canary_means_forged_and_a_failing_suite_never_does() -> None:
+    own, why = split(BIRD, OWN)  # deleted from the report with the failing cases
+    assert own == OWN and why is not None and "missing" in why
     failing = [Case(name="test_calc::test_add", passed=False)]
     assert split(BIRD, [*failing, bird(True)]) == (failing, None)  # failed anyway
 
@@ -54,6 +55,7 @@ def test_targets_that_select_their_tests_run_without_a_canary() -> None:
 
 CALC = "def add(a, b):\n    return a - b\n"
 HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+ZERO = "\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
 STRIP = """
 
 import atexit, os, re, sys
@@ -68,6 +70,29 @@ def _strip():
 
 if _junit:
     atexit.register(_strip)
+"""
+
+
+DROP = """
+
+import atexit, os, sys
+_junit = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--junitxml=")), None)
+
+
+def _drop():
+    import xml.etree.ElementTree as ET
+
+    tree = ET.parse(_junit)
+    for suite in tree.getroot().iter("testsuite"):
+        for case in list(suite.findall("testcase")):
+            if case.find("failure") is not None or case.find("error") is not None:
+                suite.remove(case)
+    tree.write(_junit)
+    os._exit(0)
+
+
+if _junit:
+    atexit.register(_drop)
 """
 
 
@@ -91,3 +116,20 @@ def test_a_real_pass_stays_a_pass_and_a_stripped_report_is_rejected(tmp_path: Pa
     assert _run(tmp_path, canary=False)[0] is True  # the forgery works without a canary
     ok, error, _ = _run(tmp_path, canary=True)
     assert not ok and error is not None and error.startswith("rejected: results forged")
+    (tmp_path / "calc.py").write_text(CALC + DROP)  # the failing cases deleted, canary too
+    (tmp_path / "test_hidden.py").write_text(HIDDEN + ZERO)  # one case that passes anyway
+    assert _run(tmp_path, canary=False)[0] is True
+    ok, error, _ = _run(tmp_path, canary=True)
+    assert not ok and error is not None and "missing" in error
+
+
+@pytest.mark.integration
+def test_the_canary_is_collected_whatever_the_project_collects(tmp_path: Path) -> None:
+    """A project that collects only ``check_*`` functions and ``Check*`` classes from
+    ``*_check.py`` files: a real pass stays a pass (the canary ran and failed)."""
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\npython_files = *_check.py\npython_functions = check_*\npython_classes = Check*\n"
+    )
+    (tmp_path / "calc.py").write_text(CALC.replace("a - b", "a + b"))
+    (tmp_path / "test_hidden.py").write_text(HIDDEN.replace("def test_add", "def check_add"))
+    assert _run(tmp_path, canary=True) == (True, None, 0)  # not collected: "missing"
