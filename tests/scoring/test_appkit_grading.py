@@ -52,6 +52,15 @@ def test_a_first_pause_of_0_16_s_fails_the_0_2_s_bound() -> None:
     assert not first_pause_ok(pauses, 0.2)
 
 
+def test_a_short_first_pause_is_not_also_a_growth_miss() -> None:
+    """Each MUST its own check: growing 1.5x or 2x from 0.16 s meets the growth bound;
+    growing 1.4x from 0.16 s, or not at all, does not."""
+    for factor in (1.5, 2.0):
+        assert growth_failures(gaps(_trace(_backoff(0.16, factor), 0.003)), 1.5, 0.2, 5.0) == []
+    assert growth_failures(gaps(_trace(_backoff(0.16, 1.4), 0.003)), 1.5, 0.2, 5.0)
+    assert growth_failures(gaps(_trace([0.16] * 4, 0.003)), 1.5, 0.2, 5.0)
+
+
 def test_a_1_4x_or_constant_backoff_fails_the_1_5x_bound() -> None:
     assert growth_failures(gaps(_trace(_backoff(0.2, 1.4), 0.003)), 1.5, 0.2, 5.0)
     assert growth_failures(gaps(_trace([0.2] * 4, 0.003)), 1.5, 0.2, 5.0)
