@@ -471,7 +471,13 @@ def calibrate_cmd(
     """Score reference, LOW and defects over seeds; write a calibrated thresholds file."""
     from harness.grader.calibrate import calibrate
 
-    text, proposal = calibrate(_load(scenario), _settings(), _sandbox(sandbox), seeds)
+    text, proposal = calibrate(
+        _load(scenario),
+        _settings(),
+        _sandbox(sandbox),
+        seeds,
+        progress=lambda line: typer.echo(line, err=True),
+    )
     typer.echo(text, nl=False)
     raise typer.Exit(EXIT_SUCCESS if proposal.bar is not None else EXIT_FAILED)
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import statistics
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import yaml
@@ -25,6 +27,7 @@ from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
 from harness.scenario.model import LoadedScenario
+from harness.scoring import Score
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
 from harness.scoring.era import load_thresholds, sha256_file
@@ -91,15 +94,32 @@ def must_failures(spreads: dict[str, Spread], violates: dict[str, tuple[str, ...
     return out
 
 
+def _progress_line(
+    done: int, total: int, seed: str, name: str, score: Score, started: float, bar: float
+) -> str:
+    verdict = "success" if succeeds(score, bar) else "failed"
+    unmet = f" unmet {','.join(sorted(score.unmet))}" if score.unmet else ""
+    return (
+        f"[{done}/{total}] seed {seed} {name}: final {score.final:.4f} {verdict}{unmet} "
+        f"({time.monotonic() - started:.0f} s)"
+    )
+
+
 def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
     """``count`` seeds derived from the scenario's seed (the same on every machine)."""
     return [derive_bytes(loaded.seed, f"calibrate:{i}").hex()[:16] for i in range(count)]
 
 
 def calibrate(
-    loaded: LoadedScenario, settings: Settings, sandbox: str, seeds: int = 3
+    loaded: LoadedScenario,
+    settings: Settings,
+    sandbox: str,
+    seeds: int = 3,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[str, Proposal]:
-    """Score every tree over ``seeds`` seeds; write the calibrated thresholds and pin."""
+    """Score every tree over ``seeds`` seeds; write the calibrated thresholds and pin.
+
+    ``progress`` gets one line per scoring as it ends (a calibration takes hours)."""
     suite = loaded.scenario.verify.suite
     if not suite:
         raise UserError(
@@ -131,9 +151,14 @@ def calibrate(
         trees["LOW"] = runner.patched(reference, loaded.directory / LOW_PATCH, "low", "low patch")
         for d in defects:
             trees[d.name] = runner.patched(reference, d.patch, f"defects/{d.name}", "defect")
+        total, done = seeds * len(trees), 0
         for seed in calibration_seeds(loaded, seeds):
             for name, tree in trees.items():
+                started = time.monotonic()
                 score = runner.score(tree, seed)
+                done += 1
+                if progress is not None:
+                    progress(_progress_line(done, total, seed, name, score, started, current.bar))
                 spread = spreads.setdefault(name, Spread(name))
                 spread.finals.append(score.final)
                 spread.verdicts.append(succeeds(score, current.bar))

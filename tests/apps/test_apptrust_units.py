@@ -214,3 +214,16 @@ def test_calibration_puts_the_bar_between_reference_and_broken_trees() -> None:
     assert got.bar is not None and 0.962 < got.bar <= 0.995
     assert got.broken_worst == "no-dedupe"
     assert propose(Spread("reference", [0.95]), broken).bar is None
+
+
+def test_calibration_says_each_scoring_as_it_ends() -> None:
+    from harness.grader.calibrate import _progress_line
+    from harness.scoring import Score
+
+    failed = Score.model_construct(
+        final=0.5842, measurable=True, spec_met=False, unmet=["M-B", "M-A"]
+    )
+    line = _progress_line(3, 128, "ab12", "float-money", failed, 0.0, 0.9)
+    assert line.startswith("[3/128] seed ab12 float-money: final 0.5842 failed unmet M-A,M-B (")
+    met = Score.model_construct(final=0.987, measurable=True, spec_met=True, unmet=[])
+    assert "final 0.9870 success (" in _progress_line(1, 2, "ab12", "reference", met, 0.0, 0.9)
