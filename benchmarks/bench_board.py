@@ -7,7 +7,9 @@ each step in a child process (wall time, and peak RSS from ``getrusage`` in the 
 - ``index``: the first read of the root (the run index built);
 - ``board cold``: the first board (no board folder yet);
 - ``board warm`` (nothing changed) interleaved with its anchor ``board full``, the board
-  as it was built before (every page rendered again: its page record removed first);
+  as it was built before (every page rendered again: its page record removed first),
+  and with ``board serial``, a full rebuild with every run page rendered in this one
+  process (the anchor of the forked page workers);
 - ``board +job``: after adding one job of N/100 runs;
 - ``resume 1st``: ``JobRunner.prepare()`` of the complete job the first time (its ledger
   cache not written yet: every ledger file read once);
@@ -202,8 +204,12 @@ def child(step: str, base: Path, n: int) -> None:
         from harness.report.board.site import build_board
         from harness.report.collect import collect
 
-        if step == "board full":
+        if step in {"board full", "board serial"}:
             (base / "board" / MANIFEST).unlink(missing_ok=True)
+        if step == "board serial":
+            import harness.report.board.site as site
+
+            site.PARALLEL_FROM = sys.maxsize
         runs = collect(base / "results")
         build_board(runs, base / "board")
         count = len(runs)
@@ -260,7 +266,7 @@ def measure(
             out["board cold"] = run_child("board cold", base, n)
         out["resume 1st"] = run_child("resume 1st", base, n)  # no ledger cache yet
         resume = ("resume", "resume full", "resume old")
-        pairs = (("board warm", "board full"), resume) if board else (resume,)
+        pairs = (("board warm", "board full", "board serial"), resume) if board else (resume,)
         seen: dict[str, list[dict[str, float]]] = {s: [] for p in pairs for s in p}
         for r in range(rounds):  # interleaved, alternating which goes first
             for steps in pairs:
@@ -280,6 +286,8 @@ def measure(
         if board:
             full, warm = out["board full"], out["board warm"]
             print(f"ratio board warm / full rebuild (anchor): {warm['s'] / full['s']:.3f}")
+            serial = out["board serial"]["s"]
+            print(f"ratio full rebuild / one process (anchor): {full['s'] / serial:.3f}")
         ratio = out["resume"]["s"] / out["resume old"]["s"]
         print(f"ratio resume / previous prepare (anchor): {ratio:.3f}")
     finally:

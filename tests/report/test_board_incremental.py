@@ -108,3 +108,40 @@ def test_the_signature_follows_each_input(tmp_path: Path) -> None:
     assert run_signature(str(run), "sig", "era", "1.0") != with_turn  # the index's signature
     (run / "trial.log").write_text("log")
     assert run_signature(str(run), "", "era", "1.0") not in {base, with_turn}
+
+
+def test_pages_rendered_by_forked_workers_are_those_of_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.report.board.site as site_module
+
+    root, serial, forked = tmp_path / "results", tmp_path / "serial", tmp_path / "forked"
+    _results(root)
+    build_board(collect(root), serial)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(site_module, "_workers", lambda: 2)
+    build_board(collect(root), forked)
+    assert _bytes(forked) == _bytes(serial)  # screenshots copied by the workers too
+    record = json.loads((forked / MANIFEST).read_text())["pages"]
+    assert sorted(record) == ["r-a-01", "r-a-02", "r-b-03"]
+    stamp = _stats(forked)
+    build_board(collect(root), forked)  # the workers' pages are recorded: nothing redone
+    assert _stats(forked) == stamp
+
+
+def test_a_page_that_fails_in_a_worker_fails_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.report.board.site as site_module
+
+    root = tmp_path / "results"
+    _results(root)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(site_module, "_workers", lambda: 2)
+
+    def broken(run: object, out: Path) -> str:
+        raise RuntimeError("cannot render")
+
+    monkeypatch.setattr(site_module, "_render_run", broken)
+    with pytest.raises(RuntimeError, match="cannot render"):
+        build_board(collect(root), tmp_path / "site")

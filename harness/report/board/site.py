@@ -4,10 +4,12 @@ second build over unchanged results rewrites no run page (``incremental``)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import sys
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 
@@ -27,6 +29,9 @@ from harness.report.summary import EntrantSummary, EraTable, summarise
 from harness.report.trialview import load_view
 from harness.util.fs import write_atomic as _write_atomic
 
+#: Run pages rendered in worker processes once this many are due (forked: the workers
+#: inherit the runs, nothing is pickled but a range). Below it, starting them costs more.
+PARALLEL_FROM = 2_000
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
 MAX_DIFF = 400_000  # characters shown on a run card; the full diff stays in results/
 
@@ -90,6 +95,47 @@ def _render_run(run: RunResult, out: Path) -> str:
     return run_page(run, shots, diff, note, trial)
 
 
+# what forked workers render: set by ``_render_all`` just before the fork
+_DUE: list[RunResult] = []
+_OUT: Path = Path()
+
+
+def _render_range(bounds: tuple[int, int]) -> int:
+    """Render and write the due pages ``bounds[0] .. bounds[1] - 1`` (in a worker)."""
+    folder = str(_OUT / "runs")
+    for run in _DUE[bounds[0] : bounds[1]]:
+        _write_page(folder, f"{run.run_id}.html", _render_run(run.full(), _OUT))
+    return bounds[1] - bounds[0]
+
+
+def _workers() -> int:
+    if sys.platform != "linux":  # fork is the only start method that shares the runs
+        return 1
+    return min(len(os.sched_getaffinity(0)), 8)
+
+
+def _render_all(due: list[RunResult], out: Path) -> None:
+    """Write the pages of ``due``: in forked workers, one per core, when there are many."""
+    global _DUE, _OUT
+    workers = _workers()
+    if workers < 2 or len(due) < PARALLEL_FROM:
+        _DUE, _OUT = due, out
+        _render_range((0, len(due)))
+        _DUE = []
+        return
+    step = max(200, len(due) // (workers * 8))  # small chunks: a slow worker holds none up
+    chunks = [(i, min(i + step, len(due))) for i in range(0, len(due), step)]
+    _DUE, _OUT = due, out
+    try:
+        # a worker that dies breaks the pool (an error here), it does not hang it
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            for _ in pool.map(_render_range, chunks):
+                pass
+    finally:
+        _DUE = []
+
+
 def _prune(folder: Path, keep: set[str]) -> None:
     """Remove what ``folder`` holds beyond ``keep`` (pages of runs no longer shown)."""
     with suppress(OSError):
@@ -134,13 +180,14 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     code = code_signature(pages, trialpage, trialview, collect, sys.modules[__name__])
     folder = str(out / "runs")
     os.makedirs(folder, exist_ok=True)
+    due: list[tuple[RunResult, str, str]] = []
     for run in runs_by_id.values():
-        name = f"{run.run_id}.html"
-        page = f"{folder}/{name}"
+        page = f"{folder}/{run.run_id}.html"
         signature = run_signature(str(run.run_dir), run.signature, run.era, run.agent_version, code)
-        if manifest.current(page, run.run_id, signature):
-            continue
-        _write_page(folder, name, _render_run(run.full(), out))  # the whole report shown
+        if not manifest.current(page, run.run_id, signature):
+            due.append((run, page, signature))
+    _render_all([run for run, _, _ in due], out)  # the whole report shown on each
+    for run, page, signature in due:
         manifest.wrote(page, run.run_id, signature)
     _prune(out / "runs", {n for i in runs_by_id for n in (i, f"{i}.html")})
     manifest.save()
