@@ -22,6 +22,7 @@ from harness.verify import skipcharge
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
+from harness.verify.gounrun import unrun
 from harness.verify.heldnames import reject
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
@@ -148,6 +149,7 @@ def run_go(
     timeout: float,
     user: TestUser | None = None,
     canary: bool = False,
+    hidden: Sequence[str] = (),
 ) -> TargetResult:
     cmd = go_command(target, tree)
     bird = GoCanary.plan(cmd[4], tree) if canary else None  # go test -json -count=1 PATTERN
@@ -188,6 +190,10 @@ def run_go(
     forged = None
     if bird:
         tests, forged, only_canaries = judge(bird, output, tests, code)
+        if only_canaries and forged is None:  # the canary ran: did the suite's tests?
+            run = cmd[cmd.index("-run") + 1] if "-run" in cmd[:-1] else None
+            forged = unrun(tree, bird, hidden, run, output)
+            only_canaries = forged is None
         if code == 1 and only_canaries:
             code = 0  # only the canaries failed, as they must
     error = env_error = None
@@ -376,7 +382,7 @@ def run_target(
     env["HARNESS_SEED"] = seed  # nothing of the controller's own steers the tests
     env.update(expand(extra_env or {}, env))
     if runner == "go":
-        return run_go(target, kind, tree, env, timeout, user, canary)
+        return run_go(target, kind, tree, env, timeout, user, canary, agent_files[1])
     return run_pytest(target, kind, tree, env, timeout, python, user, canary, agent_files)
 
 

@@ -22,6 +22,7 @@ ATTACKS = [
     "verdict-go-init-daemon",
     "verdict-go-init-forged-stream",
     "verdict-go-init-exit0",
+    "verdict-go-run-canary-only",
     "verdict-skip-what-fails",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
