@@ -13,7 +13,11 @@ multiplied by ``--speedup`` so that the run takes well under two minutes.
 3. affinity: multi-turn conversations, with and without host affinity; prefill tokens
    the hosts computed, and how many the warm prompt cache saved.
 
-    python benchmarks/bench_gateway.py [--speedup 20] [--json out.json]
+With ``--engine`` part 1 runs against a real engine instead of the test host:
+llama.cpp's server (``llama-cpp-python[server]``, the engine extra) on a tiny
+random-weight model written by ``tests/support/llamacpp.py``.
+
+    python benchmarks/bench_gateway.py [--speedup 20] [--json out.json] [--engine]
 """
 
 from __future__ import annotations
@@ -137,12 +141,14 @@ def gateway(fleet: dict, workdir: Path, name: str) -> Iterator[tuple[str, Path]]
         yield url, tele
 
 
-def fleet_dict(urls: dict[str, str], workdir: Path, **routing: object) -> dict:
+def fleet_dict(
+    urls: dict[str, str], workdir: Path, upstream: str = MODEL, **routing: object
+) -> dict:
     return {
         "hosts": [
             {"name": n, "base_url": u, "max_parallel": 1, "watts": 300} for n, u in urls.items()
         ],
-        "models": {"coder": {"upstream": MODEL}},
+        "models": {"coder": {"upstream": upstream}},
         "routing": {"cooldown": {"base_s": 0.5, "max_s": 5}, **routing},
         "bench_file": str(workdir / "fleet-bench.json"),
     }
@@ -151,6 +157,19 @@ def fleet_dict(urls: dict[str, str], workdir: Path, **routing: object) -> dict:
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+@contextlib.contextmanager
+def engine_host(prefill: float, decode: float, **extra: object) -> Iterator[str]:
+    """llama.cpp's server on a tiny random-weight model (``--engine``): a real engine in
+    place of the test host (its speed is its own; the arguments are ignored)."""
+    from tests.support.llamacpp import llama_server, write_tiny_model
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        llama_server(write_tiny_model(Path(tmp) / "tiny.gguf")) as url,
+    ):
+        yield url
 
 
 @contextlib.contextmanager
@@ -312,23 +331,34 @@ def main() -> None:
     p.add_argument("--turns", type=int, default=6)
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     p.add_argument("--overhead-only", action="store_true", help="only part 1 (overhead)")
+    p.add_argument(
+        "--engine",
+        action="store_true",
+        help="part 1 against llama.cpp's server on a tiny model (the engine extra)",
+    )
     a = p.parse_args()
     t_start = time.monotonic()
     speeds = {k: v * a.speedup for k, v in BASE_SPEEDS.items()}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         res: dict = {"speeds": speeds}
+        if a.engine:
+            from tests.support.llamacpp import ALIAS
+
+            host_fn, model = engine_host, ALIAS
+        else:
+            host_fn, model = test_host, MODEL
         res["overhead"] = overhead(
             workdir,
             a.overhead_calls,
-            test_host=test_host,
+            test_host=host_fn,
             gateway=gateway,
             minimal_proxy=minimal_proxy,
-            fleet_dict=fleet_dict,
-            model=MODEL,
+            fleet_dict=lambda urls, wd, **kw: fleet_dict(urls, wd, model, **kw),
+            model=model,
             concurrency=a.concurrency,
         )
-        if a.overhead_only:
+        if a.overhead_only or a.engine:
             print("\n".join(report_overhead(res)))
             return
         with contextlib.ExitStack() as stack:

@@ -239,7 +239,7 @@ def create_app(spec: HostSpec | None = None, faults: Faults | None = None) -> St
                         state.stats["dropped"] += 1
                         raise SimulatedDrop("simulated mid-stream drop")
                 yield _sse(chunk({} if kind == "chat" else "", finish))
-                if include_usage:
+                if include_usage and s.stream_usage:
                     yield _sse(
                         {
                             "id": cid,

@@ -50,6 +50,7 @@ class HostSpec:
     cache_entries: int = 8
     publisher: str = "harness"
     api_v1: bool = True  # False: an LM Studio 0.3.x host (/api/v0 only, no parallel slots)
+    stream_usage: bool = True  # False: ignore include_usage, as llama-cpp-python's server does
 
 
 class SimulatedDrop(Exception):

@@ -102,10 +102,15 @@ class Accounting:
         now = time.monotonic()
         total = now - att.t0
         busy = self.energy[att.host].stop(lease, now)
-        estimated = att.usage is None and att.status == STREAM_BROKEN and att.output_chunks > 0
+        estimated = (
+            att.usage is None
+            and att.output_chunks > 0
+            and (att.status == STREAM_BROKEN or (att.call.stream and att.status == 200))
+        )
         if estimated:
-            # the host had produced tokens (and maybe relayed them) before the break: count
-            # them, estimated, since its usage chunk never came
+            # the host produced tokens (and relayed them) but no usage chunk came: the
+            # stream broke, or the host ignores ``stream_options.include_usage`` (e.g.
+            # llama-cpp-python's server): count them, estimated, never charge nothing
             att.usage = {
                 "prompt_tokens": att.call.job.prompt_tokens,
                 "completion_tokens": att.output_chunks,

@@ -141,3 +141,28 @@ def test_a_non_streamed_reply_cut_short_is_retried_and_never_charged():
     assert [(x["host"], x["status"]) for x in rows] == [("cutter", "stream_broken"), ("ok", 200)]
     assert rows[0]["completion_tokens"] == 0  # the cut reply is not charged
     assert usage["completion_tokens"] == 3
+
+
+@pytest.mark.integration
+def test_a_stream_whose_host_sends_no_usage_is_counted_not_free(tmp_path):
+    """A host may ignore ``stream_options.include_usage`` (llama-cpp-python's server
+    does): the tokens it streamed are counted, estimated, instead of charged as none."""
+    tele = tmp_path / "telemetry.jsonl"
+    with (
+        TestHost(models=[MODEL], stream_usage=False) as host,
+        GatewayServer(fleet_for(("h", host)), telemetry=tele) as gw,
+    ):
+        stream = client(gw, gw.issue_key("t")).chat.completions.create(
+            model="coder",
+            max_tokens=6,
+            stream=True,
+            stream_options={"include_usage": True},
+            messages=[{"role": "user", "content": "count " * 50}],
+        )
+        chunks = list(stream)
+        usage = gw.trial_usage("t")
+    assert not any(ch.usage for ch in chunks)  # none came from the host
+    row = json.loads(tele.read_text().splitlines()[0])
+    assert row["status"] == 200 and row["usage_estimated"] is True
+    assert row["completion_tokens"] == 6 and row["prompt_tokens"] > 0
+    assert usage["completion_tokens"] == 6 and usage["calls"] == 1
