@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 from harness.fleet.bench import run_bench, save_bench  # noqa: E402
 from harness.fleet.config import parse_fleet  # noqa: E402
 from harness.fleet.telemetry import read_jsonl  # noqa: E402
+from tests.support.llamacpp import stop  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from gateway_overhead import overhead, report_overhead  # noqa: E402
@@ -81,11 +82,7 @@ def process(args: list[str], probe_url: str) -> Iterator[subprocess.Popen]:
         wait_http(probe_url, proc)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 @contextlib.contextmanager

@@ -136,11 +136,16 @@ def llama_server(model: Path, *, timeout: float = 90.0) -> Iterator[str]:
             time.sleep(0.1)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         if proc.stderr:
             proc.stderr.close()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, and SIGKILL after 10 s; waited for either way."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
