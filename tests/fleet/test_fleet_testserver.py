@@ -36,12 +36,13 @@ def test_sleeps_prefill_and_decode_and_caches_prefixes():
         usage = r.json()["usage"]
         assert usage["prompt_tokens"] == 1003 and usage["completion_tokens"] == 10
         assert usage["prompt_tokens_details"]["cached_tokens"] == 0
-        assert 0.54 <= first < 2.0  # upper bound loose: shared CI machines
-        t0 = time.monotonic()
+        assert first >= 0.54  # it slept its prefill and decode (a floor: load only adds)
+        assert r.json()["timings"]["prompt_ms"] == pytest.approx(1003 / 2000 * 1000, abs=1)
         r = chat(h.url, "x" * 4000 + " and more")
-        again = time.monotonic() - t0
         assert r.json()["usage"]["prompt_tokens_details"]["cached_tokens"] >= 1000
-        assert again < first - 0.3  # the cached prefix cost no prefill time
+        # the cached prefix cost no prefill time: the host's own figure (what it slept),
+        # not a wall-clock comparison that a loaded machine can turn around
+        assert r.json()["timings"]["prompt_ms"] < 10
         assert h.stats["cached_tokens"] >= 1000
 
 
