@@ -131,7 +131,7 @@ suite = Suite(
     critical_floor=0.6,
     class_floors={"dead": 0.0},
     thresholds=HERE / "thresholds.yml",
-    thresholds_pin=None,
+    thresholds_pin="c0d78c867c336d4894d3ef9304913a86664151b8de61cac88ea28b6832a5b6ee",
     spec=HERE.parent / "SPEC.md",
 )
 
