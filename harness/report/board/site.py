@@ -117,16 +117,14 @@ def _workers() -> int:
 def _render_all(due: list[RunResult], out: Path) -> None:
     """Write the pages of ``due``: in forked workers, one per core, when there are many."""
     global _DUE, _OUT
-    workers = _workers()
-    if workers < 2 or len(due) < PARALLEL_FROM:
-        _DUE, _OUT = due, out
-        _render_range((0, len(due)))
-        _DUE = []
-        return
-    step = max(200, len(due) // (workers * 8))  # small chunks: a slow worker holds none up
-    chunks = [(i, min(i + step, len(due))) for i in range(0, len(due), step)]
     _DUE, _OUT = due, out
     try:
+        workers = _workers()
+        if workers < 2 or len(due) < PARALLEL_FROM:
+            _render_range((0, len(due)))
+            return
+        step = max(200, len(due) // (workers * 8))  # small chunks: a slow worker holds none up
+        chunks = [(i, min(i + step, len(due))) for i in range(0, len(due), step)]
         # a worker that dies breaks the pool (an error here), it does not hang it
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
