@@ -422,6 +422,14 @@ def controls_cmd(
     attack: Annotated[
         list[str] | None, typer.Option("--attack", help="only these attacks (repeatable)")
     ] = None,
+    reuse: Annotated[
+        bool,
+        typer.Option(
+            "--reuse",
+            help="read each tree's scoring kept by an earlier run when nothing it depends on "
+            "changed (after editing a defect's breaks:)",
+        ),
+    ] = False,
 ) -> None:
     """Prove the grader: HIGH, LOW, ISOLATION, CRITICAL, DETERMINISM; writes controls.json.
     With --containment: prove the sandbox instead, attack by attack."""
@@ -442,7 +450,7 @@ def controls_cmd(
         )
     untrusted = 0
     for name in scenarios:
-        report = run_controls(_load(name), _settings(), _sandbox(sandbox))
+        report = run_controls(_load(name), _settings(), _sandbox(sandbox), reuse=reuse)
         typer.echo(f"== {name}\n{report.text()}")
         untrusted += not report.trusted
     raise typer.Exit(EXIT_FAILED if untrusted else EXIT_SUCCESS)

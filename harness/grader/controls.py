@@ -25,6 +25,7 @@ from harness.agents.builtin import OracleAgent, reference_solution
 from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
+from harness.grader import memo
 from harness.grader.record import ControlsRecord
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
@@ -105,8 +106,12 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
 class ControlRunner:
     """Scores trees for one scenario; keeps every workspace under one temp folder."""
 
-    def __init__(self, loaded: LoadedScenario, settings: Settings, sandbox: str) -> None:
+    def __init__(
+        self, loaded: LoadedScenario, settings: Settings, sandbox: str, reuse: bool = False
+    ) -> None:
         self.loaded = loaded
+        self.reuse = reuse  # read kept scorings (``grader.memo``); every scoring is kept
+        self.reused: list[str] = []
         self.settings = settings
         self.sandbox = sandbox
         self.backend = get_backend(sandbox)
@@ -121,8 +126,16 @@ class ControlRunner:
         settings = dataclasses.replace(self.settings, workspace=self.tmp / tag)
         return setup(self.loaded, settings)
 
-    def score(self, ws: Path, seed: str) -> Score:
+    def score(self, ws: Path, seed: str, tag: str = "") -> Score:
         state = read_state(ws, self.loaded)
+        folder = self.settings.results / self.loaded.name
+        memo_key = memo.key(self.loaded.directory, ws, state.baseline, self.sandbox, seed, tag)
+        kept = memo.read(folder, memo_key) if self.reuse else None
+        if kept is not None:
+            name = ws.relative_to(self.tmp).parts[0] if ws.is_relative_to(self.tmp) else ws.name
+            name = "defects/" + ws.name if name == "defects" else name
+            self.reused.append(f"{name}:{tag}" if tag else name)
+            return kept
         request = make_request(self.loaded, ws, state.baseline, seed)
         spec = VerifySpec(self.loaded, ws, request, labels={"harness.phase": "control"})
         with scoring_slot(request.suite_dir is not None):
@@ -131,6 +144,7 @@ class ControlRunner:
         if outcome.error or outcome.score is None:  # unmeasurable: the controls cannot judge
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
         score = Score.model_validate(outcome.score)
+        memo.keep(folder, memo_key, score)
         return score
 
     def patched(self, reference: Path, patch: Path, tag: str, what: str) -> Path:
@@ -186,13 +200,13 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
             environment,
             runner.settings.results / loaded.name / CONTROLS_FILE,
         )
-    again = runner.score(reference, seed)
+    again = runner.score(reference, seed, "again")
     nop = runner.score(runner.fresh("nop"), seed)
     low_patch = loaded.directory / LOW_PATCH
     if low_patch.is_file():
         low_tree = runner.patched(reference, low_patch, "low", "low patch (on the reference)")
         low, low_kind = runner.score(low_tree, seed), f"reference + {LOW_PATCH}"
-        low_again = runner.score(low_tree, seed)
+        low_again = runner.score(low_tree, seed, "again")
     elif loaded.scenario.verify.suite:
         raise UserError(
             "a build-from-spec scenario needs a LOW tree that runs but does the job wrong",
@@ -201,7 +215,8 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
             fix=f"add {LOW_PATCH}: a patch on the reference that boots but breaks the core job",
         )
     else:
-        low, low_again, low_kind = nop, runner.score(runner.fresh("nop-again"), seed), "do-nothing"
+        low_again = runner.score(runner.fresh("nop-again"), seed, "again")
+        low, low_kind = nop, "do-nothing"
     outcomes = []
     for defect in defects:
         tree = runner.patched(
@@ -220,12 +235,16 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
 
 
 def run_controls(
-    loaded: LoadedScenario, settings: Settings, sandbox: str, seed: str | None = None
+    loaded: LoadedScenario,
+    settings: Settings,
+    sandbox: str,
+    seed: str | None = None,
+    reuse: bool = False,
 ) -> ControlsReport:
     reference_solution(loaded, "prove the grader with controls")
     seed = seed or loaded.seed
     defects = load_defects(loaded)
-    runner = ControlRunner(loaded, settings, sandbox)
+    runner = ControlRunner(loaded, settings, sandbox, reuse=reuse)
     try:
         run = score_trees(runner, defects, seed)
         report = evaluate_controls(
@@ -253,6 +272,7 @@ def run_controls(
             "low_tree": run.low_kind,
             "nop": run.nop.final,
             "defect_scores": {d.name: d.score.final for d in run.defects},
+            "reused": runner.reused,
             **report.model_dump(mode="json"),
         }
     )

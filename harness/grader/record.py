@@ -53,6 +53,10 @@ class ControlsRecord(ControlsReport):
     defect_scores: dict[str, float | int | None] = Field(
         description="defect name -> its final score"
     )
+    reused: list[str] = Field(
+        default_factory=list,
+        description="trees whose scoring was read from an earlier run (--reuse), not redone",
+    )
 
     def as_json(self) -> dict[str, Any]:
         """The JSON object written: the header first, then the report, then extra keys."""

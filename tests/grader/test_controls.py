@@ -48,6 +48,7 @@ def test_cascading_defect_fails_isolation(tmp_path: Path) -> None:
     one, other = sorted(defects.glob("*.yml"))[:2]
     # the first defect now claims the second one's check: what it really breaks is a
     # cascade (undeclared), and what it claims stays unbroken
+    declared = one.read_text()
     one.write_text(other.read_text())
     settings = settings_for(tmp_path, root)
     report = run_controls(load_scenario("smoke/py-fast", root), settings, "local")
@@ -56,6 +57,13 @@ def test_cascading_defect_fails_isolation(tmp_path: Path) -> None:
     assert not isolation.passed
     assert any(d.cascades for d in report.defects)
     assert "GRADER NOT TRUSTED" in report.text()
+    # the declaration fixed, --reuse judges the kept scorings again without redoing one
+    one.write_text(declared)
+    loaded = load_scenario("smoke/py-fast", root)
+    assert run_controls(loaded, settings, "local", reuse=True).trusted
+    saved = json.loads((settings.results / "smoke/py-fast" / "controls.json").read_text())
+    trees = {"reference", "reference:again", "nop", "nop-again:again"}
+    assert set(saved["reused"]) == trees | {f"defects/{p.stem}" for p in defects.glob("*.patch")}
 
 
 NON_SMOKE = [n for n in list_scenarios(REPO_ROOT / "scenarios") if not n.startswith("smoke/")]
