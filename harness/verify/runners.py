@@ -18,7 +18,7 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
-from harness.verify import skipcharge
+from harness.verify import eqguard, runnerguard, skipcharge
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
@@ -38,7 +38,9 @@ PYTEST_BOOT = (
     "import sys\n"
     "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
     "import pytest\n"
-    "{skipcharge}"
+    "import types as _types\n"
+    "_harness_plugins = []  # given to pytest.main: registered as they are, not rewritten\n"
+    "{plugins}"
     "std = [i for i, p in enumerate(sys.path) if '-packages' not in p]\n"
     "sys.path.insert(max(std, default=-1) + 1, '')\n"
     "{src}"
@@ -52,7 +54,8 @@ PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
 def pytest_boot(tree: Path) -> str:
     """The boot script for ``tree``: ``src`` joins the path after the tree root when the
     tree is a src-layout project (``pylayout.src_layout``)."""
-    boot = PYTEST_BOOT.replace("{skipcharge}", skipcharge.PLUGIN)
+    plugins = skipcharge.PLUGIN + runnerguard.PLUGIN + eqguard.PLUGIN
+    boot = PYTEST_BOOT.replace("{plugins}", plugins)
     return boot.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
 
 

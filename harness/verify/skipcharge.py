@@ -26,7 +26,6 @@ ENV = "HARNESS_AGENT_FILES"
 # Runs in the test process (any Python 3.8+ with pytest), so it imports only what pytest
 # itself needs and nothing of harness.
 PLUGIN = '''
-import types as _types
 _m = _types.ModuleType("harness_skipcharge")
 exec(compile(r"""
 import os, unittest
@@ -91,7 +90,7 @@ def pytest_make_collect_report(collector):
             os.path.relpath(path, _root), rep.longrepr[1], rep.longrepr[2],
         )
 """, "<harness skipcharge>", "exec"), _m.__dict__)
-_harness_plugins = [_m]  # given to pytest.main: registered as is, not rewritten
+_harness_plugins.append(_m)
 '''
 
 

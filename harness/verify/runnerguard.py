@@ -1,0 +1,163 @@
+"""The test runner as it booted: a patch of it by the code under test fails, and is undone.
+
+The agent's code runs inside the test process, so it can change what a passing test
+means without touching a file: bind ``builtins.AssertionError`` to ``unittest.SkipTest``
+(pytest's rewritten asserts raise it by name, so every failing assert reads *skipped*),
+make ``unittest.TestCase.assertEqual`` a no-op, replace a function of pytest's. The
+canary cannot see it when its own ``self.fail`` still works. So the boot script, before
+the tree joins ``sys.path``, records what the verdict rests on: the functions and classes
+that ``pytest``, ``_pytest.*`` and ``unittest`` define (and their classes' methods), and
+the builtins a test or an assertion uses. After each collector and after each test's
+teardown (when the suite's own ``monkeypatch`` has been undone) the plugin compares: a
+changed entry fails that collector or test, naming what changed, and is put back, so the
+rest of the run is honest again. Entries pytest sets itself while it runs (hooks it
+installs on a module, state it caches) are not recorded: only what a module defines.
+"""
+
+from __future__ import annotations
+
+# Runs in the test process (any Python 3.8+ with pytest): standard library only.
+PLUGIN = '''
+_g = _types.ModuleType("harness_runnerguard")
+exec(compile(r"""
+import builtins, os, sys, types, unittest, unittest.case
+import pytest
+
+BUILTINS = (
+    "AssertionError", "BaseException", "Exception", "isinstance", "issubclass", "type",
+    "bool", "len", "repr", "str", "all", "any", "hasattr", "getattr", "id", "object",
+    "callable", "iter", "next", "sorted", "super", "NotImplemented",
+)
+KINDS = (types.FunctionType, type, classmethod, staticmethod, property)
+# modules that show, time or help, but decide nothing a report says
+IDLE = (
+    "_pytest._py", "_pytest.pytester", "_pytest.legacypath", "_pytest.capture",
+    "_pytest.terminal", "_pytest.helpconfig", "_pytest.pastebin", "_pytest.setupplan",
+    "_pytest.setuponly", "_pytest.cacheprovider", "_pytest.debugging", "_pytest.logging",
+    "_pytest.faulthandler", "_pytest.tmpdir", "_pytest._argcomplete", "_pytest._io",
+    "_pytest.freeze_support", "_pytest.stash", "_pytest.timing", "unittest.mock",
+)
+SEEN = {}
+WATCH = []  # (the owner's namespace, attribute, value at boot), for the quick check
+MISSING = object()
+ROOT = os.path.realpath(os.getcwd())
+
+
+def _watch(owner, label, value):
+    key = (id(owner), label)
+    if key not in SEEN:
+        attr = label.rsplit(".", 1)[-1]
+        SEEN[key] = (owner, attr, label, value)
+        WATCH.append((owner.__dict__, attr, value))
+
+
+def _record_module(name, module):
+    space = getattr(module, "__dict__", None)
+    if not isinstance(space, dict):
+        return
+    for attr, value in list(space.items()):
+        if not isinstance(value, (types.FunctionType, type)):
+            continue
+        if getattr(value, "__module__", None) != name:
+            continue  # set on the module by someone else (a hook pytest installs)
+        _watch(module, name + "." + attr, value)
+        if isinstance(value, type):
+            for meth, impl in list(value.__dict__.items()):
+                if isinstance(impl, KINDS) and not meth.startswith("__harness"):
+                    _watch(value, name + "." + attr + "." + meth, impl)
+
+
+def record():
+    for attr in BUILTINS:
+        if attr in builtins.__dict__:
+            _watch(builtins, "builtins." + attr, builtins.__dict__[attr])
+    for name, module in list(sys.modules.items()):
+        if name in ("pytest", "unittest") or name.startswith(("_pytest.", "unittest.")):
+            if not (name + ".").startswith(tuple(i + "." for i in IDLE)):
+                _record_module(name, module)
+
+
+def _current(owner, attr):
+    space = owner.__dict__
+    return space[attr] if attr in space else MISSING
+
+
+def changed():
+    if all([space.get(attr, MISSING) is value for space, attr, value in WATCH]):
+        return []
+    out = []
+    for owner, attr, label, value in list(SEEN.values()):
+        now = _current(owner, attr)
+        if now is value:
+            continue
+        out.append(label)
+        try:
+            setattr(owner, attr, value)
+        except (AttributeError, TypeError):
+            pass
+    return sorted(out)
+
+
+def _say(labels):
+    shown = ", ".join(labels[:5]) + (" and %d more" % (len(labels) - 5) if len(labels) > 5 else "")
+    return "the test runner was changed while this ran: %s (put back)" % shown
+
+
+record()
+
+
+def _ours(value):  # defined in a file of the tree (the agent's or the suite's)
+    if isinstance(value, (classmethod, staticmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        value = value.fget
+    code = getattr(value, "__code__", None)
+    path = getattr(code, "co_filename", None)
+    if path is None:
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        path = getattr(module, "__file__", None)
+    if not path:
+        return False
+    path = os.path.realpath(path)
+    return path == ROOT or path.startswith(ROOT + os.sep)
+
+
+def pytest_sessionstart(session):
+    # pytest's own plugins patch its classes while it configures (legacypath sets
+    # Config._getini_unknown_type): a change to pytest since boot from outside the tree
+    # is taken as the runner's; builtins and unittest never change so, and a change from
+    # the tree (a conftest importing the agent's package) stays a change for the first
+    # collector to find
+    for key, (owner, attr, label, value) in list(SEEN.items()):
+        if not label.startswith(("_pytest.", "pytest.")):
+            continue
+        now = _current(owner, attr)
+        if now is not value and now is not MISSING and not _ours(now):
+            SEEN[key] = (owner, attr, label, now)
+    WATCH[:] = [(o.__dict__, a, v) for o, a, _, v in SEEN.values()]
+    record()  # plugin modules pytest imported after boot
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    labels = changed()
+    if labels:
+        rep = outcome.get_result()
+        rep.outcome = "failed"
+        rep.longrepr = "collecting %s: %s" % (collector.nodeid or "the session", _say(labels))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if call.when != "teardown":
+        return
+    labels = changed()
+    if labels:
+        rep = outcome.get_result()
+        rep.outcome = "failed"
+        rep.longrepr = _say(labels)
+""", "<harness runnerguard>", "exec"), _g.__dict__)
+_harness_plugins.append(_g)
+'''
