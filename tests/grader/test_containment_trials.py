@@ -24,6 +24,8 @@ ATTACKS = [
     "verdict-go-init-exit0",
     "verdict-go-run-canary-only",
     "verdict-skip-what-fails",
+    "verdict-always-equal",
+    "verdict-assertion-is-skip",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 
