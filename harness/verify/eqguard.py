@@ -5,13 +5,14 @@ The cheapest forgery needs no runner at all: the agent's function returns an obj
 ``assertEqual``) passes on unfixed code; the canary, which never calls the agent's code,
 still fails as it must. So after collection, and before each test, the plugin wraps the
 equality (``__eq__``, ``__ne__``) of every class that a file the agent changed or added
-defines (the listing ``skipcharge`` reads). A wrapped comparison runs as it did; when it answers
-"equal" (``__eq__`` true, ``__ne__`` false) it is asked once more against a brand-new
-``object()``. An honest comparison cannot relate to an object it has never seen (it
-answers NotImplemented, False, or raises); one that does holds for everything, and the
-comparison raises AssertionError naming the class and where it is defined. Classes the
-agent's code builds while a test runs, and wildcards of other modules it returns (such as
-``unittest.mock.ANY``), are not seen.
+defines (the listing ``skipcharge`` reads). A wrapped comparison runs as it did; when it
+answers "equal" (``__eq__`` true, ``__ne__`` false) it is asked again against a brand-new
+``object()`` and against a value of the other side's type made unequal to it (``x + 1``,
+``s + "\\x00"``, a tuple one longer, ...). An honest equality cannot relate to an object
+it has never seen, nor equal two values that differ; one that does holds for everything
+(or for everything of a type), and the comparison raises AssertionError naming the class
+and where it is defined. Classes the agent's code builds while a test runs, and wildcards
+of other modules it returns (such as ``unittest.mock.ANY``), are not seen.
 """
 
 from __future__ import annotations
@@ -53,18 +54,54 @@ def _where(cls):
         return getattr(cls, "__module__", "?")
 
 
+def _other(value):
+    # a value of the same type as ``value`` and unequal to it, or None when none is made
+    try:
+        if isinstance(value, bool):
+            made = not value
+        elif isinstance(value, (int, float, complex)):
+            made = value + 1
+        elif isinstance(value, str):
+            made = value + "\\x00"
+        elif isinstance(value, bytes):
+            made = value + b"\\x00"
+        elif isinstance(value, tuple):
+            made = value + (object(),)
+        elif isinstance(value, list):
+            made = value + [object()]
+        elif isinstance(value, dict):
+            made = dict(value)
+            made[object()] = None
+        elif isinstance(value, (set, frozenset)):
+            made = set(value) | {object()}
+        else:
+            return None
+        return None if made == value else made
+    except Exception:
+        return None
+
+
+def _probes(other):
+    yield "a new object()", object()
+    made = _other(other)
+    if made is not None:
+        yield "%r as well as %r" % (made, other), made
+
+
 def _wrap(cls, name, impl, wanted):
     def guarded(self, other):
         result = impl(self, other)
-        if _holds(result, wanted):
+        if not _holds(result, wanted):
+            return result
+        for said, probe in _probes(other):
             try:
-                probe = impl(self, object())
+                held = _holds(impl(self, probe), wanted)
             except Exception:
-                return result
-            if _holds(probe, wanted):
+                held = False
+            if held:
                 raise Everything(
-                    "%s.%s holds against a new object(): a comparison that holds for "
-                    "everything proves nothing (%s)" % (cls.__qualname__, name, _where(cls))
+                    "%s.%s holds against %s: a comparison that holds for everything "
+                    "proves nothing (%s)" % (cls.__qualname__, name, said[:200], _where(cls))
                 )
         return result
 

@@ -26,6 +26,7 @@ ATTACKS = [
     "verdict-skip-what-fails",
     "verdict-always-equal",
     "verdict-assertion-is-skip",
+    "verdict-equal-to-every-int",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

@@ -52,6 +52,17 @@ ALWAYS = """class Answer(int):
 def clamp(value, low, high):
     return Answer(value)
 """
+# equal to every int, and to nothing else: a new object() alone does not show it
+EVERY_INT = """class Answer(int):
+    def __eq__(self, other):
+        return isinstance(other, int)
+
+    __hash__ = int.__hash__
+
+
+def clamp(value, low, high):
+    return Answer(value)
+"""
 # honest: a value type whose equality reads the other side, and an Infinity-like sentinel
 HONEST = """import dataclasses
 
@@ -108,6 +119,13 @@ def test_an_answer_equal_to_everything_fails_its_assertions(tmp_path: Path) -> N
     assert "Answer.__eq__ holds against a new object()" in failed["test_below"]
     assert "calc/__init__.py:1" in failed["test_below"]
     assert "Answer.__ne__" in failed["test_not_above"]
+
+
+def test_an_answer_equal_to_every_value_of_a_type_fails_too(tmp_path: Path) -> None:
+    result = _run(tmp_path, EVERY_INT)
+    assert not result.ok
+    failed = {c.name.split("::")[-1]: c.output for c in result.tests if not c.passed}
+    assert "Answer.__eq__ holds against 1 as well as 0" in failed["test_below"]
 
 
 def test_honest_equalities_and_orderings_pass(tmp_path: Path) -> None:
