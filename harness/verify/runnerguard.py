@@ -10,7 +10,8 @@ that ``pytest``, ``_pytest.*`` and ``unittest`` define (and their classes' metho
 the builtins a test or an assertion uses. After each collector and after each test's
 teardown (when the suite's own ``monkeypatch`` has been undone) the plugin compares: a
 changed entry fails that collector or test, naming what changed, and is put back, so the
-rest of the run is honest again. Entries pytest sets itself while it runs (hooks it
+rest of the run is honest again. So is pluggy, and a plugin that a file of the tree (not
+a ``conftest.py``) registers once the session runs is unregistered, failing the same way. Entries pytest sets itself while it runs (hooks it
 installs on a module, state it caches) are not recorded: only what a module defines.
 """
 
@@ -37,6 +38,8 @@ IDLE = (
     "_pytest.faulthandler", "_pytest.tmpdir", "_pytest._argcomplete", "_pytest._io",
     "_pytest.freeze_support", "_pytest.stash", "_pytest.timing", "unittest.mock",
 )
+PENDING = []  # plugins the tree registered while the tests ran
+STARTED = []
 SEEN = {}
 WATCH = []  # (the owner's namespace, attribute, value at boot), for the quick check
 MISSING = object()
@@ -72,7 +75,9 @@ def record():
         if attr in builtins.__dict__:
             _watch(builtins, "builtins." + attr, builtins.__dict__[attr])
     for name, module in list(sys.modules.items()):
-        if name in ("pytest", "unittest") or name.startswith(("_pytest.", "unittest.")):
+        if name in ("pytest", "unittest", "pluggy") or name.startswith(
+            ("_pytest.", "unittest.", "pluggy.")
+        ):
             if not (name + ".").startswith(tuple(i + "." for i in IDLE)):
                 _record_module(name, module)
 
@@ -83,9 +88,10 @@ def _current(owner, attr):
 
 
 def changed():
-    if all([space.get(attr, MISSING) is value for space, attr, value in WATCH]):
+    if not PENDING and all([space.get(attr, MISSING) is value for space, attr, value in WATCH]):
         return []
-    out = []
+    out = PENDING[:]
+    del PENDING[:]
     for owner, attr, label, value in list(SEEN.values()):
         now = _current(owner, attr)
         if now is value:
@@ -122,6 +128,33 @@ def _ours(value):  # defined in a file of the tree (the agent's or the suite's)
     return path == ROOT or path.startswith(ROOT + os.sep)
 
 
+def _plugin_file(plugin):
+    if isinstance(plugin, types.ModuleType):
+        return getattr(plugin, "__file__", None) or ""
+    cls = plugin if isinstance(plugin, type) else type(plugin)
+    return getattr(sys.modules.get(cls.__module__), "__file__", None) or ""
+
+
+def pytest_plugin_registered(plugin, manager):
+    # once the session runs, a plugin from the tree that is not a conftest is the code
+    # under test hooking the runner (its hookwrappers could rewrite any report): it is
+    # unregistered, and the collector or test it came in fails
+    if not STARTED:
+        return
+    path = _plugin_file(plugin)
+    if not path or os.path.basename(path) == "conftest.py":
+        return
+    real = os.path.realpath(path)
+    if real != ROOT and not real.startswith(ROOT + os.sep):
+        return
+    try:
+        manager.unregister(plugin)
+    except Exception:
+        pass
+    PENDING.append("a plugin registered from %s" % os.path.relpath(real, ROOT))
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_sessionstart(session):
     # pytest's own plugins patch its classes while it configures (legacypath sets
     # Config._getini_unknown_type): a change to pytest since boot from outside the tree
@@ -136,6 +169,8 @@ def pytest_sessionstart(session):
             SEEN[key] = (owner, attr, label, now)
     WATCH[:] = [(o.__dict__, a, v) for o, a, _, v in SEEN.values()]
     record()  # plugin modules pytest imported after boot
+    yield
+    STARTED.append(True)
 
 
 @pytest.hookimpl(hookwrapper=True)

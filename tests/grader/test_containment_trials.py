@@ -27,6 +27,7 @@ ATTACKS = [
     "verdict-always-equal",
     "verdict-assertion-is-skip",
     "verdict-equal-to-every-int",
+    "verdict-runtime-plugin",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 
