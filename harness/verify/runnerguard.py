@@ -6,13 +6,14 @@ means without touching a file: bind ``builtins.AssertionError`` to ``unittest.Sk
 make ``unittest.TestCase.assertEqual`` a no-op, replace a function of pytest's. The
 canary cannot see it when its own ``self.fail`` still works. So the boot script, before
 the tree joins ``sys.path``, records what the verdict rests on: the functions and classes
-that ``pytest``, ``_pytest.*`` and ``unittest`` define (and their classes' methods), and
-the builtins a test or an assertion uses. After each collector and after each test's
-teardown (when the suite's own ``monkeypatch`` has been undone) the plugin compares: a
-changed entry fails that collector or test, naming what changed, and is put back, so the
-rest of the run is honest again. So is pluggy, and a plugin that a file of the tree (not
-a ``conftest.py``) registers once the session runs is unregistered, failing the same way. Entries pytest sets itself while it runs (hooks it
-installs on a module, state it caches) are not recorded: only what a module defines.
+that ``pytest``, ``_pytest.*``, ``pluggy`` and ``unittest`` define (and their classes'
+methods), and the builtins a test or an assertion uses. After each collector and after
+each test's teardown (when the suite's own ``monkeypatch`` has been undone) the plugin
+compares: a changed entry fails that collector or test, naming what changed, and is put
+back, so the rest of the run is honest again. A plugin that a file of the tree (not a
+``conftest.py``) registers once the session runs is unregistered, failing the same way.
+Entries pytest sets itself while it runs (hooks it installs on a module, state it
+caches) are not recorded: only what a module defines.
 """
 
 from __future__ import annotations
