@@ -106,7 +106,7 @@ class TestLater(unittest.TestCase):
 
 def test_a_plugin_the_code_under_test_registers_is_unregistered(tmp_path: Path) -> None:
     # forges every Function's report (not the canary's: it is a unittest case)
-    agent = '''import gc
+    agent = """import gc
 
 import pytest
 
@@ -127,7 +127,7 @@ for found in gc.get_objects():
     if type(found).__name__ == "Config" and hasattr(found, "pluginmanager"):
         found.pluginmanager.register(Forger())
         break
-'''
+"""
     hidden = "from calc import clamp\n\n\ndef test_below():\n    assert clamp(-5, 0, 10) == 0\n"
     result = _run(_tree(tmp_path, agent, hidden))
     assert not result.ok
