@@ -136,7 +136,7 @@ class ControlRunner:
             name = "defects/" + ws.name if name == "defects" else name
             self.reused.append(f"{name}:{tag}" if tag else name)
             return kept
-        request = make_request(self.loaded, ws, state.baseline, seed)
+        request = make_request(self.loaded, ws, state.baseline, seed, settings=self.settings)
         spec = VerifySpec(self.loaded, ws, request, labels={"harness.phase": "control"})
         with scoring_slot(request.suite_dir is not None):
             outcome, self.image = self.backend.verify(spec)

@@ -320,7 +320,9 @@ class Trial:
     def copy_hidden(self) -> None:
         """Copy the hidden files into the workspace (for scenario authors); marks it."""
         s = self.state
-        request = make_request(self.loaded, self.workspace, s.baseline, self.secret_seed())
+        request = make_request(
+            self.loaded, self.workspace, s.baseline, self.secret_seed(), settings=self.settings
+        )
         copy_hidden_into(request, self.workspace)
         self.state = dataclasses.replace(s, contaminated=True)
         write_state(self.workspace, self.state)
@@ -346,7 +348,12 @@ class Trial:
         s = self.state
         seed = self.secret_seed()
         request = make_request(
-            self.loaded, self.workspace, s.baseline, seed, on_host=self.backend.on_host
+            self.loaded,
+            self.workspace,
+            s.baseline,
+            seed,
+            on_host=self.backend.on_host,
+            settings=self.settings,
         )
         slot: dict[str, Any] = {}
         if self.run is None:

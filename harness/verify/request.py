@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.verify.testuser import LOCAL_TEST_UID
 
 if TYPE_CHECKING:
+    from harness.config.settings import Settings
     from harness.scenario.model import LoadedScenario
 
 
@@ -72,13 +73,16 @@ def make_request(
     *,
     copy_only: bool = False,
     on_host: bool = False,
+    settings: Settings | None = None,
 ) -> VerifyRequest:
+    """What the verifier is asked; ``settings`` (default: the environment's) says where
+    the repository of a ``tests-from`` scenario is read from."""
     scn = loaded.scenario
     v = scn.verify
     chain: dict[str, object] = {}
     if not copy_only:
         chain = _provisioned(loaded, workspace, baseline, on_host)
-    from_root = _tests_from(loaded)
+    from_root = _tests_from(loaded, settings)
     return VerifyRequest(
         **chain,  # type: ignore[arg-type]
         scenario=loaded.name,
@@ -102,14 +106,14 @@ def make_request(
     )
 
 
-def _tests_from(loaded: LoadedScenario) -> Path | None:
+def _tests_from(loaded: LoadedScenario, settings: Settings | None) -> Path | None:
     """The fix commit's test files, read from the repository now (verify.tests-from)."""
     if loaded.scenario.verify.tests_from is None:
         return None
     from harness.config.settings import Settings
     from harness.verify.testsfrom import materialize
 
-    return materialize(loaded, Settings.from_env())
+    return materialize(loaded, settings or Settings.from_env())
 
 
 def _provisioned(

@@ -132,7 +132,12 @@ class Prover:
             state = read_state(ws, loaded)
             for _ in range(runs or self.runs):
                 request = make_request(
-                    loaded, ws, state.baseline, loaded.seed, on_host=self.backend.on_host
+                    loaded,
+                    ws,
+                    state.baseline,
+                    loaded.seed,
+                    on_host=self.backend.on_host,
+                    settings=self.settings,
                 )
                 spec = VerifySpec(loaded, ws, request, labels={"harness.phase": "mine"})
                 outcome, _ = self.backend.verify(spec)
