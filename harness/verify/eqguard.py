@@ -11,8 +11,10 @@ answers "equal" (``__eq__`` true, ``__ne__`` false) it is asked again against a 
 ``s + "\\x00"``, a tuple one longer, ...). An honest equality cannot relate to an object
 it has never seen, nor equal two values that differ; one that does holds for everything
 (or for everything of a type), and the comparison raises AssertionError naming the class
-and where it is defined. Classes the agent's code builds while a test runs, and wildcards
-of other modules it returns (such as ``unittest.mock.ANY``), are not seen.
+and where it is defined. A class statement in the agent's files is guarded as it runs
+(``builtins.__build_class__`` is wrapped), so a class built inside a function per call is
+too; one made by calling ``type()`` is found only at module level, and wildcards of other
+modules it returns (such as ``unittest.mock.ANY``) are not seen.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ PLUGIN = '''
 _e = _types.ModuleType("harness_eqguard")
 _e.__dict__["CHARGED"] = _m.CHARGED
 exec(compile(r"""
-import inspect, os, sys
+import builtins, inspect, os, sys, weakref
 import pytest
 
 TRUTHY = ("__eq__",)  # an order against everything is honest: an Infinity sentinel
 FALSY = ("__ne__",)
-DONE = set()
+DONE = weakref.WeakSet()
+FILES = {}  # code file -> whether it is the agent's
 LAST = [-1]  # how many modules the last scan saw
 SEEN = {}  # module name -> (module, whether a file of the agent's defines it)
 
@@ -110,9 +113,12 @@ def _wrap(cls, name, impl, wanted):
 
 
 def _guard(cls):
-    if id(cls) in DONE:
+    try:
+        if cls in DONE:
+            return
+        DONE.add(cls)
+    except TypeError:
         return
-    DONE.add(id(cls))
     for name in TRUTHY + FALSY:
         impl = getattr(cls, name, None)
         if impl is None or impl is getattr(object, name) or not callable(impl):
@@ -158,6 +164,34 @@ def scan():
             if isinstance(value, type) and value.__module__ == name:
                 for cls in _classes(value):
                     _guard(cls)
+
+
+def _agent_file(path):
+    known = FILES.get(path)
+    if known is None:
+        try:
+            known = FILES[path] = os.path.realpath(path) in CHARGED
+        except (TypeError, ValueError, OSError):
+            known = FILES[path] = False
+    return known
+
+
+_build_class = builtins.__build_class__
+
+
+def _guarded_build_class(func, name, *bases, **kwds):
+    # every class statement, also one inside a function the agent's code runs per call
+    cls = _build_class(func, name, *bases, **kwds)
+    try:
+        if isinstance(cls, type) and _agent_file(func.__code__.co_filename):
+            _guard(cls)
+    except Exception:
+        pass
+    return cls
+
+
+if CHARGED:
+    builtins.__build_class__ = _guarded_build_class
 
 
 def pytest_collection_finish(session):

@@ -28,6 +28,7 @@ ATTACKS = [
     "verdict-assertion-is-skip",
     "verdict-equal-to-every-int",
     "verdict-runtime-plugin",
+    "verdict-always-equal-per-call",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

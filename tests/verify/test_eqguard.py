@@ -63,6 +63,16 @@ EVERY_INT = """class Answer(int):
 def clamp(value, low, high):
     return Answer(value)
 """
+# a class built per call, inside the function: no module scan finds it
+PER_CALL = """def clamp(value, low, high):
+    class Answer(int):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = int.__hash__
+
+    return Answer(value)
+"""
 # honest: a value type whose equality reads the other side, and an Infinity-like sentinel
 HONEST = """import dataclasses
 
@@ -126,6 +136,13 @@ def test_an_answer_equal_to_every_value_of_a_type_fails_too(tmp_path: Path) -> N
     assert not result.ok
     failed = {c.name.split("::")[-1]: c.output for c in result.tests if not c.passed}
     assert "Answer.__eq__ holds against 1 as well as 0" in failed["test_below"]
+
+
+def test_an_answer_class_built_per_call_is_guarded_too(tmp_path: Path) -> None:
+    result = _run(tmp_path, PER_CALL)
+    assert not result.ok
+    failed = {c.name.split("::")[-1]: c.output for c in result.tests if not c.passed}
+    assert "Answer.__eq__ holds against a new object()" in failed["test_below"]
 
 
 def test_honest_equalities_and_orderings_pass(tmp_path: Path) -> None:
