@@ -12,6 +12,10 @@ each test's teardown (when the suite's own ``monkeypatch`` has been undone) the 
 compares: a changed entry fails that collector or test, naming what changed, and is put
 back, so the rest of the run is honest again. A plugin that a file of the tree (not a
 ``conftest.py``) registers once the session runs is unregistered, failing the same way.
+And each collected test must be the suite's: its module the one imported from its file
+(the agent's code can put a module of its own in a test module's place in
+``sys.modules`` while that module imports it, and the import returns the stand-in), its
+function compiled from a file, not the agent's; else the test fails.
 Entries pytest sets itself while it runs (hooks it installs on a module, state it
 caches) are not recorded: only what a module defines.
 """
@@ -21,8 +25,9 @@ from __future__ import annotations
 # Runs in the test process (any Python 3.8+ with pytest): standard library only.
 PLUGIN = '''
 _g = _types.ModuleType("harness_runnerguard")
+_g.__dict__["CHARGED"] = _m.CHARGED
 exec(compile(r"""
-import builtins, os, sys, types, unittest, unittest.case
+import builtins, inspect, os, sys, types, unittest, unittest.case
 import pytest
 
 BUILTINS = (
@@ -39,6 +44,7 @@ IDLE = (
     "_pytest.faulthandler", "_pytest.tmpdir", "_pytest._argcomplete", "_pytest._io",
     "_pytest.freeze_support", "_pytest.stash", "_pytest.timing", "unittest.mock",
 )
+SWAPPED = {}  # nodeid -> why the test collected is not the suite's own
 PENDING = []  # plugins the tree registered while the tests ran
 STARTED = []
 SEEN = {}
@@ -184,9 +190,56 @@ def pytest_make_collect_report(collector):
         rep.longrepr = "collecting %s: %s" % (collector.nodeid or "the session", _say(labels))
 
 
+def _stand_in(item):
+    # why the collected test is not the one its file defines (None: it is): its module
+    # was not imported from its file, or its function was not compiled from a file
+    # (code made by exec) or was compiled from the agent's
+    module = getattr(item, "module", None)
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    where = str(getattr(item, "path", None) or getattr(item, "fspath", ""))
+    try:
+        same = bool(origin) and os.path.realpath(origin) == os.path.realpath(where)
+    except (TypeError, ValueError, OSError):
+        same = False
+    if module is not None and not same:
+        return "its module %s is not the one imported from %s" % (
+            getattr(module, "__name__", "?"), os.path.relpath(where, ROOT),
+        )
+    func = getattr(item, "obj", None)
+    try:
+        func = inspect.unwrap(getattr(func, "__func__", func))
+    except Exception:
+        pass
+    code = getattr(func, "__code__", None)
+    path = getattr(code, "co_filename", None)
+    if path is None:
+        return None
+    if path.startswith("<"):
+        return "its function was made from %s, not compiled from a file" % path
+    try:
+        agents = os.path.realpath(path) in CHARGED
+    except (TypeError, ValueError, OSError):
+        agents = False
+    if agents:
+        return "its function is code of %s" % os.path.relpath(path, ROOT)
+    return None
+
+
+def pytest_collection_finish(session):
+    for item in session.items:
+        why = _stand_in(item)
+        if why:
+            SWAPPED[item.nodeid] = why
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
+    if call.when == "call" and item.nodeid in SWAPPED:
+        rep = outcome.get_result()
+        rep.outcome = "failed"
+        rep.longrepr = "not the suite's test: %s" % SWAPPED[item.nodeid]
     if call.when != "teardown":
         return
     labels = changed()

@@ -29,6 +29,7 @@ ATTACKS = [
     "verdict-equal-to-every-int",
     "verdict-runtime-plugin",
     "verdict-always-equal-per-call",
+    "verdict-test-module-stand-in",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

@@ -133,3 +133,75 @@ for found in gc.get_objects():
     assert not result.ok
     said = " ".join(c.output for c in result.tests)
     assert "a plugin registered from calc/__init__.py" in said
+
+
+# stands in for the test module importing it: same test names, every one passing
+SWAP = """import re
+import sys
+import types
+
+
+def clamp(value, low, high):
+    return value
+
+
+for name, module in list(sys.modules.items()):
+    path = getattr(module, "__file__", "") or ""
+    if name.startswith("test_") and path.endswith(".py") and "__swapped__" not in vars(module):
+        fake = types.ModuleType(name)
+        fake.__file__, fake.__swapped__ = path, True
+        for test in re.findall(r"^def (test\\w+)", open(path).read(), re.M):
+            exec("def %s():\\n    pass\\n" % test, fake.__dict__)
+        sys.modules[name] = fake
+"""
+
+
+def test_a_test_module_the_code_under_test_stands_in_for_fails(tmp_path: Path) -> None:
+    hidden = "from calc import clamp\n\n\ndef test_below():\n    assert clamp(-5, 0, 10) == 0\n"
+    result = _run(_tree(tmp_path, SWAP, hidden))
+    assert not result.ok
+    said = _failed(result)["test_below"]
+    assert "not the suite's test: its module test_hidden is not the one imported" in said
+
+
+def test_tests_through_decorators_classes_and_parameters_are_the_suite_s(tmp_path: Path) -> None:
+    hidden = """import functools
+import unittest
+
+import pytest
+
+from calc import clamp
+
+
+def twice(func):
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        func(*args, **kwargs)
+        func(*args, **kwargs)
+
+    return run
+
+
+@twice
+def test_wrapped():
+    assert clamp(3, 0, 10) == 3
+
+
+@pytest.mark.parametrize("value", [-1, 11])
+def test_params(value):
+    assert 0 <= clamp(value, 0, 10) <= 10
+
+
+class TestPlain:
+    def test_method(self):
+        assert clamp(5, 0, 10) == 5
+
+
+class TestCase(unittest.TestCase):
+    def test_unittest(self):
+        self.assertEqual(clamp(-5, 0, 10), 0)
+"""
+    fixed = "def clamp(value, low, high):\n    return max(low, min(value, high))\n"
+    result = _run(_tree(tmp_path, fixed, hidden))
+    assert result.ok, _failed(result)
+    assert len(result.tests) == 5
