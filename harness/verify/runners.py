@@ -18,7 +18,7 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
-from harness.verify import eqguard, runnerguard, skipcharge
+from harness.verify import eqguard, peekguard, runnerguard, skipcharge
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
@@ -54,7 +54,7 @@ PYTEST_SRC = "sys.path.insert(sys.path.index('') + 1, 'src')\n"
 def pytest_boot(tree: Path) -> str:
     """The boot script for ``tree``: ``src`` joins the path after the tree root when the
     tree is a src-layout project (``pylayout.src_layout``)."""
-    plugins = skipcharge.PLUGIN + runnerguard.PLUGIN + eqguard.PLUGIN
+    plugins = skipcharge.PLUGIN + runnerguard.PLUGIN + eqguard.PLUGIN + peekguard.PLUGIN
     boot = PYTEST_BOOT.replace("{plugins}", plugins)
     return boot.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
 
@@ -283,6 +283,9 @@ def run_pytest(
         listing = skipcharge.write_listing(home, *agent_files)
         if listing is not None:  # a skip the agent's code raised is a failure
             env = {**env, skipcharge.ENV: str(listing)}
+        hidden = peekguard.write_listing(home, agent_files[1])
+        if hidden is not None:  # the agent's code may not read them as they run
+            env = {**env, peekguard.ENV: str(hidden)}
         cmd = [
             python,
             "-s",  # no user site (a .pth there would run first)

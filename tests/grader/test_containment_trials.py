@@ -30,6 +30,7 @@ ATTACKS = [
     "verdict-runtime-plugin",
     "verdict-always-equal-per-call",
     "verdict-test-module-stand-in",
+    "verdict-read-the-assertion",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

@@ -52,10 +52,10 @@ def _tree(tmp_path: Path, agent: str, hidden: str = HIDDEN) -> Path:
     return tree
 
 
-def _run(tree: Path) -> TargetResult:
+def _run(tree: Path, hidden: tuple[str, ...] = ("test_hidden.py",)) -> TargetResult:
     return run_target(
         "pytest", "test_hidden.py", "required", tree, seed="s", timeout=120,
-        python=sys.executable, canary=True, agent_files=(["calc/__init__.py"], ["test_hidden.py"]),
+        python=sys.executable, canary=True, agent_files=(["calc/__init__.py"], list(hidden)),
     )  # fmt: skip
 
 
@@ -158,10 +158,14 @@ for name, module in list(sys.modules.items()):
 
 def test_a_test_module_the_code_under_test_stands_in_for_fails(tmp_path: Path) -> None:
     hidden = "from calc import clamp\n\n\ndef test_below():\n    assert clamp(-5, 0, 10) == 0\n"
-    result = _run(_tree(tmp_path, SWAP, hidden))
+    result = _run(_tree(tmp_path / "unlisted", SWAP, hidden), hidden=())  # peekguard off
     assert not result.ok
     said = _failed(result)["test_below"]
     assert "not the suite's test: its module test_hidden is not the one imported" in said
+    # reading the file to copy its names is a read of the hidden tests, too
+    listed = _run(_tree(tmp_path / "listed", SWAP, hidden))
+    said = " ".join(c.output for c in listed.tests)
+    assert not listed.ok and "the code under test read the hidden tests" in said
 
 
 def test_tests_through_decorators_classes_and_parameters_are_the_suite_s(tmp_path: Path) -> None:
@@ -205,3 +209,25 @@ class TestCase(unittest.TestCase):
     result = _run(_tree(tmp_path, fixed, hidden))
     assert result.ok, _failed(result)
     assert len(result.tests) == 5
+
+
+def test_code_that_reads_its_caller_s_assertion_fails(tmp_path: Path) -> None:
+    # returns what the calling assert expects, read from the hidden test's source
+    peek = """import inspect
+import re
+
+
+def clamp(value, low, high):
+    line = "".join(inspect.stack()[1].code_context or [])
+    found = re.search(r"==\\\\s*(-?\\\\d+)", line)
+    return int(found.group(1)) if found else value
+"""
+    hidden = (
+        "from calc import clamp\n\n\ndef test_below():\n    assert clamp(-5, 0, 10) == 0\n\n\n"
+        "def test_above():\n    assert clamp(15, 0, 10) == 10\n"
+    )
+    result = _run(_tree(tmp_path, peek, hidden))
+    assert not result.ok
+    failed = _failed(result)
+    assert set(failed) == {"test_below", "test_above"}  # the second look is seen too
+    assert "the code under test read the hidden tests: calc/__init__.py:6" in failed["test_above"]

@@ -1,0 +1,150 @@
+"""The code under test may not read the hidden tests while they run.
+
+The hidden test files must be readable by the test process, which is also the process
+the agent's code runs in. So ``clamp`` can look at its caller (``inspect.stack()[1]``),
+read the assertion it is called from, ``assert clamp(15, 0, 10) == 10``, and return what
+the test expects; every literal assertion then passes on code that computes nothing.
+The plugin adds an audit hook (PEP 578) to the test process: an ``open`` for reading of a
+hidden test's Python source while a frame of a file the agent changed or added is on the
+stack fails the collector or test it happened in, naming the file and who read it (an
+open for writing is no read: it fails on the file's permissions and changes nothing).
+Before each test the hidden sources leave ``linecache``, so a second look opens the file
+again. Data files of the hidden tests stay readable (a test often passes such a path to
+the code). Not seen: a read through pytest's own objects in memory; and code under test
+that calls ``inspect.stack()`` for any reason reads every caller's source, the hidden
+test's too, and is charged (``sys._getframe`` reads no source).
+
+The hidden files reach the plugin as a listing the controller writes (one path per
+line, relative to the tree), named by ``HARNESS_HIDDEN_FILES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+ENV = "HARNESS_HIDDEN_FILES"
+
+# Runs in the test process (any Python 3.8+ with pytest): standard library only.
+PLUGIN = '''
+_p = _types.ModuleType("harness_peekguard")
+_p.__dict__["CHARGED"] = _m.CHARGED
+exec(compile(r"""
+import linecache, os, sys
+import pytest
+
+_listing = os.environ.pop("HARNESS_HIDDEN_FILES", "")
+_root = os.getcwd()
+HIDDEN = set()
+if _listing:
+    try:
+        with open(_listing, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                rel = line.rstrip("\\n")
+                if rel.endswith(".py"):
+                    HIDDEN.add(os.path.realpath(os.path.join(_root, rel)))
+    except OSError:
+        pass
+NAMES = {os.path.basename(h) for h in HIDDEN}
+PEEKS = []
+CODE = {}  # code file -> whether it is the agent's
+
+
+def _agents(path):
+    known = CODE.get(path)
+    if known is None:
+        try:
+            known = CODE[path] = os.path.realpath(path) in CHARGED
+        except (TypeError, ValueError, OSError):
+            known = CODE[path] = False
+    return known
+
+
+def _reads(args):
+    mode = args[1] if len(args) > 1 else None
+    flags = args[2] if len(args) > 2 else 0
+    if isinstance(mode, str):
+        return "r" in mode or "+" in mode
+    if isinstance(flags, int):  # os.open: no mode, the access flags
+        return flags & os.O_ACCMODE in (os.O_RDONLY, os.O_RDWR)
+    return True
+
+
+def _audit(event, args):
+    if event != "open" or not args or not _reads(args):
+        return
+    path = args[0]
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str) or os.path.basename(path) not in NAMES:
+        return
+    try:
+        real = os.path.realpath(path)
+    except (TypeError, ValueError, OSError):
+        return
+    if real not in HIDDEN:
+        return
+    frame = sys._getframe(1)
+    while frame is not None:
+        where = frame.f_code.co_filename
+        if _agents(where):
+            PEEKS.append("%s:%d read %s" % (
+                os.path.relpath(where, _root), frame.f_lineno, os.path.relpath(real, _root),
+            ))
+            return
+        frame = frame.f_back
+
+
+def _said():
+    out = "the code under test read the hidden tests: %s" % "; ".join(sorted(set(PEEKS))[:3])
+    del PEEKS[:]
+    return out
+
+
+if HIDDEN and CHARGED:
+    sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    if PEEKS:
+        rep = outcome.get_result()
+        rep.outcome = "failed"
+        rep.longrepr = "collecting %s: %s" % (collector.nodeid or "the session", _said())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    for key in list(linecache.cache):
+        if os.path.basename(key) in NAMES:
+            linecache.cache.pop(key, None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if PEEKS:
+        rep = outcome.get_result()
+        rep.outcome = "failed"
+        rep.longrepr = _said()
+""", "<harness peekguard>", "exec"), _p.__dict__)
+_harness_plugins.append(_p)
+'''
+
+
+def listing(hidden: Iterable[str]) -> str:
+    """The hidden suite's Python files, one a line."""
+    rels = sorted({h for h in hidden if h.endswith(".py") and "\n" not in h})
+    return "".join(f"{rel}\n" for rel in rels)
+
+
+def write_listing(home: Path, hidden: Iterable[str]) -> Path | None:
+    """The listing in the test user's home (the controller's file), or None when empty."""
+    text = listing(hidden)
+    if not text:
+        return None
+    path = home / "hidden-files.txt"
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o444)
+    return path
