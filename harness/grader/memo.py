@@ -28,7 +28,7 @@ _CODE: str | None = None
 
 
 def _walk(root: Path, skip: set[str]) -> list[Path]:
-    out = []
+    out: list[Path] = []
     for top, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in skip)
         out.extend(Path(top) / f for f in sorted(files) if not f.endswith((".pyc", ".pyo")))
