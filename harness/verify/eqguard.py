@@ -22,7 +22,7 @@ from __future__ import annotations
 # Runs in the test process (any Python 3.8+ with pytest): standard library only.
 PLUGIN = '''
 _e = _types.ModuleType("harness_eqguard")
-_e.__dict__["CHARGED"] = _m.CHARGED
+_e.__dict__.update(CHARGED=_m.CHARGED, _agent_file=_m._charged)
 exec(compile(r"""
 import builtins, inspect, os, sys, weakref
 import pytest
@@ -30,7 +30,6 @@ import pytest
 TRUTHY = ("__eq__",)  # an order against everything is honest: an Infinity sentinel
 FALSY = ("__ne__",)
 DONE = weakref.WeakSet()
-FILES = {}  # code file -> whether it is the agent's
 LAST = [-1]  # how many modules the last scan saw
 SEEN = {}  # module name -> (module, whether a file of the agent's defines it)
 
@@ -164,16 +163,6 @@ def scan():
             if isinstance(value, type) and value.__module__ == name:
                 for cls in _classes(value):
                     _guard(cls)
-
-
-def _agent_file(path):
-    known = FILES.get(path)
-    if known is None:
-        try:
-            known = FILES[path] = os.path.realpath(path) in CHARGED
-        except (TypeError, ValueError, OSError):
-            known = FILES[path] = False
-    return known
 
 
 _build_class = builtins.__build_class__

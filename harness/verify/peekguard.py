@@ -23,41 +23,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from harness.verify.skipcharge import place
+
 ENV = "HARNESS_HIDDEN_FILES"
 
 # Runs in the test process (any Python 3.8+ with pytest): standard library only.
 PLUGIN = '''
 _p = _types.ModuleType("harness_peekguard")
-_p.__dict__["CHARGED"] = _m.CHARGED
+_p.__dict__.update(CHARGED=_m.CHARGED, LISTED=_m.listed, _agents=_m._charged)
 exec(compile(r"""
 import linecache, os, sys
 import pytest
 
-_listing = os.environ.pop("HARNESS_HIDDEN_FILES", "")
 _root = os.getcwd()
-HIDDEN = set()
-if _listing:
-    try:
-        with open(_listing, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                rel = line.rstrip("\\n")
-                if rel.endswith(".py"):
-                    HIDDEN.add(os.path.realpath(os.path.join(_root, rel)))
-    except OSError:
-        pass
+HIDDEN = {h for h in LISTED("HARNESS_HIDDEN_FILES") if h.endswith(".py")}
 NAMES = {os.path.basename(h) for h in HIDDEN}
 PEEKS = []
-CODE = {}  # code file -> whether it is the agent's
-
-
-def _agents(path):
-    known = CODE.get(path)
-    if known is None:
-        try:
-            known = CODE[path] = os.path.realpath(path) in CHARGED
-        except (TypeError, ValueError, OSError):
-            known = CODE[path] = False
-    return known
 
 
 def _reads(args):
@@ -141,10 +122,4 @@ def listing(hidden: Iterable[str]) -> str:
 
 def write_listing(home: Path, hidden: Iterable[str]) -> Path | None:
     """The listing in the test user's home (the controller's file), or None when empty."""
-    text = listing(hidden)
-    if not text:
-        return None
-    path = home / "hidden-files.txt"
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o444)
-    return path
+    return place(home / "hidden-files.txt", listing(hidden))

@@ -25,7 +25,7 @@ from __future__ import annotations
 # Runs in the test process (any Python 3.8+ with pytest): standard library only.
 PLUGIN = '''
 _g = _types.ModuleType("harness_runnerguard")
-_g.__dict__["CHARGED"] = _m.CHARGED
+_g.__dict__["_agents"] = _m._charged
 exec(compile(r"""
 import builtins, inspect, os, sys, types, unittest, unittest.case
 import pytest
@@ -217,11 +217,7 @@ def _stand_in(item):
         return None
     if path.startswith("<"):
         return "its function was made from %s, not compiled from a file" % path
-    try:
-        agents = os.path.realpath(path) in CHARGED
-    except (TypeError, ValueError, OSError):
-        agents = False
-    if agents:
+    if _agents(path):
         return "its function is code of %s" % os.path.relpath(path, ROOT)
     return None
 

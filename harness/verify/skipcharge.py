@@ -31,26 +31,39 @@ exec(compile(r"""
 import os, unittest
 import pytest
 
-_listing = os.environ.pop("HARNESS_AGENT_FILES", "")
 _root = os.getcwd()
-CHARGED = set()
-if _listing:
-    try:
-        with open(_listing, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                rel = line.rstrip("\\n")
-                if rel:
-                    CHARGED.add(os.path.realpath(os.path.join(_root, rel)))
-    except OSError:
-        pass
+
+
+def listed(env):
+    # the real paths a controller's listing names (one tree-relative path a line)
+    out = set()
+    listing = os.environ.pop(env, "")
+    if listing:
+        try:
+            with open(listing, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    rel = line.rstrip("\\n")
+                    if rel:
+                        out.add(os.path.realpath(os.path.join(_root, rel)))
+        except OSError:
+            pass
+    return out
+
+
+CHARGED = listed("HARNESS_AGENT_FILES")
 SKIPS = (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest)
+_KNOWN = {}  # code file -> whether it is the agent's
 
 
 def _charged(path):
-    try:
-        return os.path.realpath(path) in CHARGED
-    except (TypeError, ValueError, OSError):
-        return False
+    known = _KNOWN.get(path)
+    if known is None:
+        try:
+            known = os.path.realpath(path) in CHARGED
+        except (TypeError, ValueError, OSError):
+            known = False
+        _KNOWN[path] = known
+    return known
 
 
 def _where(tb):
@@ -103,10 +116,13 @@ def listing(changed: Iterable[str], hidden: Iterable[str]) -> str:
 
 def write_listing(home: Path, changed: Iterable[str], hidden: Iterable[str]) -> Path | None:
     """The listing in the test user's home (the controller's file), or None when empty."""
-    text = listing(changed, hidden)
+    return place(home / "agent-files.txt", listing(changed, hidden))
+
+
+def place(path: Path, text: str) -> Path | None:
+    """``text`` at ``path``, read-only to the test user; None (nothing written) when empty."""
     if not text:
         return None
-    path = home / "agent-files.txt"
     path.write_text(text, encoding="utf-8")
     path.chmod(0o444)
     return path
