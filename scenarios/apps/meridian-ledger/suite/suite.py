@@ -115,7 +115,7 @@ README_NEEDS = (
 
 suite = Suite(
     name="meridian-ledger",
-    version="2.0.0",
+    version="2.1.0",
     tier_weights={
         "boot": 0.08,
         "wire": 0.17,
@@ -148,7 +148,9 @@ class Evidence:
     health_detail: str = ""
     first_health: Fetched | None = None
     health_during_sync: Fetched | None = None
+    health_stalls: list[str] = field(default_factory=list)
     killed_mid_sync: bool = False
+    resume_from: tuple[int, ...] = ()  # the pages a correct restart may continue from
     respawn_error: str | None = None
     status: Any = None
     listing: list[dict[str, Any]] | None = None
@@ -355,23 +357,97 @@ def _load(app: AppProcess) -> list[float]:
     return sorted(out)
 
 
+HEALTH_PROMPT_S = 3.0  # "promptly" (M-HEALTH-1): an answer within this many seconds
+
+
+class HealthWatch:
+    """Asks ``GET /health`` over and over while the vendor holds its page (M-HEALTH-1).
+
+    The held page may be asked for before the app's first health answer (a fast app on
+    an early page): its boot poll then waits on a /health that the page blocks, and the
+    suite's own mid-sync ask comes only after the page was let go. This thread starts
+    asking the moment the page is held, whatever the app is doing, and records every ask
+    that got no answer within ``HEALTH_PROMPT_S`` while the page was held; a refused
+    connection (the app not listening yet) is not counted.
+    """
+
+    def __init__(self, vendor: Any, app: AppProcess, wait: float) -> None:
+        self.stalls: list[str] = []
+        self._vendor, self._app, self._wait = vendor, app, wait
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="health-watch", daemon=True)
+
+    def __enter__(self) -> HealthWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> list[str]:
+        """Stop asking (before the app is killed); the stalls seen so far."""
+        self._stop.set()
+        return list(self.stalls)
+
+    def _watch(self) -> None:
+        vendor = self._vendor
+        if not vendor.kill_point.wait(self._wait):
+            return
+        while not self._stop.is_set() and vendor.held_until is None:
+            port = self._app.port
+            if port is None:
+                self._stop.wait(0.1)
+                continue
+            asked = time.monotonic()
+            got = get(f"http://127.0.0.1:{port}/health", timeout=HEALTH_PROMPT_S)
+            took = time.monotonic() - asked
+            if self._stop.is_set():
+                return  # the app is being killed: this ask's end is no measurement
+            if not got.ok and took >= HEALTH_PROMPT_S * 0.95:
+                since = asked - (vendor.held_since or asked)
+                self.stalls.append(
+                    f"GET /health asked {since:.1f} s into the page hold: no answer in "
+                    f"{HEALTH_PROMPT_S:g} s ({got.error or got.status})"
+                )
+            self._stop.wait(0.25)
+
+
+def _resume_from(vendor: Any) -> tuple[int, ...]:
+    """Where a correct restart continues, judged at the SIGKILL.
+
+    Normally the app dies waiting on the held page, which it must fetch first. When the
+    page was let go before the kill (the app's boot poll itself waited on the hold, so
+    the suite could kill only after it), the app may have stored the last page it asked
+    for, or not: it continues from that page or the next.
+    """
+    held = vendor.dataset.faults.kill_page
+    if vendor.held_until is None:
+        return (held,)
+    asked = [r["page"] for r in ev_pages(vendor, "initial-sync") if r.get("page") is not None]
+    last = max(asked, default=held)
+    return (last, last + 1) if last + 1 < V.PAGES else (last,)
+
+
 def _run(ev: Evidence, vendor: Any, app: AppProcess, budgets: dict[str, float]) -> None:
     """The scripted execution; fills ``ev`` step by step and stops at the first dead end."""
     ds = ev.dataset
     maker, checker = ds.tokens["makers"][0], ds.tokens["checkers"][0]
     t0 = time.monotonic()
-    try:
-        app.start()
-    except AppNotHealthy as exc:
-        ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
-        return
-    ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
-    ev.timings["boot_s"] = round(time.monotonic() - t0, 2)
-    ev.first_health = get(app.url("/health"), timeout=3.0)
-    if vendor.kill_point.wait(budgets["sync"]):
-        ev.health_during_sync = get(app.url("/health"), timeout=3.0)
-        app.kill_group(signal.SIGKILL)
-        ev.killed_mid_sync = True
+    with HealthWatch(vendor, app, budgets["start"] + budgets["sync"]) as watch:
+        try:
+            app.start()
+        except AppNotHealthy as exc:
+            ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
+            return
+        ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
+        ev.timings["boot_s"] = round(time.monotonic() - t0, 2)
+        ev.first_health = get(app.url("/health"), timeout=HEALTH_PROMPT_S)
+        if vendor.kill_point.wait(budgets["sync"]):
+            ev.health_during_sync = get(app.url("/health"), timeout=HEALTH_PROMPT_S)
+            ev.health_stalls = watch.stop()
+            app.kill_group(signal.SIGKILL)
+            ev.killed_mid_sync = True
+            ev.resume_from = _resume_from(vendor)
     vendor.release()
     vendor.mark_phase("after-respawn")
     try:
@@ -1016,9 +1092,12 @@ def sync_resumes(ev: Evidence) -> Outcome:
     kill = ev.dataset.faults.kill_page
     if not ev.killed_mid_sync:
         return graded(0.0, f"the sync never reached page {kill}, where it is killed")
+    resume = ev.resume_from or (kill,)
     after = [r for r in ev.pages("after-respawn") if r["status"] == 200]
-    if not any(r.get("page") == kill for r in after):
-        return graded(0.0, f"after the restart page {kill} was never fetched")
+    if not any(r.get("page") in resume for r in after):
+        pages = " or ".join(str(p) for p in resume)
+        return graded(0.0, f"after the restart page {pages} was never fetched")
+    kill = min(resume)
     again = {r["page"] for r in after if r.get("page") is not None and r["page"] < kill}
     return grading.strict(
         kill - len(again), kill, f"pages stored before SIGKILL not fetched again ({sorted(again)})"
@@ -1839,8 +1918,12 @@ def res_health_during_sync(ev: Evidence) -> Outcome:
     if not ev.killed_mid_sync:
         return absent("the sync never reached the held page")
     got = ev.health_during_sync
-    ok = got is not None and got.status == 200
-    return graded(1.0 if ok else 0.0, f"GET /health mid-sync: {got.status if got else None}")
+    ok = got is not None and got.status == 200 and not ev.health_stalls
+    stalls = (
+        f"; {len(ev.health_stalls)} unanswered: {ev.health_stalls[0]}" if ev.health_stalls else ""
+    )
+    detail = f"GET /health mid-sync: {got.status if got else None}{stalls}"
+    return graded(1.0 if ok else 0.0, detail)
 
 
 @suite.check(

@@ -295,6 +295,8 @@ class Vendor:
         self.hold_max = hold_max
         self.app_url: Callable[[], str | None] = lambda: None
         self.kill_point = threading.Event()  # the held page was asked for
+        self.held_since: float | None = None  # monotonic: when the held page was asked
+        self.held_until: float | None = None  # monotonic: when its answer left (or failed)
         self.create_point = threading.Event()  # a held payment creation arrived
         self._release = threading.Event()
         self._release_create = threading.Event()
@@ -521,6 +523,7 @@ class Vendor:
             if delay < 0:  # a held request stays pending past its client's death
                 self._delayed += 1
             if delay < 0:
+                self.held_since = time.monotonic()
                 self.kill_point.set()
         if status not in (200, 304, 0):
             body = {"error": fault}
@@ -584,6 +587,8 @@ class Vendor:
         with self._lock:
             self._inflight -= 1
             self._delayed -= int(delayed)
+            if delayed and self.held_until is None:
+                self.held_until = time.monotonic()
 
 
 class _Handler(BaseHTTPRequestHandler):
