@@ -229,3 +229,92 @@ def test_defects_break_only_their_checks_and_fail(scored: Scored, defect: str) -
     assert score.spec_met is False and set(_declared(defect)["violates"]) <= set(score.unmet)
     if _declared(defect).get("critical"):
         assert any(f.factor < 1.0 for f in score.factors)  # a critical multiplied it down
+
+
+# -- the health watch: a /health that waits on the held page during boot ---------------
+
+_STUB = """
+import http.server, json, sys, threading, urllib.request
+
+port, vendor, key, blocking = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+lock = threading.Lock()
+
+
+def walk() -> None:
+    cursor = None
+    with lock:  # the vendor client's lock, held for the whole walk
+        while True:
+            url = vendor + "/v1/payments" + (f"?cursor={cursor}" if cursor else "")
+            req = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                cursor = json.load(resp)["next_cursor"]
+            if not cursor:
+                return
+
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if blocking:
+            with lock:
+                pass
+        body = b'{"status": "ok"}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Health)
+threading.Thread(target=walk, daemon=True).start()
+server.serve_forever()
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("blocking", [True, False])
+def test_health_watch_sees_a_boot_poll_waiting_on_the_held_page(
+    tmp_path: Path, blocking: bool
+) -> None:
+    """The sync reaches the held page before /health first answers: a /health that
+    waits on the vendor client then answers only once the hold ends, after the suite's
+    boot poll, so the mid-sync ask alone reads 200. The watch asks during the hold."""
+    from harness.scoring.appkit.procs import AppProcess
+
+    suite = _suite()
+    stub = tmp_path / "stub.py"
+    stub.write_text(_STUB)
+    with suite.V.Vendor(SEED, tmp_path / "trace.jsonl", hold_max=4.0) as vendor:
+        key = vendor.dataset.tokens["vendor_api_key"]
+        argv = [sys.executable, str(stub), "{port}", vendor.url, key, "1" if blocking else "0"]
+        with AppProcess(argv, cwd=tmp_path, logs=tmp_path / "logs", budget=15.0) as app:
+            with suite.HealthWatch(vendor, app, 15.0) as watch:
+                app.start()
+                assert vendor.kill_point.wait(15.0)
+                stalls = watch.stop()
+                assert suite.get(app.url("/health"), timeout=3.0).status == 200
+            vendor.release()
+    if blocking:
+        assert stalls and "no answer in 3 s" in stalls[0], stalls
+        assert vendor.held_until is not None  # the hold had ended by the mid-sync ask
+    else:
+        assert stalls == []
+
+
+@pytest.mark.unit
+def test_a_restart_continues_from_the_held_page_or_after_a_missed_hold() -> None:
+    from types import SimpleNamespace
+
+    suite = _suite()
+    faults = SimpleNamespace(kill_page=4)
+    records = [{"kind": "page", "phase": "initial-sync", "page": p} for p in range(7)]
+    vendor = SimpleNamespace(
+        dataset=SimpleNamespace(faults=faults), held_until=None, records=lambda: records
+    )
+    assert suite._resume_from(vendor) == (4,)  # killed while the page was held
+    vendor.held_until = 12.5  # the hold ended before the kill: at page 6 or after it
+    assert suite._resume_from(vendor) == (6, 7)
+    records[:] = [{"kind": "page", "phase": "initial-sync", "page": p} for p in range(24)]
+    assert suite._resume_from(vendor) == (23,)
