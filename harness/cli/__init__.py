@@ -475,6 +475,10 @@ def calibrate_cmd(
     scenario: Annotated[str, typer.Argument(help="scenario name")],
     seeds: Annotated[int, typer.Option("--seeds", help="how many seeds to score over")] = 3,
     sandbox: SandboxOpt = "docker",
+    reuse: Annotated[
+        bool,
+        typer.Option("--reuse", help="read scorings kept by an earlier, interrupted run"),
+    ] = False,
 ) -> None:
     """Score reference, LOW and defects over seeds; write a calibrated thresholds file."""
     from harness.grader.calibrate import calibrate
@@ -485,6 +489,7 @@ def calibrate_cmd(
         _sandbox(sandbox),
         seeds,
         progress=lambda line: typer.echo(line, err=True),
+        reuse=reuse,
     )
     typer.echo(text, nl=False)
     raise typer.Exit(EXIT_SUCCESS if proposal.bar is not None else EXIT_FAILED)

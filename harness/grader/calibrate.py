@@ -116,10 +116,13 @@ def calibrate(
     sandbox: str,
     seeds: int = 3,
     progress: Callable[[str], None] | None = None,
+    reuse: bool = False,
 ) -> tuple[str, Proposal]:
     """Score every tree over ``seeds`` seeds; write the calibrated thresholds and pin.
 
-    ``progress`` gets one line per scoring as it ends (a calibration takes hours)."""
+    ``progress`` gets one line per scoring as it ends (a calibration takes hours). Every
+    scoring is kept (``grader.memo``); with ``reuse`` a kept scoring whose key matches is
+    read instead, so an interrupted calibration resumes where it stopped."""
     suite = loaded.scenario.verify.suite
     if not suite:
         raise UserError(
@@ -141,7 +144,7 @@ def calibrate(
             fix=f"add {LOW_PATCH}",
         )
     defects = load_defects(loaded)
-    runner = ControlRunner(loaded, settings, sandbox)
+    runner = ControlRunner(loaded, settings, sandbox, reuse=reuse)
     spreads: dict[str, Spread] = {}
     scorer: str | None = None
     try:
@@ -169,6 +172,8 @@ def calibrate(
     broken = [s for n, s in spreads.items() if n != "reference"]
     proposal = propose(spreads["reference"], broken)
     lines = [f"calibration of {loaded.name} over {seeds} seeds ({sandbox})"]
+    if runner.reused:
+        lines.append(f"{len(runner.reused)} of {total} scorings read from kept ones (--reuse)")
     lines += [s.line() for s in spreads.values()]
     wrong = must_failures(spreads, {d.name: d.violates for d in defects})
     if wrong:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,7 @@ from harness.scoring import (
 from harness.scoring.appkit.fixtures import BIG_AMOUNTS, CURRENCIES, MARKUP_NAMES, build_dataset
 from harness.scoring.appkit.slot import scoring_slot
 from harness.trial import seed as trialseed
+from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit
 
@@ -227,3 +229,57 @@ def test_calibration_says_each_scoring_as_it_ends() -> None:
     assert line.startswith("[3/128] seed ab12 float-money: final 0.5842 failed unmet M-A,M-B (")
     met = Score.model_construct(final=0.987, measurable=True, spec_met=True, unmet=[])
     assert "final 0.9870 success (" in _progress_line(1, 2, "ab12", "reference", met, 0.0, 0.9)
+
+
+def test_calibration_resumes_from_kept_scorings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--reuse`` reaches the runner, and the calibration says how many it read."""
+    import dataclasses
+    import shutil
+
+    from harness.config.settings import Settings
+    from harness.grader import calibrate as cal
+    from harness.scenario.model import load_scenario
+    from harness.scoring import Score
+
+    root = tmp_path / "scenarios"
+    shutil.copytree(
+        REPO_ROOT / "scenarios" / "apps" / "invoice-sync", root / "apps" / "invoice-sync"
+    )
+    loaded = load_scenario("apps/invoice-sync", root)
+    made: list[Any] = []
+
+    class Runner:
+        def __init__(self, *args: Any, reuse: bool = False) -> None:
+            self.reuse, self.reused = reuse, []
+            made.append(self)
+
+        def fresh(self, name: str) -> str:
+            return name
+
+        def patched(self, base: str, patch: Path, name: str, what: str) -> str:
+            return name
+
+        def score(self, tree: str, seed: str) -> Score:
+            self.reused.append(tree)
+            good = tree == "reference"
+            return Score.model_construct(
+                final=0.99 if good else 0.5,
+                measurable=True,
+                spec_met=good,
+                unmet=[] if good else ["M-X"],
+                scorer=None,
+            )
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(cal, "ControlRunner", Runner)
+    monkeypatch.setattr(cal.OracleAgent, "apply", staticmethod(lambda loaded, ws: None))
+    monkeypatch.setattr(cal, "must_failures", lambda spreads, violates: [])
+    settings = dataclasses.replace(Settings.from_env(tmp_path), scenario_root=root)
+    text, proposal = cal.calibrate(loaded, settings, "local", 2, reuse=True)
+    assert made[0].reuse is True and proposal.bar is not None
+    trees = 2 + len(list((root / "apps" / "invoice-sync" / "defects").glob("*.yml")))
+    assert f"{2 * trees} of {2 * trees} scorings read from kept ones (--reuse)" in text
