@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +61,9 @@ class RunResult:
         report = read_report(self.run_dir)  # run.json and progress are whole in the index
         if report is None:
             return self
-        progress = {"usage": self.usage, "phases": self.phases}
-        again = from_parts(self.run_dir, report, self.meta, progress, signature=self.signature)
-        again.era, again.agent_version = self.era, self.agent_version  # as filled/merged
-        return again
+        # the trimmed report holds every key a field is drawn from: only the report
+        # changes (era and agent version stay as filled in and merged)
+        return replace(self, report=report, trimmed=False)
 
     @property
     def entrant(self) -> tuple[str, str, str]:

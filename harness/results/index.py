@@ -76,16 +76,19 @@ class IndexedRun:
     sig: str = ""  # the stat signature of its three files checked on this read
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path | str) -> Any:
+    """A JSON file's content, or None when it is missing or not JSON (read as bytes and
+    decoded whole: what ``read_text`` gives a JSON parser, without a text wrapper)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as fh:
+            return json.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
 
 
 def read_report(run_dir: Path) -> dict[str, Any] | None:
     """A run folder's final report (``verify/report.json``), or None without one."""
-    report = _load(run_dir / "verify" / "report.json")
+    report = _load(f"{run_dir}/verify/report.json")
     return report if isinstance(report, dict) and report.get("outcome") else None
 
 
@@ -94,8 +97,8 @@ def read_parts(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str,
     report = read_report(run_dir)
     if report is None:
         return None
-    meta = _load(run_dir / "run.json")
-    progress = _load(run_dir / "progress.json")
+    meta = _load(f"{run_dir}/run.json")
+    progress = _load(f"{run_dir}/progress.json")
     return (
         report,
         meta if isinstance(meta, dict) else {},

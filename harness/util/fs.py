@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,27 @@ def write_json(path: Path, obj: Any) -> None:
 
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+_NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+def read_text_file(path: str) -> str | None:
+    """``Path(path).read_text(encoding="utf-8", errors="replace")`` of a regular file,
+    None when ``path`` is no file (``is_file``): the bytes decoded whole and newlines
+    translated as text mode does, without a text wrapper (the board reads one per run)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except OSError as exc:  # the errors ``is_file`` reads as "no file"
+        if exc.errno not in _NO_FILE:
+            raise
+        return None
+    except ValueError:
+        return None
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def stat_signature(path: str) -> str:

@@ -27,6 +27,7 @@ from harness.report.board.trialpage import trial_html
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
 from harness.report.trialview import load_view
+from harness.util.fs import read_text_file
 from harness.util.fs import write_atomic as _write_atomic
 
 #: Run pages rendered in worker processes once this many are due (forked: the workers
@@ -53,10 +54,9 @@ def copy_screenshots(run: RunResult, site: Path) -> dict[str, str]:
 
 
 def _diff(run: RunResult) -> tuple[str | None, str]:
-    path = run.run_dir / "workspace.diff"
-    if not path.is_file():
+    text = read_text_file(f"{run.run_dir}/workspace.diff")
+    if text is None:
         return None, ""
-    text = path.read_text(encoding="utf-8", errors="replace")
     if len(text) > MAX_DIFF:
         return text[:MAX_DIFF], f"(first {MAX_DIFF:,} of {len(text):,} characters)"
     return text, ""
