@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,9 +93,9 @@ def command_of(tool_call: dict[str, Any]) -> str:
 
 
 def _steps(run_dir: Path) -> tuple[list[Step], bool]:
-    gateway = run_dir / "gateway"
-    if not gateway.is_dir():
+    if not os.path.isdir(f"{run_dir}/gateway"):  # most runs: one stat, no Path
         return [], False
+    gateway = run_dir / "gateway"
     folders = [gateway, *sorted(p for p in gateway.iterdir() if p.is_dir())]
     steps: list[Step] = []
     truncated = False
@@ -161,8 +162,8 @@ def load_view(
     if report is None:
         report_path = run_dir / "verify" / "report.json"
         report = json.loads(report_path.read_text()) if report_path.is_file() else {}
-    log_path = run_dir / "trial.log"
-    log = log_path.read_text(errors="replace")[-MAX_LOG:] if log_path.is_file() else ""
+    log_path = f"{run_dir}/trial.log"
+    log = Path(log_path).read_text(errors="replace")[-MAX_LOG:] if os.path.isfile(log_path) else ""
     verdict = ""
     if report:
         verdict = (

@@ -7,7 +7,8 @@ stylesheet and one script by relative path, so the folder works from ``file://``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -37,13 +38,16 @@ def layout(title: str, body: str, depth: int) -> str:
     )
 
 
-def table(headers: Iterable[str], rows: Iterable[Iterable[str]], cls: str = "sortable") -> str:
+def table(headers: Iterable[str], rows: Iterable[Sequence[str]], cls: str = "sortable") -> str:
     """``rows`` cells are already-escaped HTML."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    head = "".join([f"<th>{esc(h)}</th>" for h in headers])
+    body = "".join(
+        ["<tr><td>" + "</td><td>".join(r) + "</td></tr>" if r else "<tr></tr>" for r in rows]
+    )
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+@lru_cache(maxsize=4096)  # a few entrants, asked once per run page and entrant row
 def entrant_slug(agent: str, version: str, model: str) -> str:
     raw = f"{agent}-{version}-{model}"
     return "".join(c if c.isalnum() or c in "-._" else "-" for c in raw)
