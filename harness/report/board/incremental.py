@@ -70,6 +70,13 @@ def _page_stat(path: str | Path) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size]
 
 
+def page_entry(page: str | Path, signature: str) -> list[Any] | None:
+    """What the manifest keeps of a page just written from ``signature`` (None: the
+    page is not there)."""
+    stat = _page_stat(page)
+    return None if stat is None else [signature, *stat]
+
+
 class Manifest:
     """The signature each page was rendered from, read from and saved to the board."""
 
@@ -85,6 +92,10 @@ class Manifest:
             pass
         self.fresh: dict[str, list[Any]] = {}
 
+    def has(self, key: str) -> bool:
+        """True when the last build recorded a page named ``key``."""
+        return key in self.pages
+
     def current(self, page: str | Path, key: str, signature: str) -> bool:
         """True when ``page`` (named ``key``) was rendered from ``signature`` and is
         unchanged on disk since; it is then kept as it is."""
@@ -94,10 +105,10 @@ class Manifest:
         self.fresh[key] = seen
         return True
 
-    def wrote(self, page: str | Path, key: str, signature: str) -> None:
-        stat = _page_stat(page)
-        if stat is not None:
-            self.fresh[key] = [signature, *stat]
+    def keep(self, key: str, entry: list[Any] | None) -> None:
+        """Record ``entry`` (``page_entry``, None: no page there) for the page ``key``."""
+        if entry is not None:
+            self.fresh[key] = entry
 
     def save(self) -> None:
         """Keep only the pages of this build (written atomically: a derived artefact);

@@ -12,6 +12,7 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 from harness.report import collect, trialview
 from harness.report.board import pages, trialpage
@@ -19,6 +20,7 @@ from harness.report.board.assets import CSS, JS
 from harness.report.board.incremental import (
     Manifest,
     code_signature,
+    page_entry,
     run_signature,
     write_if_changed,
 )
@@ -104,14 +106,28 @@ def _render_run(run: RunResult, out: Path) -> str:
 # what forked workers render: set by ``_render_all`` just before the fork
 _DUE: list[RunResult] = []
 _OUT: Path = Path()
+_CODE = ""
+
+#: (run id, the page record: its signature and stat) of each page a range wrote
+Written = list[tuple[str, list[Any] | None]]
 
 
-def _render_range(bounds: tuple[int, int]) -> int:
-    """Render and write the due pages ``bounds[0] .. bounds[1] - 1`` (in a worker)."""
+def _signature(run: RunResult, code: str) -> str:
+    return run_signature(str(run.run_dir), run.signature, run.era, run.agent_version, code)
+
+
+def _render_range(bounds: tuple[int, int]) -> Written:
+    """Render and write the due pages ``bounds[0] .. bounds[1] - 1`` (in a worker), each
+    signed before its inputs are read (a cold board's signatures are taken here, in
+    the workers, not one by one before them)."""
     folder = str(_OUT / "runs")
+    written: Written = []
     for run in _DUE[bounds[0] : bounds[1]]:
-        _write_page(folder, f"{run.run_id}.html", _render_run(run.full(), _OUT))
-    return bounds[1] - bounds[0]
+        signature = _signature(run, _CODE)
+        page = f"{run.run_id}.html"
+        _write_page(folder, page, _render_run(run.full(), _OUT))
+        written.append((run.run_id, page_entry(f"{folder}/{page}", signature)))
+    return written
 
 
 def _workers() -> int:
@@ -120,22 +136,20 @@ def _workers() -> int:
     return min(len(os.sched_getaffinity(0)), 8)
 
 
-def _render_all(due: list[RunResult], out: Path) -> None:
+def _render_all(due: list[RunResult], out: Path, code: str) -> Written:
     """Write the pages of ``due``: in forked workers, one per core, when there are many."""
-    global _DUE, _OUT
-    _DUE, _OUT = due, out
+    global _DUE, _OUT, _CODE
+    _DUE, _OUT, _CODE = due, out, code
     try:
         workers = _workers()
         if workers < 2 or len(due) < PARALLEL_FROM:
-            _render_range((0, len(due)))
-            return
+            return _render_range((0, len(due)))
         step = max(200, len(due) // (workers * 8))  # small chunks: a slow worker holds none up
         chunks = [(i, min(i + step, len(due))) for i in range(0, len(due), step)]
         # a worker that dies breaks the pool (an error here), it does not hang it
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            for _ in pool.map(_render_range, chunks):
-                pass
+            return [page for written in pool.map(_render_range, chunks) for page in written]
     finally:
         _DUE = []
 
@@ -184,15 +198,15 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
     code = code_signature(pages, trialpage, trialview, collect, sys.modules[__name__])
     folder = str(out / "runs")
     os.makedirs(folder, exist_ok=True)
-    due: list[tuple[RunResult, str, str]] = []
-    for run in runs_by_id.values():
+    due: list[RunResult] = []
+    for run in runs_by_id.values():  # a run with no page on record is due unsigned
         page = f"{folder}/{run.run_id}.html"
-        signature = run_signature(str(run.run_dir), run.signature, run.era, run.agent_version, code)
-        if not manifest.current(page, run.run_id, signature):
-            due.append((run, page, signature))
-    _render_all([run for run, _, _ in due], out)  # the whole report shown on each
-    for run, page, signature in due:
-        manifest.wrote(page, run.run_id, signature)
+        if not (
+            manifest.has(run.run_id) and manifest.current(page, run.run_id, _signature(run, code))
+        ):
+            due.append(run)
+    for run_id, entry in _render_all(due, out, code):  # the whole report shown on each
+        manifest.keep(run_id, entry)
     _prune(out / "runs", {n for i in runs_by_id for n in (i, f"{i}.html")})
     manifest.save()
     return out / "index.html"
