@@ -131,7 +131,7 @@ suite = Suite(
     critical_floor=0.6,
     class_floors={"dead": 0.0},
     thresholds=HERE / "thresholds.yml",
-    thresholds_pin="c0d78c867c336d4894d3ef9304913a86664151b8de61cac88ea28b6832a5b6ee",
+    thresholds_pin="610a088ab8ce3172533b3c7dd27f66c678cd000ad7574056503c73c2bbd3a506",
     spec=HERE.parent / "SPEC.md",
 )
 
