@@ -9,7 +9,13 @@ read its API over HTTP and its page in a real browser (rendered text, occlusion)
 SIGKILL again, take the upstream offline, respawn, and read what survived. Time-aware
 checks grade the mock's trace timestamps against the SPEC's own bounds, which the mock's
 faults reach on every seed (an answer just under the timeout, four 503s in a row, a
-Retry-After of 2 s).
+Retry-After of 2 s), one life of the app at a time: a gap that spans a SIGKILL is no
+pause of the app's.
+
+From the moment the kill page is held until its answer leaves, a watch asks /health
+every 0.25 s (``HealthWatch``): an app whose health waits on the upstream may reach the
+held page before its first health answer, and then the boot poll, not the mid-sync ask,
+is what hangs (3.1.0; on 3.0.0 such an app met M-HEALTH-2 and failed M-DUR-1 instead).
 
 Every SPEC MUST id is verified by a check (``musts=``); success means all are met. A
 check that carries a MUST is all or nothing: one wrong amount, one hidden row, one
@@ -18,6 +24,7 @@ unescaped name is a violation. `harness coverage apps/invoice-sync` lists them.
 
 import contextlib
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -56,11 +63,13 @@ GROWTH = 1.5  # each further pause at least 1.5x the previous one
 PAUSE_CAP_S = 5.0  # the pause may be capped at 5 s
 TIMEOUT_S = 6.0  # wait at least 6 s for an answer (the slow page answers in SLOW_DELAY)
 HEALTH_AFTER_S = 1.5  # /health is asked this long into the wait on the held page
+HEALTH_PROMPT_S = 3.0  # an ask of /health while the page is held is answered within this
+WATCH_EVERY_S = 0.25  # the watch's pause between two asks
 SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
 
 suite = Suite(
     name="invoice-sync",
-    version="3.0.0",
+    version="3.1.0",
     tier_weights={"core": 0.45, "resilience": 0.4, "ui": 0.15},
     class_floors={"dead": 0.0, "money": 0.2, "data": 0.3, "view": 0.5},
     severity_ranking=("dead", "money", "data", "view", "core", "resilience", "ui"),
@@ -68,6 +77,15 @@ suite = Suite(
     spec=HERE.parent / "SPEC.md",
     thresholds_pin="7b79df86d115b23bed20d658b7d2313321caea54b9405d38e6e50a6f8273e14b",
 )
+
+
+@dataclass
+class WatchLog:
+    """What the health watch saw while the kill page was held."""
+
+    answered: int = 0  # asks answered 200 {"status": "ok"}
+    refused: int = 0  # asks no server took (not listening yet: M-RUN-1's 10 s, not charged)
+    stalls: list[str] = field(default_factory=list)  # asks unanswered within HEALTH_PROMPT_S
 
 
 @dataclass
@@ -80,6 +98,8 @@ class Evidence:
     healthy: bool = False
     health_detail: str = ""
     health_during_sync: Fetched | None = None
+    health_watch: WatchLog | None = None
+    resume_from: tuple[int, ...] = ()
     killed_mid_sync: bool = False
     respawn_error: str | None = None
     status: Any = None
@@ -115,24 +135,123 @@ class Evidence:
         return [r for r in self.requests() if r.get("page") == page and r["phase"] != "offline"]
 
 
+class Upstream(MockUpstream):
+    """The app kit's mock upstream, also noting when the held kill page was asked for and
+    when its answer left (``release()`` or ``hold_max``), on the monotonic clock."""
+
+    held_since: float | None = None
+    held_until: float | None = None
+
+    def decide(self, method: str, raw_path: str) -> tuple[int, Any, float, dict[str, str]]:
+        answer = super().decide(method, raw_path)
+        if answer[2] < 0 and self.held_since is None:
+            self.held_since = time.monotonic()
+        return answer
+
+    def done(self, delayed: bool) -> None:
+        if delayed and self.held_until is None:
+            self.held_until = time.monotonic()
+        super().done(delayed)
+
+
+class HealthWatch:
+    """Asks ``GET /health`` every ``WATCH_EVERY_S`` from the moment the kill page is held
+    until its answer leaves, whatever the app is doing (booting included), and logs each
+    ask (M-HEALTH-2). ``stop()`` before the app is killed: an ask cut by the kill is not
+    the app's answer."""
+
+    def __init__(self, upstream: Upstream, app: AppProcess, wait: float) -> None:
+        self.log = WatchLog()
+        self._upstream, self._app, self._wait = upstream, app, wait
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="health-watch", daemon=True)
+
+    def __enter__(self) -> "HealthWatch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> WatchLog:
+        self._stop.set()
+        self._thread.join(HEALTH_PROMPT_S + 1.0)
+        return self.log
+
+    def _run(self) -> None:
+        up = self._upstream
+        if not up.kill_point.wait(self._wait):
+            return
+        while not self._stop.is_set() and up.held_until is None:
+            if self._app.port is None:
+                self._stop.wait(0.1)
+                continue
+            asked = time.monotonic()
+            got = get(self._app.url("/health"), timeout=HEALTH_PROMPT_S)
+            if self._stop.is_set():
+                return
+            if got.ok and got.json() == {"status": "ok"}:
+                self.log.answered += int(up.held_until is None)  # answered during the hold
+            elif got.status is None and time.monotonic() - asked < HEALTH_PROMPT_S * 0.9:
+                self.log.refused += 1
+            else:
+                into = asked - (up.held_since or asked)
+                self.log.stalls.append(
+                    f"GET /health asked {into:.1f} s into the hold: "
+                    f"{got.error or f'HTTP {got.status}'} (answer within {HEALTH_PROMPT_S:g} s)"
+                )
+            self._stop.wait(WATCH_EVERY_S)
+
+
+def _resume_from(up: Upstream) -> tuple[int, ...]:
+    """Where a right restart continues, judged at the SIGKILL.
+
+    Normally the app dies waiting on the held page, which it must fetch first. When the
+    hold ended before the kill (a boot poll that waited on the hold), the app went on: it
+    continues from the last page it asked for, or, when that page was answered, possibly
+    from the next (it may have stored it before the kill, or not).
+    """
+    if up.held_until is None:
+        return (up.dataset.faults.kill_page,)
+    asked = [r for r in up.records() if r.get("path") == RESOURCE and r.get("page") is not None]
+    if not asked:
+        return (up.dataset.faults.kill_page,)
+    last = asked[-1]
+    if last["status"] == 200 and last["page"] + 1 < len(up.dataset.pages):
+        return (last["page"], last["page"] + 1)
+    return (last["page"],)
+
+
+def _lives(ev: Evidence, page: int) -> list[list[dict[str, Any]]]:
+    """The asks of ``page``, one list per life of the app (a SIGKILL ends one)."""
+    asks = ev.page_requests(page)
+    lives = [[r for r in asks if r["phase"] == p] for p in ("initial-sync", "after-respawn")]
+    return [life for life in lives if life]
+
+
 def _state(app: AppProcess) -> Any:
     answer = get(app.url("/api/status"), timeout=5.0).json()
     return answer if isinstance(answer, dict) else None
 
 
-def _run(ev: Evidence, mock: MockUpstream, app: AppProcess, budgets: dict[str, float]) -> None:
+def _run(ev: Evidence, mock: Upstream, app: AppProcess, budgets: dict[str, float]) -> None:
     """The scripted execution; fills ``ev`` step by step and stops at the first dead end."""
-    try:
-        app.start()
-    except AppNotHealthy as exc:
-        ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
-        return
-    ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
-    if mock.kill_point.wait(budgets["sync"]):
-        time.sleep(HEALTH_AFTER_S)  # the sync has been waiting on the upstream a while
-        ev.health_during_sync = get(app.url("/health"), timeout=3.0)
-        app.kill_group(signal.SIGKILL)
-        ev.killed_mid_sync = True
+    with HealthWatch(mock, app, budgets["start"] + budgets["sync"]) as watch:
+        try:
+            app.start()
+        except AppNotHealthy as exc:
+            ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
+            return
+        ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
+        if mock.kill_point.wait(budgets["sync"]):
+            if mock.held_until is None:  # the sync has been waiting on the upstream a while
+                time.sleep(HEALTH_AFTER_S)
+                ev.health_during_sync = get(app.url("/health"), timeout=HEALTH_PROMPT_S)
+            # else the hold is over already (the boot poll waited on it): kill at once
+            ev.health_watch = watch.stop()
+            app.kill_group(signal.SIGKILL)
+            ev.killed_mid_sync = True
+            ev.resume_from = _resume_from(mock)
     mock.release()
     mock.mark_phase("after-respawn")
     try:
@@ -183,7 +302,8 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
     started = time.monotonic()
     jail = Jail(Path(tree))
     try:
-        with MockUpstream(seed, evidence_dir / "trace.jsonl") as mock:
+        mock = Upstream(seed, evidence_dir / "trace.jsonl")
+        with mock:
             argv = [
                 jail.python,
                 "-m",
@@ -269,9 +389,15 @@ def run_timing(ev: Evidence) -> Outcome:
 def health_during_sync(ev: Evidence) -> Outcome:
     if not ev.killed_mid_sync:
         return absent("the sync never reached the held page, so /health was not asked then")
+    log = ev.health_watch or WatchLog()
+    seen = f"watch during the hold: {log.answered} answered, {len(log.stalls)} unanswered"
+    if log.stalls:
+        return graded(0.0, f"{seen}: {log.stalls[0]}")
     got = ev.health_during_sync
-    ok = got is not None and got.status == 200 and got.json() == {"status": "ok"}
-    return graded(1.0 if ok else 0.0, f"GET /health mid-sync: {got.status if got else None}")
+    if got is None:  # the hold ended before the boot poll's answer: only the watch asked
+        return graded(1.0 if log.answered else 0.0, f"{seen}, {log.refused} refused")
+    ok = got.status == 200 and got.json() == {"status": "ok"}
+    return graded(1.0 if ok else 0.0, f"GET /health mid-sync: {got.status}; {seen}")
 
 
 @suite.check(
@@ -350,9 +476,10 @@ def sync_retries_503(ev: Evidence) -> Outcome:
     return strict(sum(got), len(got), "pages answering 503 (up to four times) eventually fetched")
 
 
-def _backoff(ev: Evidence) -> tuple[int, list[float]]:
+def _backoff(ev: Evidence) -> tuple[int, list[list[float]]]:
+    """The backoff page and the app's pauses on it, one list per life."""
     page = ev.dataset.faults.backoff_page
-    return page, gaps(ev.page_requests(page))
+    return page, [gaps(life) for life in _lives(ev, page)]
 
 
 @suite.check(
@@ -363,13 +490,13 @@ def _backoff(ev: Evidence) -> tuple[int, list[float]]:
     harm="retry storm: a struggling upstream is asked again before 0.2 s",
 )
 def sync_backoff_first(ev: Evidence) -> Outcome:
-    page, pauses = _backoff(ev)
-    if not pauses:
+    page, lives = _backoff(ev)
+    firsts = [pauses[0] for pauses in lives if pauses]  # a restarted app starts over
+    if not firsts:
         return absent(f"page {page} (503 several times) was never retried")
-    ok = first_pause_ok(pauses, FIRST_PAUSE_S)
-    return graded(
-        1.0 if ok else 0.0, f"page {page}: first retry after {pauses[0]:.3f} s (SPEC >= 0.2 s)"
-    )
+    ok = all(first_pause_ok([f], FIRST_PAUSE_S) for f in firsts)
+    shown = " and ".join(f"{f:.3f} s" for f in firsts)
+    return graded(1.0 if ok else 0.0, f"page {page}: first retry after {shown} (SPEC >= 0.2 s)")
 
 
 @suite.check(
@@ -380,11 +507,12 @@ def sync_backoff_first(ev: Evidence) -> Outcome:
     harm="retry storm: the pause between retries does not grow 1.5x each time",
 )
 def sync_backoff_growth(ev: Evidence) -> Outcome:
-    page, pauses = _backoff(ev)
-    if len(pauses) < BACKOFF_FAILURES:
-        return absent(f"page {page} (503 {BACKOFF_FAILURES} times) retried {len(pauses)} times")
-    bad = growth_failures(pauses, GROWTH, FIRST_PAUSE_S, PAUSE_CAP_S)
-    shown = ", ".join(f"{g:.3f}" for g in pauses)
+    page, lives = _backoff(ev)
+    retried = sum(len(p) for p in lives) + len(lives) - 1  # a retry across a kill counts
+    if retried < BACKOFF_FAILURES:
+        return absent(f"page {page} (503 {BACKOFF_FAILURES} times) retried {retried} times")
+    bad = [b for p in lives for b in growth_failures(p, GROWTH, FIRST_PAUSE_S, PAUSE_CAP_S)]
+    shown = " | ".join(", ".join(f"{g:.3f}" for g in p) for p in lives)
     return graded(0.0 if bad else 1.0, f"page {page}: pauses {shown} s; {bad or 'growing 1.5x'}")
 
 
@@ -397,7 +525,10 @@ def sync_backoff_growth(ev: Evidence) -> Outcome:
 )
 def sync_retry_after(ev: Evidence) -> Outcome:
     page = ev.dataset.faults.retry_after_page
-    pauses = gaps(ev.page_requests(page))
+    lives = _lives(ev, page)
+    pauses = gaps(lives[0]) if lives else []
+    if not pauses and len(lives) > 1:  # the 503 was the last thing that life asked
+        return graded(1.0, f"page {page}: the SIGKILL came before the retry; not charged")
     if not pauses:
         return absent(f"page {page} (503 with Retry-After) was never retried")
     ok = first_pause_ok(pauses, float(RETRY_AFTER))
@@ -420,7 +551,11 @@ def sync_waits_slow(ev: Evidence) -> Outcome:
     if slow is None:
         return absent(f"the slow page {page} was never requested")
     answered = slow["t_ms"] + 1000.0 * SLOW_DELAY
-    early = [r["seq"] for r in asks if r["seq"] > slow["seq"] and r["t_ms"] < answered - 50]
+    early = [
+        r["seq"]
+        for r in asks
+        if r["seq"] > slow["seq"] and r["phase"] == slow["phase"] and r["t_ms"] < answered - 50
+    ]
     later = [r for r in ev.requests() if r["seq"] > slow["seq"] and r["phase"] != "offline"]
     last_page = page == len(ev.dataset.pages) - 1
     went_on = last_page or any(r.get("page") == page + 1 for r in later)
@@ -445,12 +580,17 @@ def sync_resumes(ev: Evidence) -> Outcome:
         return graded(0.0, f"the sync never reached page {kill}, where it is killed")
     if ev.respawn_error:
         return graded(0.0, f"no restart after SIGKILL: {ev.respawn_error}")
+    start = ev.resume_from or (kill,)
     after = [r for r in ev.requests("after-respawn") if r["status"] == 200]
-    if not any(r.get("page") == kill for r in after):
-        return graded(0.0, f"after the restart page {kill} was never fetched")
-    again = {r["page"] for r in after if r.get("page") is not None and r["page"] < kill}
+    if not any(r.get("page") in start for r in after):
+        shown = " or ".join(str(p) for p in start)
+        return graded(0.0, f"after the restart page {shown} was never fetched")
+    stored = min(start)
+    again = {r["page"] for r in after if r.get("page") is not None and r["page"] < stored}
     return strict(
-        kill - len(again), kill, f"pages stored before SIGKILL not fetched again ({sorted(again)})"
+        stored - len(again),
+        stored,
+        f"pages stored before SIGKILL not fetched again ({sorted(again)})",
     )
 
 
@@ -681,13 +821,13 @@ def ui_table_rows(ev: Evidence) -> Outcome:
             firsts.append(row)
     good = 0
     for i, inv in enumerate(want):
-        row = firsts[i] if i < len(firsts) else None
+        shown = firsts[i] if i < len(firsts) else None
         if (
-            row is not None
-            and row.get("id") == inv.id
-            and len(row["cells"]) == 4
-            and row["cells"][0] == inv.id
-            and row["cells"][2] == inv.currency
+            shown is not None
+            and shown.get("id") == inv.id
+            and len(shown["cells"]) == 4
+            and shown["cells"][0] == inv.id
+            and shown["cells"][2] == inv.currency
         ):
             good += 1
     extra = max(0, len(firsts) - len(want))
