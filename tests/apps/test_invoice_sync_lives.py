@@ -35,8 +35,10 @@ def m() -> ModuleType:
 class Trace:
     """A hand-written upstream trace: ``ask(page, status, at_s, phase)``."""
 
-    def __init__(self) -> None:
+    def __init__(self, *asks: tuple[Any, ...]) -> None:
         self.records: list[dict[str, Any]] = []
+        for one in asks:
+            self.ask(*one)
 
     def ask(self, page: int, status: int, at: float, phase: str, fault: str | None = None) -> None:
         self.records.append(
@@ -110,17 +112,18 @@ def test_backoff_is_graded_per_life_and_a_too_short_pause_in_either_fails(
 def test_a_re_ask_of_the_slow_page_after_the_kill_is_not_early(
     m: ModuleType, tmp_path: Path
 ) -> None:
-    ds = build_dataset(SEED)
-    page = ds.faults.slow_page
-    t = Trace()
-    t.ask(page, 200, 1.0, "initial-sync", "slow")
-    t.ask(page, 200, 2.0, "after-respawn")  # killed while waiting; asked again
-    t.ask(page + 1, 200, 2.5, "after-respawn")
-    assert m.sync_waits_slow(_evidence(m, tmp_path, t)).score == 1.0
-    hasty = Trace()
-    hasty.ask(page, 200, 1.0, "after-respawn", "slow")
-    hasty.ask(page, 200, 2.0, "after-respawn")  # the same life gave up after 1 s
-    hasty.ask(page + 1, 200, 2.5, "after-respawn")
+    page = build_dataset(SEED).faults.slow_page
+    killed = Trace(
+        (page, 200, 1.0, "initial-sync", "slow"),
+        (page, 200, 2.0, "after-respawn"),  # killed while waiting; asked again
+        (page + 1, 200, 2.5, "after-respawn"),
+    )
+    assert m.sync_waits_slow(_evidence(m, tmp_path, killed)).score == 1.0
+    hasty = Trace(
+        (page, 200, 1.0, "after-respawn", "slow"),
+        (page, 200, 2.0, "after-respawn"),  # the same life gave up after 1 s
+        (page + 1, 200, 2.5, "after-respawn"),
+    )
     assert m.sync_waits_slow(_evidence(m, tmp_path, hasty)).score == 0.0
 
 
@@ -139,8 +142,7 @@ class _Up:
 def test_a_restart_continues_from_the_held_page_or_after_a_missed_hold_from_the_last(
     m: ModuleType, tmp_path: Path
 ) -> None:
-    ds = build_dataset(SEED)
-    kill = ds.faults.kill_page
+    kill = build_dataset(SEED).faults.kill_page
     t = Trace()
     for p in range(kill + 3):
         t.ask(p, 200, 0.1 * p, "initial-sync")
