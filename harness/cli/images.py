@@ -32,6 +32,9 @@ def build_command(
         list[str] | None, typer.Argument(help="Images to build (default: all).")
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show build output.")] = False,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="Build up to this many images at once.")
+    ] = 1,
 ) -> None:
     """Build images (and their parents) that are missing at their current content tag."""
     try:
@@ -39,8 +42,8 @@ def build_command(
             progress=lambda m: typer.echo(m, err=True),
             log=(lambda m: typer.echo(m, err=True)) if verbose else None,
         )
-        for name in names or graph.list_names(builder.root):
-            ref = builder.ensure(name)
+        wanted = names or graph.list_names(builder.root)
+        for ref in builder.ensure_many(wanted, jobs):
             state = "built" if ref.tag in builder.built else "up to date"
             typer.echo(f"{ref.name:<14} {ref.tag:<34} {ref.id[7:19]}  {state}")
     except HarnessError as exc:

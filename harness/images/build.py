@@ -15,7 +15,8 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -77,6 +78,26 @@ class ImageBuilder:
             parent_ref, parent_id = ref.tag, ref.id
         assert ref is not None
         return ref
+
+    def ensure_many(self, names: Sequence[str], jobs: int = 1) -> list[ImageRef]:
+        """``ensure`` each name, up to ``jobs`` at once, in order of ``names``.
+
+        Image builds spend most of their time waiting on package downloads, so a few in
+        parallel finish a cold set much sooner than one by one. Shared parents are built
+        once: the per-name locks make the other threads wait and then reuse them. The
+        first failure stops what has not started and is raised.
+        """
+        if jobs <= 1 or len(names) <= 1:
+            return [self.ensure(name) for name in names]
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="image") as pool:
+            futures = [pool.submit(self.ensure, name) for name in names]
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            errors = [e for f in futures if f in done and (e := f.exception()) is not None]
+            if errors:
+                for future in futures:
+                    future.cancel()
+                raise errors[0]
+        return [future.result() for future in futures]
 
     def current_tag(self, name: str) -> str | None:
         """The tag ``name`` would have now, without building; None if a parent is missing."""
