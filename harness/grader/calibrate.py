@@ -14,6 +14,7 @@ The arithmetic (``propose``) is pure; ``calibrate`` does the I/O.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import statistics
 import time
@@ -44,6 +45,12 @@ class Spread:
     finals: list[float] = field(default_factory=list)
     verdicts: list[bool] = field(default_factory=list)  # trial success per seed
     unmet: set[str] = field(default_factory=set)  # SPEC ids left unmet on some seed
+    spec_failed: list[bool] = field(default_factory=list)  # per seed: a MUST left unmet
+
+    @property
+    def fails_by_spec(self) -> bool:
+        """Failed on every seed because a MUST was unmet: its graded score decides nothing."""
+        return bool(self.spec_failed) and all(self.spec_failed)
 
     @property
     def low(self) -> float:
@@ -70,13 +77,24 @@ class Proposal:
     broken_worst: str
 
 
-def propose(reference: Spread, broken: list[Spread]) -> Proposal:
-    """The bar midway between the worst reference and the best broken tree (3 decimals)."""
+def propose(reference: Spread, broken: list[Spread], margin: float = 0.01) -> Proposal:
+    """The bar midway between the worst reference and the best broken tree (3 decimals).
+
+    A broken tree that failed on every seed with a MUST unmet fails by the SPEC whatever
+    it scores, so it does not hold the bar down: a defect that costs one check of a
+    hundred may score above a reference that lost some graded points elsewhere. When
+    every broken tree fails that way the bar sits ``margin`` under the worst reference.
+    The best broken tree is still reported, whichever way it failed."""
     worst = max(broken, key=lambda s: s.high)
-    if not reference.low > worst.high:
-        return Proposal(None, reference.low, worst.high, worst.tree)
-    bar = round((reference.low + worst.high) / 2, 3)
-    bar = min(max(bar, worst.high + 0.001), reference.low)
+    graded = [s for s in broken if not s.fails_by_spec]
+    if not graded:
+        bar = max(0.0, math.floor((reference.low - margin) * 1000) / 1000)
+        return Proposal(bar, reference.low, worst.high, worst.tree)
+    closest = max(graded, key=lambda s: s.high)
+    if not reference.low > closest.high:
+        return Proposal(None, reference.low, closest.high, closest.tree)
+    bar = round((reference.low + closest.high) / 2, 3)
+    bar = min(max(bar, closest.high + 0.001), reference.low)
     return Proposal(bar, reference.low, worst.high, worst.tree)
 
 
@@ -166,11 +184,12 @@ def calibrate(
                 spread.finals.append(score.final)
                 spread.verdicts.append(succeeds(score, current.bar))
                 spread.unmet.update(score.unmet)
+                spread.spec_failed.append(score.spec_met is False)
                 scorer = score.scorer
     finally:
         runner.close()
     broken = [s for n, s in spreads.items() if n != "reference"]
-    proposal = propose(spreads["reference"], broken)
+    proposal = propose(spreads["reference"], broken, current.epsilon)
     lines = [f"calibration of {loaded.name} over {seeds} seeds ({sandbox})"]
     if runner.reused:
         lines.append(f"{len(runner.reused)} of {total} scorings read from kept ones (--reuse)")
@@ -210,9 +229,11 @@ def calibrate(
         pinned = f"pinned in {suite_py.name}"
     else:
         pinned = f'add thresholds_pin="{pin}" to the Suite(...) in {suite_py.name}'
+    above = " (above the bar: it fails by the MUSTs it leaves unmet)"
     lines.append(
         f"success bar {proposal.bar:.3f} (reference min {proposal.reference_min:.4f}, best "
-        f"broken {proposal.broken_worst} {proposal.broken_max:.4f}); thresholds sha256 {pin} "
+        f"broken {proposal.broken_worst} {proposal.broken_max:.4f}"
+        f"{above if proposal.broken_max >= proposal.bar else ''}); thresholds sha256 {pin} "
         f"{pinned}; run `harness controls {loaded.name}` again (new era)"
     )
     return "\n".join(lines) + "\n", proposal

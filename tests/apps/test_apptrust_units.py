@@ -218,6 +218,26 @@ def test_calibration_puts_the_bar_between_reference_and_broken_trees() -> None:
     assert propose(Spread("reference", [0.95]), broken).bar is None
 
 
+def test_a_defect_failing_by_its_musts_does_not_hold_the_bar_down() -> None:
+    """One check of a hundred lost: the defect may out-score a reference that lost graded
+    points elsewhere; it fails by the SPEC, so the bar only has to let the reference in."""
+    from harness.grader.calibrate import Spread, propose
+
+    ref = Spread("reference", [0.954, 0.993, 0.984], [True] * 3, spec_failed=[False] * 3)
+    by_spec = Spread("status-once", [0.981, 0.979, 0.98], [False] * 3, spec_failed=[True] * 3)
+    low = Spread("LOW", [0.008, 0.01], [False] * 2, spec_failed=[True] * 2)
+    got = propose(ref, [by_spec, low], margin=0.01)
+    assert got.bar == 0.944 and got.broken_worst == "status-once" and got.broken_max == 0.981
+    # met the SPEC on one seed: its graded score constrains the bar again
+    once = Spread(
+        "retry-10s", [0.962, 0.99, 0.96], [False, True, False], spec_failed=[True, False, True]
+    )
+    assert propose(ref, [by_spec, once, low]).bar is None
+    lower = Spread("retry-10s", [0.90, 0.91], [False] * 2, spec_failed=[True, False])
+    got = propose(ref, [by_spec, lower, low])
+    assert got.bar is not None and 0.91 < got.bar <= 0.954
+
+
 def test_calibration_says_each_scoring_as_it_ends() -> None:
     from harness.grader.calibrate import _progress_line
     from harness.scoring import Score
