@@ -61,6 +61,12 @@ def test_vendor_structure_is_frozen() -> None:
     assert len(days) == 64 and days[0] == "2026-03-01" and days[-1] == "2026-05-03"
     assert sum(p.day != p.created_at[:10] for p in ds.payments) > 500
     assert sum(p.counterparty in v.MARKUP_NAMES for p in ds.payments) == len(v.MARKUP_NAMES)
+    # ties on created_at, a dozen of them within one currency: ordering by created_at
+    # alone shows in the plain listing and in a filtered one (M-API-4, M-API-5)
+    stamps = Counter(p.created_at for p in ds.payments)
+    assert sum(n - 1 for n in stamps.values() if n > 1) >= 90
+    clf = Counter(p.created_at for p in ds.payments if p.currency == "CLF")
+    assert sum(n > 1 for n in clf.values()) >= 12
     kinds = Counter(e.kind for e in ds.events)
     assert kinds == {
         "early": 6,

@@ -462,13 +462,19 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     drawn = "(n) => { const g = window.__gl; return !!g && g.log.some(e => e.screen && e.op === 'inst' && e.n > 0); }"
     t = B.wait_js(page, drawn, 8.0, n)
     out["first_frame_s"] = t
+    # a console may fill the field as its data arrives: read the pixels once a frame
+    # draws every payment (M-GL-1), not from the first partial one
+    full = f"(n) => {{ const f = ({B.LAST_FRAME_JS})(); return !!f && !!f.last && f.last.inst >= n; }}"
+    out["full_frame_s"] = B.wait_js(page, full, 8.0, n) if t is not None else None
     page.wait_for_timeout(600)
     out["state"] = B.field_state(page)
     box = B.canvas_box(page)
     out["box"] = box
     if box is None or not ev.listing:
         return out
-    listing = ev.listing
+    # the field places the stored payments in the SPEC's order (created_at, then id), not
+    # in the order the app's listing came in: a listing ordered wrong is api.order's fault
+    listing = sorted(ev.listing, key=lambda it: (str(it.get("created_at")), str(it.get("id"))))
     r = __import__("random").Random(ds.tokens["vendor_key"])
     sample = sorted(
         set(r.sample(range(len(listing)), min(240, len(listing)))) | {0, len(listing) - 1}
@@ -481,7 +487,15 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     out["hash_default"] = got["hash"]
     out["css"], out["dev"] = got["css"], got["dev"]
     cells = got["px"][: len(points)]
-    out["cells"] = [(i, listing[i].get("status"), px) for i, px in zip(sample, cells, strict=True)]
+    # the status each cell must show: the listing's, but where the scorer moved a payment
+    # since (the webhook of the edits journey, accepted by the app) the moved status
+    then, now = ev.truth_at.get("listing") or {}, {**ds.truth, **ev.extra_truth}
+    moved = {pid: st for pid, (st, ver) in now.items() if then.get(pid) != (st, ver)}
+
+    def expected(i: int) -> Any:
+        return moved.get(str(listing[i].get("id")), listing[i].get("status"))
+
+    out["cells"] = [(i, expected(i), px) for i, px in zip(sample, cells, strict=True)]
     out["gaps"] = got["px"][len(points) :]
     # picking: real clicks at cell centres
     picks = []

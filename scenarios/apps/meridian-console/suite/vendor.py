@@ -4,8 +4,8 @@ Frozen structure: 12,288 payments served as 192 pages of 64 in the vendor's own 
 behind opaque cursors; JPY, EUR, USD, KWD, CLF (exponents 0, 2, 2, 3, 4), each with at
 least one amount above 2**53 and (but JPY) one negative amount above minus one unit;
 64 Europe/Berlin days 2026-03-01 .. 2026-05-03 across the DST change of 03-29, a fifth
-of the payments within two hours of Berlin midnight, 96 sharing a timestamp; six markup
-counterparties. Faults of the first walk, each once: a held page (the SIGKILL point,
+of the payments within two hours of Berlin midnight, 96 sharing a timestamp (a dozen
+tied pairs both in CLF); six markup counterparties. Faults of the first walk, each once: a held page (the SIGKILL point,
 pages 12-40), a dropped connection, a 429 with ``Retry-After: 2``, three 503 in a row on
 one page, a page answered after 5.5 s (the SPEC's timeout is at least 7 s), an outage of
 4 s (every connection reset). Webhooks in classes (early, reordered, late, replayed,
@@ -205,6 +205,10 @@ def build_dataset(seed: str) -> Dataset:
     for i in sorted(ties):
         if i > 0:
             payments[i].created_at = payments[i - 1].created_at
+    # a dozen tied pairs both in CLF, so that a filtered listing meets ties too (M-API-5)
+    plain = [i for i in sorted(ties) if i > 0 and not {i, i - 1} & (big.keys() | tiny.keys())]
+    for i in plain[:12]:
+        payments[i].currency = payments[i - 1].currency = "CLF"
     rng(seed, "console:vendor-order").shuffle(payments)
     cursors: list[str | None] = [None] + [
         "c_" + derive_bytes(seed, f"console:cursor:{i}").hex()[:22] for i in range(1, PAGES)
