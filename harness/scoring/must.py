@@ -78,9 +78,13 @@ def judge_musts(
     its tolerance. An id no check declares is unmet (an unverified MUST is not a met one).
     """
     met = {r.check: row_met(r, tolerances.get(r.check, 0.0)) for r in rows}
+    by_id: dict[str, list[str]] = {}
+    for name, musts in declared.items():  # in ``declared`` order, each check once per id
+        for ident in dict.fromkeys(musts):
+            by_id.setdefault(ident, []).append(name)
     results = []
     for ident in ids:
-        checks = [name for name, musts in declared.items() if ident in musts]
+        checks = by_id.get(ident, [])
         failing = [c for c in checks if not met.get(c, False)]
         results.append(
             MustResult(id=ident, met=bool(checks) and not failing, checks=checks, failing=failing)

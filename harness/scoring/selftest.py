@@ -70,18 +70,24 @@ class _Probe:
 
     def __init__(self, suite: Suite) -> None:
         self.suite = suite
+        # rows are frozen: one per (check, change), shared by the ~1,600 compositions
+        self._rows: dict[tuple[str, float | Status], Row] = {}
 
     def final(self, changes: dict[str, float | Status]) -> float:
         return self.compose(changes).final
 
-    def compose(self, changes: dict[str, float | Status]) -> Score:
-        rows: list[Row] = []
-        for chk in self.suite.checks:
-            change = changes.get(chk.name, 1.0)
+    def _row(self, chk: Check, change: float | Status) -> Row:
+        got = self._rows.get((chk.name, change))
+        if got is None:
             if isinstance(change, Status):
-                rows.append(chk.row_of(0.0, change))
+                got = chk.row_of(0.0, change)
             else:
-                rows.append(chk.row_of(change, Status.OK))
+                got = chk.row_of(change, Status.OK)
+            self._rows[(chk.name, change)] = got
+        return got
+
+    def compose(self, changes: dict[str, float | Status]) -> Score:
+        rows = [self._row(chk, changes.get(chk.name, 1.0)) for chk in self.suite.checks]
         return compose(mark_vacuous(rows), self.suite)
 
 
