@@ -489,8 +489,8 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     cells = got["px"][: len(points)]
     # the status each cell must show: the listing's, but where the scorer moved a payment
     # since (the webhook of the edits journey, accepted by the app) the moved status
-    then, now = ev.truth_at.get("listing") or {}, {**ds.truth, **ev.extra_truth}
-    moved = {pid: st for pid, (st, ver) in now.items() if then.get(pid) != (st, ver)}
+    then = ev.truth_at.get("listing") or {}
+    moved = {pid: sv[0] for pid, sv in ev.extra_truth.items() if then.get(pid) != sv}
 
     def expected(i: int) -> Any:
         return moved.get(str(listing[i].get("id")), listing[i].get("status"))

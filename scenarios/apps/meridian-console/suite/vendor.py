@@ -5,12 +5,12 @@ behind opaque cursors; JPY, EUR, USD, KWD, CLF (exponents 0, 2, 2, 3, 4), each w
 least one amount above 2**53 and (but JPY) one negative amount above minus one unit;
 64 Europe/Berlin days 2026-03-01 .. 2026-05-03 across the DST change of 03-29, a fifth
 of the payments within two hours of Berlin midnight, 96 sharing a timestamp (a dozen
-tied pairs both in CLF); six markup counterparties. Faults of the first walk, each once: a held page (the SIGKILL point,
-pages 12-40), a dropped connection, a 429 with ``Retry-After: 2``, three 503 in a row on
-one page, a page answered after 5.5 s (the SPEC's timeout is at least 7 s), an outage of
-4 s (every connection reset). Webhooks in classes (early, reordered, late, replayed,
-forged, stale, future, edge-of-window) delivered in a seeded order when chosen pages
-are requested; failed deliveries are retried at the next page. Between walks two pages
+tied pairs both in CLF); six markup counterparties. Faults of the first walk, each once:
+a held page (the SIGKILL point, pages 12-40), a dropped connection, a 429 with
+``Retry-After: 2``, three 503 in a row on one page, a page answered after 5.5 s (the
+SPEC's timeout is at least 7 s), an outage of 4 s (every connection reset). Webhooks in
+classes (early, reordered, late, replayed, forged, stale, future, edge-of-window)
+delivered in a seeded order when chosen pages are requested; failed deliveries are retried at the next page. Between walks two pages
 change without a webhook (their ETag changes). Positions, ids, amounts, names, tokens
 and the delivery order derive from the trial's secret seed (``appkit.seeding``).
 
