@@ -10,9 +10,10 @@ a held page (the SIGKILL point, pages 12-40), a dropped connection, a 429 with
 ``Retry-After: 2``, three 503 in a row on one page, a page answered after 5.5 s (the
 SPEC's timeout is at least 7 s), an outage of 4 s (every connection reset). Webhooks in
 classes (early, reordered, late, replayed, forged, stale, future, edge-of-window)
-delivered in a seeded order when chosen pages are requested; failed deliveries are retried at the next page. Between walks two pages
-change without a webhook (their ETag changes). Positions, ids, amounts, names, tokens
-and the delivery order derive from the trial's secret seed (``appkit.seeding``).
+delivered in a seeded order when chosen pages are requested; failed deliveries are
+retried at the next page. Between walks two pages change without a webhook (their ETag
+changes). Positions, ids, amounts, names, tokens and the delivery order derive from
+the trial's secret seed (``appkit.seeding``).
 
 The mock runs in the scorer's process and writes a JSONL trace (``seq``, ``t_ms``,
 ``phase``) where the confined app cannot reach it: the trace is the evidence.
