@@ -91,7 +91,11 @@ def run(
     ev.first_health = get(ledger.url("/health"), timeout=3.0)
 
     # -- K1: SIGKILL ledgerd on the held page ---------------------------------------------
-    if vendor.kill_point.wait(budgets["sync"]):
+    # ledgerd starts its walk right after it is healthy (SPEC 1.1): one that has asked the
+    # vendor for no page within the start budget is not walking, and waiting the whole sync
+    # budget for its held page would show nothing more (the walk's checks fail either way)
+    walking = vendor.walk_started.wait(budgets["start"])
+    if walking and vendor.kill_point.wait(budgets["sync"]):
         ev.health_during_sync = get(ledger.url("/health"), timeout=3.0)
         ev.latency_sync = D.load(ledger, 12)
         D.kill(ledger)
@@ -227,7 +231,7 @@ def run(
     cold["drafts"] = D.jget(ledger, "/api/drafts")
     cold["events"] = D.events_of(ledger)
     if ev.notifier_healthy and cold.get("notifier_ok"):
-        poll(lambda: D.caught_up(ledger, notifier), 6.0, 0.2)
+        poll(lambda: D.caught_up(ledger, notifier), _reads_ledger(n2l)(6.0), 0.2)
         cold["notes"] = D.notes_of(notifier)
     try:
         _session_cold(ev, ledger)
@@ -374,20 +378,14 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
         vendor.mark_phase("resync")
         ev.resync = D.call(ledger.url("/api/sync"), "POST")
         ev.resync_again = D.call(ledger.url("/api/sync"), "POST")
-        poll(
-            lambda: (
-                len(
-                    [
-                        r
-                        for r in vendor.records()
-                        if r.get("kind") == "page" and r["phase"] == "resync"
-                    ]
-                )
-                > 0
+        resyncing = poll(
+            lambda: any(
+                r.get("kind") == "page" and r["phase"] == "resync" for r in vendor.records()
             ),
             5.0,
         )
-        poll(lambda: D.synced(ledger), 40.0, 0.25)
+        if resyncing:  # no page asked for within 5 s of POST /api/sync: no walk to wait for
+            poll(lambda: D.synced(ledger), 40.0, 0.25)
         seen = {e.get("seq") for e in before}
         new = [
             e
@@ -563,13 +561,17 @@ def _partition(
         ev.partition = out
         return
     poll(lambda: D.caught_up(ledger, notifier), 6.0, 0.2)
+    # a notifierd that has never read the ledger (no request through its relay in a minute
+    # and more) reads none of what follows: every wait below looks once instead of waiting
+    # its budget out (the same answers: it is refused nothing and catches nothing up)
+    wait = _reads_ledger(n2l)
     n2l.set("refuse")
     l2n.set("refuse")  # both directions: ledgerd must not need notifierd
     since = len(n2l.records())
     # the partition counts from notifierd's first refused read (it may be pausing after
     # an earlier failure): only then does its retry pause decide the catch-up
     out["refused_seen"] = poll(
-        lambda: any(r.get("status") == "reset" for r in n2l.records()[since:]), 12.0, 0.1
+        lambda: any(r.get("status") == "reset" for r in n2l.records()[since:]), wait(12.0), 0.1
     )
     cut = time.monotonic()
     time.sleep(1.5)
@@ -594,7 +596,7 @@ def _partition(
     out["served"] = isinstance(D.jget(notifier, "/api/notifications?after=0&limit=5"), dict)
     n2l.set("pass")
     l2n.set("pass")
-    out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), 12.0, 0.1)
+    out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), wait(12.0), 0.1)
     # a slow relay (2.5 s per answer, the SPEC allows 3 s): nothing skipped, nothing doubled
     n2l.set("delay", 2.5)
     made = D.call(
@@ -604,9 +606,16 @@ def _partition(
         ev.dataset.user("maker")["token"],
     )
     out["delay_draft"] = made.status
-    out["delay_catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), 12.0, 0.2)
+    out["delay_catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), wait(12.0), 0.2)
     n2l.set("pass")
     ev.partition = out
+
+
+def _reads_ledger(n2l: Any) -> Any:
+    """``wait(budget)``: the budget when notifierd has read the ledger through its relay
+    at least once, else 0 (a single look)."""
+    reads = any(r.get("kind") == "request" for r in n2l.records())
+    return lambda budget: budget if reads else 0.0
 
 
 def _notifier_kill(ev: Any, n2l: Any, ledger: AppProcess, notifier: AppProcess, maker: Any) -> None:
@@ -614,7 +623,8 @@ def _notifier_kill(ev: Any, n2l: Any, ledger: AppProcess, notifier: AppProcess, 
     if not ev.notifier_healthy:
         ev.notifier_kill = out
         return
-    poll(lambda: D.caught_up(ledger, notifier), 6.0, 0.2)
+    wait = _reads_ledger(n2l)
+    poll(lambda: D.caught_up(ledger, notifier), wait(6.0), 0.2)
     n2l.set("hold")
     for k in range(3):
         D.call(
@@ -623,13 +633,13 @@ def _notifier_kill(ev: Any, n2l: Any, ledger: AppProcess, notifier: AppProcess, 
             {"amount_minor": 1000 + k, "currency": "EUR", "counterparty": f"Held Read {k}"},
             maker["token"],
         )
-    out["held"] = n2l.held.wait(8.0)
+    out["held"] = n2l.held.wait(wait(8.0))
     D.kill(notifier)
     n2l.release()
     ok, took, err = D.respawn(notifier)
     out["respawn"], out["respawn_s"], out["error"] = ok, round(took, 2), err
     if ok:
-        out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), 10.0, 0.2)
+        out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), wait(10.0), 0.2)
         out["notes"] = D.notes_of(notifier)
         out["events"] = D.events_of(ledger)
     ev.notifier_kill = out

@@ -317,6 +317,7 @@ class Vendor(TracedServer):
         self.dataset = build_dataset(seed)
         self.app_url: Callable[[], str | None] = lambda: None
         self.kill_point = threading.Event()
+        self.walk_started = threading.Event()  # the first page request, whatever its answer
         self.create_point = threading.Event()
         self._release = threading.Event()
         self._release_create = threading.Event()
@@ -467,6 +468,7 @@ class _Handler(BaseHTTPRequestHandler):
         page = ds.cursors.index(cursor) if cursor in ds.cursors else None
         inflight = v.enter()
         self._counted = True
+        v.walk_started.set()
         base = {
             "kind": "page",
             "page": page,
