@@ -63,13 +63,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         r = self.relay
         mode, delay = r.mode, r.delay_s
+        asked = r.now_ms()  # when the request came (``t_ms`` is when it was answered)
         if mode == "refuse":
-            r.record(kind="request", path=self.path, mode=mode, status="reset")
+            r.record(kind="request", path=self.path, mode=mode, status="reset", asked_ms=asked)
             self._reset()
             return
         if mode == "hold":
             r.set("pass")
-            r.record(kind="request", path=self.path, mode="hold", status="held")
+            r.record(kind="request", path=self.path, mode="hold", status="held", asked_ms=asked)
             r.held.set()
             r._release.wait(20.0)
             self._reset()
@@ -78,7 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(delay)
         base = r.target()
         if not base:
-            r.record(kind="request", path=self.path, mode=mode, status="no-target")
+            r.record(kind="request", path=self.path, mode=mode, status="no-target", asked_ms=asked)
             self._reset()
             return
         try:
@@ -88,10 +89,10 @@ class _Handler(BaseHTTPRequestHandler):
             status, ctype = exc.code, exc.headers.get("Content-Type")
             raw = exc.read() if exc.fp else b""
         except (urllib.error.URLError, OSError):
-            r.record(kind="request", path=self.path, mode=mode, status="target-down")
+            r.record(kind="request", path=self.path, mode=mode, status="target-down", asked_ms=asked)
             self._reset()
             return
-        r.record(kind="request", path=self.path, mode=mode, status=status)
+        r.record(kind="request", path=self.path, mode=mode, status=status, asked_ms=asked)
         try:
             send_raw(self, status, raw, content_type=ctype or "application/json")
         except OSError:

@@ -344,6 +344,20 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
                 }
             )
 
+        # when the console asks for its feed, per page load (M-UI-9: at least every 2 s)
+        loads = [0]
+        feed_asks: list[list[float]] = []
+
+        def on_navigated(frame: Any) -> None:
+            if frame == page.main_frame:
+                loads[0] += 1
+
+        def on_request(req: Any) -> None:
+            if "/api/feed" in req.url:
+                feed_asks.append([loads[0], round(time.monotonic(), 3)])
+
+        page.on("framenavigated", on_navigated)
+        page.on("request", on_request)
         page.on("response", on_response)
         page.on(
             "requestfailed",
@@ -424,6 +438,7 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
             out["feed_after"] = B.feed(page)
             out["shot_approve"] = str(j.screenshot("approve"))
         _lap(ev, "b_approve", lap)
+        out["feed_asks"] = list(feed_asks)
     ev.browser["main"] = out
 
 
@@ -597,6 +612,13 @@ def _partition(
     n2l.set("pass")
     l2n.set("pass")
     out["catchup_s"] = D.poll_true(lambda: D.caught_up(ledger, notifier), wait(12.0), 0.1)
+    # notifierd's reads from its first refused one to its first one after the partition
+    # (M-NOTE-2: retried at most 2 s apart): [ms when the relay got it, its answer]
+    out["reads"] = [
+        [r.get("asked_ms", r.get("t_ms")), r.get("status")]
+        for r in n2l.records()[since:]
+        if r.get("kind") == "request"
+    ]
     # a slow relay (2.5 s per answer, the SPEC allows 3 s): nothing skipped, nothing doubled
     n2l.set("delay", 2.5)
     made = D.call(

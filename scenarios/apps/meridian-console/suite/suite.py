@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import statistics
 import sys
 import time
 from collections import Counter
@@ -916,6 +917,34 @@ def journey_approve_feed(ev: Any) -> Outcome:
         return absent("no draft.executed event to look for")
     t = a.get("feed_s")
     return holds(t is not None and t <= 5.0, f"draft.executed shown after {t} s")
+
+
+#: what a pace check allows above the SPEC's figure (browser timers, a loaded machine)
+PACE_SLACK_S = 0.25
+
+
+@ck(
+    "journey.feed_cadence",
+    "journeys",
+    "stale feed: the console refreshes its feed less often than every 2 s",
+    ("M-UI-9",),
+)
+def journey_feed_cadence(ev: Any) -> Outcome:
+    m = main(ev)
+    if not m:
+        return no_browser(ev, "console")
+    asks = m.get("feed_asks")
+    if asks is None:
+        return absent("the main session ended before the feed requests were read")
+    # gaps between the console's /api/feed requests within one page load
+    gaps = [b[1] - a[1] for a, b in zip(asks, asks[1:], strict=False) if a[0] == b[0]]
+    if len(gaps) < 3:
+        return holds(False, f"{len(asks)} feed requests in the whole session: no steady refresh")
+    mid = statistics.median(gaps)
+    return holds(
+        mid <= 2.0 + PACE_SLACK_S,
+        f"median {mid:.2f} s between feed requests ({len(gaps)} gaps; SPEC: at least every 2 s)",
+    )
 
 
 @ck(
@@ -1992,6 +2021,31 @@ def note_slow_relay(ev: Any) -> Outcome:
         return absent("no delayed read")
     t = p.get("delay_catchup_s")
     return holds(t is not None, f"caught up through a 2.5 s relay after {t} s")
+
+
+@ck(
+    "note.retry_spacing",
+    "resilience",
+    "slow recovery: notifierd retries a cut-off ledger less often than every 2 s",
+    ("M-NOTE-2",),
+)
+def note_retry_spacing(ev: Any) -> Outcome:
+    p = ev.partition
+    if not p:
+        return absent("no partition")
+    reads = sorted((r for r in p.get("reads") or [] if r[0] is not None), key=lambda r: r[0])
+    refused = [i for i, r in enumerate(reads) if r[1] == "reset"]
+    if not refused:
+        return holds(False, "notifierd asked the ledger nothing while it was cut off")
+    # from its first refused read through its first read after the partition
+    span = reads[refused[0] : refused[-1] + 2]
+    if len(span) < 2:
+        return holds(False, "notifierd did not ask again after its last refused read")
+    worst = max((b[0] - a[0]) / 1000.0 for a, b in zip(span, span[1:], strict=False))
+    return holds(
+        worst <= 2.0 + PACE_SLACK_S,
+        f"{len(refused)} refused reads, at most {worst:.2f} s apart (SPEC: at most 2 s)",
+    )
 
 
 @ck(
