@@ -24,6 +24,7 @@ import yaml
 from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
+from harness.scoring.appkit.slot import scoring_slot
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
 
@@ -173,7 +174,12 @@ class Scored:
 
     def score(self, tree: Path, name: str) -> Score:
         evidence = self.tmp / f"evidence-{name}"
-        with protecting([SCENARIO, evidence]), self.module.context(tree, SEED, evidence) as ctx:
+        # one executed app at a time, as trials score (the machine-wide slot)
+        with (
+            scoring_slot(True),
+            protecting([SCENARIO, evidence]),
+            self.module.context(tree, SEED, evidence) as ctx,
+        ):
             rows = run_checks(self.module.suite, ctx)
         return self.scorer.score_rows(rows)
 
