@@ -10,6 +10,11 @@ cluster's own start-up is reported apart and not counted. Jobs alternate (local,
 local, ray...) so machine load hits both alike; prints medians, the overhead per trial
 and the ratio ray/local.
 
+Ray's floor is measured beside them (``anchor``): a bare driver that does only what any
+Ray job of this project must, joining the cluster with the same shipped project, running
+one task per slot that imports what a trial task imports, and shutting down. What the
+ray job costs over the local one beyond that floor is what harness itself adds.
+
     python benchmarks/bench_ray.py [--trials 20] [--rounds 1]
 
 Needs the ray extra (``pip install -e '.[ray]'``); run from the project root.
@@ -54,6 +59,40 @@ def job(executor: list[str], trials: int, out: Path, env: dict[str, str]) -> flo
     return took
 
 
+ANCHOR = """
+import sys, time
+import ray
+from harness.job.executors.ray import RESOURCE, SHIP_EXCLUDES
+
+def task():
+    import harness.job.executors.ray  # what run_on_node's worker imports
+    return 0
+
+began = time.perf_counter()
+ray.init(address=sys.argv[1], log_to_driver=False, logging_level="ERROR",
+         runtime_env={"working_dir": sys.argv[2], "excludes": SHIP_EXCLUDES})
+remote = ray.remote(task)
+ray.get([remote.options(num_cpus=0, resources={RESOURCE: 1}).remote() for _ in range(2)])
+ray.shutdown()
+print(f"{time.perf_counter() - began:.3f}")
+"""
+
+
+def anchor(address: str, env: dict[str, str]) -> float:
+    """Ray's own fixed cost of a job of this project (see the module docstring)."""
+    done = subprocess.run(
+        [sys.executable, "-c", ANCHOR, address, str(ROOT)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"anchor failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=20)
@@ -64,6 +103,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-ray-"))
     local_s: list[float] = []
     ray_s: list[float] = []
+    floor_s: list[float] = []
     try:
         began = time.perf_counter()
         with local_cluster(env, workers=1) as cluster:
@@ -79,7 +119,12 @@ def main() -> None:
                         env,
                     )
                 )
-                print(f"round {i + 1}: local {local_s[-1]:.1f}s, ray {ray_s[-1]:.1f}s", flush=True)
+                floor_s.append(anchor(cluster.address, env))
+                print(
+                    f"round {i + 1}: local {local_s[-1]:.1f}s, ray {ray_s[-1]:.1f}s, "
+                    f"Ray's floor {floor_s[-1]:.2f}s",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     loc, ray = statistics.median(local_s), statistics.median(ray_s)
@@ -87,7 +132,12 @@ def main() -> None:
     print(f"{n} smoke trials, 2 at a time, median of {args.rounds} round(s):")
     print(f"  local executor  {loc:6.1f}s  ({loc / n:.2f}s per trial)")
     print(f"  ray executor    {ray:6.1f}s  ({ray / n:.2f}s per trial)")
+    floor = statistics.median(floor_s)
     print(f"  ray overhead    {(ray - loc) / n:+.2f}s per trial; ratio ray/local {ray / loc:.2f}x")
+    print(
+        f"  Ray's floor     {floor:6.2f}s a job (connect, ship the project, a task per slot); "
+        f"ratio at that floor {(loc + floor) / loc:.2f}x; harness adds {ray - loc - floor:+.2f}s"
+    )
 
 
 if __name__ == "__main__":
