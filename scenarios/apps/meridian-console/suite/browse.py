@@ -1,8 +1,10 @@
 """Browser probes of apps/meridian-console: rendered rows, the feed, the WebGL field.
 
-Rendered truth: a cell counts as shown only when its row is displayed, styled visible
-and on top at its centre, and the cell's own text is not clipped (its scroll box is not
-larger than its box). The field is measured from what the GPU-less browser rendered:
+Rendered truth (the app kit's ``rendered_rows``): a cell counts as shown only when its
+whole text is visible: displayed and styled visible, inside the viewport once its row is
+scrolled to, inside every clipping ancestor's box (an ellipsis or an ``overflow: hidden``
+span inside the cell included), and on top at the centre and both ends of every text
+rectangle. The field is measured from what the GPU-less browser rendered:
 ``GL_WRAP`` wraps every WebGL context before the page's scripts run and records the
 draw calls (instance counts, target framebuffer) and clears; pixels are read back
 through a 2D canvas; picking is a real mouse click at a cell's centre.
@@ -14,6 +16,8 @@ import hashlib
 import time
 from typing import Any
 
+from harness.scoring.appkit.rendered import rendered_rows
+
 GL_WRAP = """(() => {
   const log = [];
   window.__gl = { log, contexts: 0, kinds: [] };
@@ -24,11 +28,22 @@ GL_WRAP = """(() => {
     ctx.__wrapped = true;
     window.__gl.contexts += 1;
     window.__gl.kinds.push(String(kind));
-    let fb = null;
+    // the framebuffers drawn into and read from (WebGL2 binds them apart); instances drawn
+    // into an offscreen one since its clear reach the screen when it is blitted there
+    let fb = null, readFb = null;
+    const pending = new Map();
     const bind = ctx.bindFramebuffer.bind(ctx);
-    ctx.bindFramebuffer = (t, f) => { fb = f; return bind(t, f); };
+    ctx.bindFramebuffer = (t, f) => {
+      if (t === 0x8CA9) fb = f;             // DRAW_FRAMEBUFFER
+      else if (t === 0x8CA8) readFb = f;    // READ_FRAMEBUFFER
+      else { fb = f; readFb = f; }          // FRAMEBUFFER: both
+      return bind(t, f);
+    };
+    const drew = (n) => { if (fb !== null) pending.set(fb, (pending.get(fb) || 0) + n); };
     const clear = ctx.clear.bind(ctx);
-    ctx.clear = (m) => { log.push({op: 'clear', screen: fb === null}); return clear(m); };
+    ctx.clear = (m) => {
+      if (fb !== null) pending.set(fb, 0);
+      log.push({op: 'clear', screen: fb === null}); return clear(m); };
     for (const name of ['drawArrays', 'drawElements']) {
       const f = ctx[name].bind(ctx);
       ctx[name] = (...a) => { log.push({op: name, screen: fb === null, n: 1}); return f(...a); };
@@ -36,10 +51,17 @@ GL_WRAP = """(() => {
     if (ctx.drawArraysInstanced) {
       const a = ctx.drawArraysInstanced.bind(ctx);
       ctx.drawArraysInstanced = (m, f, c, n) => {
-        log.push({op: 'inst', screen: fb === null, n}); return a(m, f, c, n); };
+        log.push({op: 'inst', screen: fb === null, n}); drew(n); return a(m, f, c, n); };
       const e = ctx.drawElementsInstanced.bind(ctx);
       ctx.drawElementsInstanced = (m, c, t, o, n) => {
-        log.push({op: 'inst', screen: fb === null, n}); return e(m, c, t, o, n); };
+        log.push({op: 'inst', screen: fb === null, n}); drew(n); return e(m, c, t, o, n); };
+    }
+    if (ctx.blitFramebuffer) {
+      const b = ctx.blitFramebuffer.bind(ctx);
+      ctx.blitFramebuffer = (...a) => {
+        if (fb === null && readFb !== null)
+          log.push({op: 'blit', screen: true, n: pending.get(readFb) || 0});
+        return b(...a); };
     }
     const getExt = ctx.getExtension.bind(ctx);
     ctx.getExtension = (name) => {
@@ -48,10 +70,10 @@ GL_WRAP = """(() => {
         ext.__wrapped = true;
         const a = ext.drawArraysInstancedANGLE.bind(ext);
         ext.drawArraysInstancedANGLE = (m, f, c, n) => {
-          log.push({op: 'inst', screen: fb === null, n}); return a(m, f, c, n); };
+          log.push({op: 'inst', screen: fb === null, n}); drew(n); return a(m, f, c, n); };
         const e = ext.drawElementsInstancedANGLE.bind(ext);
         ext.drawElementsInstancedANGLE = (m, c, t, o, n) => {
-          log.push({op: 'inst', screen: fb === null, n}); return e(m, c, t, o, n); };
+          log.push({op: 'inst', screen: fb === null, n}); drew(n); return e(m, c, t, o, n); };
       }
       return ext;
     };
@@ -65,6 +87,8 @@ LAST_FRAME_JS = """() => {
   let frames = [], cur = null;
   for (const e of screen) {
     if (e.op === 'clear') { if (cur && cur.calls) frames.push(cur); cur = {inst: 0, plain: 0, calls: 0}; }
+    else if (e.op === 'blit') {  // a whole frame drawn offscreen (multisampled) and blitted
+      if (cur && cur.calls) frames.push(cur); cur = {inst: e.n, plain: 0, calls: 1}; }
     else { if (!cur) cur = {inst: 0, plain: 0, calls: 0};
            cur.calls += 1; if (e.op === 'inst') cur.inst += e.n; else cur.plain += 1; }
   }
@@ -86,35 +110,9 @@ PIXELS_JS = """(points) => {
   return {px, hash: h, css: [r.width, r.height], dev: [c.width, c.height]};
 }"""
 
-TABLE_JS = """(sel) => {
-  const style = document.createElement('style');
-  style.textContent = '* { pointer-events: auto !important; }';
-  (document.head || document.documentElement).appendChild(style);
-  const out = [];
-  for (const r of document.querySelectorAll(sel + ' tbody tr')) {
-    const displayed = r.getClientRects().length > 0;
-    let styled = displayed && (!r.checkVisibility ||
-      r.checkVisibility({opacityProperty: true, visibilityProperty: true}));
-    let onTop = false;
-    if (styled) {
-      r.scrollIntoView({block: 'center', inline: 'center'});
-      const b = r.getBoundingClientRect();
-      if (b.width >= 1 && b.height >= 1) {
-        const el = document.elementFromPoint(b.left + Math.min(b.width / 2, 300), b.top + b.height / 2);
-        onTop = !!el && r.contains(el);
-      }
-    }
-    const cells = Array.from(r.querySelectorAll('td'));
-    out.push({id: r.getAttribute('data-id'), currency: r.getAttribute('data-currency'),
-      visible: styled && onTop,
-      clipped: cells.map(c => c.scrollWidth > c.clientWidth + 1 ||
-        getComputedStyle(c).textOverflow === 'ellipsis' && c.scrollWidth > c.clientWidth),
-      cells: cells.map(c => c.innerText.trim())});
-  }
-  style.remove();
-  window.scrollTo(0, 0);
-  return out;
-}"""
+#: each row's ``data-currency`` (``#totals`` keys its rows by it)
+CURRENCY_JS = """(sel) => Array.from(document.querySelectorAll(sel)).map(
+  r => r.getAttribute('data-currency'))"""
 
 SHOWN_JS = """(sel) => { const e = document.querySelector(sel); if (!e) return null;
   const vis = e.getClientRects().length > 0 && (!e.checkVisibility ||
@@ -126,7 +124,15 @@ FEED_JS = """() => Array.from(document.querySelectorAll('#feed li')).map(
 
 
 def table(page: Any, sel: str) -> list[dict[str, Any]]:
-    return list(page.evaluate(TABLE_JS, sel))
+    """The rows of table ``sel`` as a user sees them (the app kit's rendered truth: a
+    cell counts as shown only when its whole text is visible, not clipped by any
+    ancestor, not covered, not hidden), with ``clipped`` per cell and ``currency``."""
+    rows = rendered_rows(page, f"{sel} tbody tr")
+    currencies = page.evaluate(CURRENCY_JS, f"{sel} tbody tr")
+    for row, currency in zip(rows, currencies, strict=False):
+        row["currency"] = currency
+        row["clipped"] = [not shown for shown in row.get("shown") or []]
+    return rows
 
 
 def shown(page: Any, sel: str) -> dict[str, Any] | None:

@@ -32,6 +32,11 @@ BAD_QUERIES = (
     "page=0",
     "page=abc",
     "per_page=1.5",
+    # what Python's own parsers take but the SPEC's forms are not
+    "day=20260329",  # date.fromisoformat accepts the basic format
+    "day=2026-W13-7",  # ... and ISO week dates
+    "day=2026-3-29",  # strptime("%Y-%m-%d") accepts one-digit months
+    "per_page=1_0",  # int() accepts digit separators
 )
 BAD_DRAFTS: tuple[Any, ...] = (
     {"amount_minor": 12.5, "currency": "EUR", "counterparty": "Acme"},
@@ -87,9 +92,11 @@ class Evidence:
     status: Any = None
     listing: list[dict[str, Any]] | None = None
     listing_text: str = ""
+    listing_pages: list[dict[str, Any]] | None = None  # the API's just before the console's pages
     paged: list[dict[str, Any]] | None = None
     paged_total: Any = None
     filters: dict[str, list[str] | None] = field(default_factory=dict)
+    filter_totals: dict[str, Any] = field(default_factory=dict)  # each filter's ``total``
     summary: Any = None
     bad_queries: dict[str, int | None] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
@@ -112,6 +119,8 @@ class Evidence:
     events: list[dict[str, Any]] | None = None
     notifications: list[dict[str, Any]] | None = None
     sqlite_files: list[str] = field(default_factory=list)
+    other_files: list[str] = field(default_factory=list)  # in a --db-dir, not SQLite's
+    unsigned_hook: list[Any] = field(default_factory=list)  # [payment id, version it claimed]
     trace: list[dict[str, Any]] = field(default_factory=list)
     relay_trace: list[dict[str, Any]] = field(default_factory=list)
     creations: list[dict[str, Any]] = field(default_factory=list)

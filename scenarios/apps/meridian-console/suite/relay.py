@@ -89,7 +89,9 @@ class _Handler(BaseHTTPRequestHandler):
             status, ctype = exc.code, exc.headers.get("Content-Type")
             raw = exc.read() if exc.fp else b""
         except (urllib.error.URLError, OSError):
-            r.record(kind="request", path=self.path, mode=mode, status="target-down", asked_ms=asked)
+            r.record(
+                kind="request", path=self.path, mode=mode, status="target-down", asked_ms=asked
+            )
             self._reset()
             return
         r.record(kind="request", path=self.path, mode=mode, status=status, asked_ms=asked)

@@ -14,6 +14,25 @@ from harness.scoring.appkit.fetch import get, poll
 from harness.scoring.appkit.payments import sign_v1
 from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 
+#: the vendor-down banner is shown: visible and saying "unavailable" (SPEC 6.3)
+BANNER_JS = (
+    "() => { const e = document.querySelector('#vendor-down'); return !!e &&"
+    " e.getClientRects().length > 0 && /unavailable/i.test(e.innerText); }"
+)
+
+#: webhooks the scorer sends before the console's journeys, so that the feed has more
+#: than 50 notifications to choose the 50 most recent from
+FEED_FILL = 30
+
+#: how far above the payment's version the unsigned webhook claims (no genuine one reaches it)
+UNSIGNED_BUMP = 50
+
+#: seconds the cold boot (vendor offline) is watched from ledgerd's start, at least
+COLD_WATCH_S = 6.5
+
+#: A bearer token no user of the tokens file has (SPEC 5.6: unknown token, 401).
+UNKNOWN_TOKEN = "t_not_in_the_tokens_file"
+
 #: Seconds a pick may take before it counts as missed (the SPEC says 1 s; see _field).
 PICK_WAIT_S = 6.0
 
@@ -119,8 +138,9 @@ def run(
     ev.listing_text = get(ledger.url("/api/payments?per_page=500&page=1")).text
     ev.paged, ev.paged_total = D.walk_listing(ledger, "", 97)
     for name, query in D.FILTERS:
-        got, _ = D.walk_listing(ledger, query, 500)
+        got, total = D.walk_listing(ledger, query, 500)
         ev.filters[name] = [str(i.get("id")) for i in got] if got is not None else None
+        ev.filter_totals[name] = total
     ev.summary = D.jget(ledger, "/api/summary")
     for q in D.BAD_QUERIES:
         ev.bad_queries[q] = get(ledger.url(f"/api/payments?{q}")).status
@@ -129,10 +149,25 @@ def run(
     # -- concurrent edits, and notes against webhooks and walks ---------------------------
     _edits(ev, vendor, ledger, maker, checker)
 
+    # -- an unsigned webhook: 401, nothing applied (M-HOOK-1) -------------------------------
+    if ev.listing and len(ev.listing) > 7000:
+        pid = str(ev.listing[7000]["id"])
+        st, ver = _final(ev)[pid]
+        ev.unsigned_hook = [pid, ver + UNSIGNED_BUMP]
+        body = {"event_id": "evt_unsigned", "type": "payment.updated", "payment_id": pid}
+        body |= {"status": next(s for s in V.STATUSES if s != st), "version": ver + UNSIGNED_BUMP}
+        ev.calls["hook:unsigned"] = D.call(
+            ledger.url("/webhooks/vendor"),
+            "POST",
+            body,
+            headers={"X-Meridian-Timestamp": str(int(time.time()))},
+        )
+
     # -- drafts: validation, roles ---------------------------------------------------------
     api = ledger.url("/api/drafts")
     good = D.DRAFTS["a"][1]
     ev.calls["create:no-token"] = D.call(api, "POST", good)
+    ev.calls["create:unknown"] = D.call(api, "POST", good, UNKNOWN_TOKEN)
     ev.calls["create:checker"] = D.call(api, "POST", good, checker["token"])
     for i, bad in enumerate(D.BAD_DRAFTS):
         ev.calls[f"bad:{i}"] = D.call(api, "POST", bad, maker["token"])
@@ -145,13 +180,27 @@ def run(
     if "a" in ev.drafts:
         target = ledger.url(f"/api/drafts/{ev.drafts['a']}/approve")
         ev.calls["approve:no-token"] = D.call(target, "POST")
+        ev.calls["approve:unknown"] = D.call(target, "POST", None, UNKNOWN_TOKEN)
         ev.calls["approve:maker"] = D.call(target, "POST", None, maker["token"])
     if "c" in ev.drafts:  # the lead made c: the lead may not approve it
         ev.calls["approve:own"] = D.call(
             ledger.url(f"/api/drafts/{ev.drafts['c']}/approve"), "POST", None, lead["token"]
         )
+    if "e" in ev.drafts:  # a maker made e: the lead may approve it
+        ev.calls["approve:lead"] = D.call(
+            ledger.url(f"/api/drafts/{ev.drafts['e']}/approve"), "POST", None, lead["token"]
+        )
 
     # -- journeys 1-4: load, the field, sync, approval -------------------------------------
+    # what the API says just before the console's pages are read (edits and a webhook
+    # moved notes and a status since the listing): their status and note cells show it
+    # enough events that the feed's 50 most recent are not all there are (M-UI-9)
+    for k in range(FEED_FILL):
+        if len(ev.listing or []) > 8000 + k:
+            pid = str(ev.listing[8000 + k]["id"])
+            st, ver = _final(ev)[pid]
+            post_event(ev, vendor, ledger, pid, next(s for s in V.STATUSES if s != st), ver + 1)
+    ev.listing_pages, _ = D.walk_listing(ledger, "", 500)
     tb = time.monotonic()
     try:
         _session_main(ev, vendor, ledger, checker)
@@ -218,6 +267,7 @@ def run(
     cold: dict[str, Any] = {}
     if ev.notifier_healthy:
         cold["notifier_ok"], cold["notifier_s"], cold["notifier_err"] = D.respawn(notifier)
+    cold["t_boot_ms"] = vendor.now_ms()  # the vendor's clock: when ledgerd was started
     cold["ok"], cold["boot_s"], cold["err"] = D.respawn(ledger)
     ev.cold = cold
     if not cold["ok"]:
@@ -237,6 +287,12 @@ def run(
         _session_cold(ev, ledger)
     except BrowserUnavailable as exc:
         ev.probe_error = str(exc)
+    # watch long enough that a ledgerd trying only at its start is told from one that
+    # keeps trying (at most every 5 s, SPEC Appendix B)
+    rest = cold["t_boot_ms"] / 1000.0 + COLD_WATCH_S - vendor.now_ms() / 1000.0
+    if rest > 0:
+        time.sleep(rest)
+    cold["t_end_ms"] = vendor.now_ms()  # until here ledgerd kept trying, or did not
     ev.events = cold["events"]
     ev.notifications = cold.get("notes")
 
@@ -278,6 +334,8 @@ def _edits(ev: Any, vendor: Any, ledger: AppProcess, maker: Any, checker: Any) -
     winners = [(k, b) for k, s, b in answers if s == 200]
     out["after_race"] = D.jget(ledger, f"/api/payments/{x['id']}")
     out["winner_note"] = f"race {winners[0][0]}" if len(winners) == 1 else None
+    out["rev"] = rev  # the revision every racer named
+    out["winner_body"] = winners[0][1] if len(winners) == 1 else None
     out["no_if_match"] = D.call(url, "PATCH", {"note": "x"}, maker["token"]).status
     out["stale"] = D.call(
         url, "PATCH", {"note": "stale"}, maker["token"], headers={"If-Match": f'"{rev}"'}
@@ -317,10 +375,16 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
         lambda p: p.amount_minor > 2**53,
         lambda p: p.counterparty in V.MARKUP_NAMES,
         lambda p: -(10 ** V.EXPONENTS[p.currency]) < p.amount_minor < 0,
+        # the page that spans Berlin's switch to summer time (2026-03-29 01:00 UTC)
+        lambda p: p.created_at >= "2026-03-29T00:30:00Z",
     ):
         idx = next(i for i, pid in enumerate(order) if test(ds.by_id[pid]))
         if idx // per + 1 not in want:
             want.append(idx // per + 1)
+    # the pages of the edited payments: x's winning note, y's note with markup
+    for pid in (ev.edits.get("x_id"), ev.edits.get("y_id")):
+        if pid in order and order.index(pid) // per + 1 not in want:
+            want.append(order.index(pid) // per + 1)
     last = -(-len(order) // per)
     if last not in want:
         want.append(last)
@@ -429,6 +493,7 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
                 if e.get("kind") == "draft.executed" and e.get("draft_id") == did
             ]
             if evs:
+                out["approve"]["event_seq"] = evs[0].get("seq")
                 out["approve"]["feed_s"] = B.wait_js(
                     page,
                     '(s) => !!document.querySelector(`#feed li[data-seq="${s}"]`)',
@@ -439,6 +504,7 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
             out["shot_approve"] = str(j.screenshot("approve"))
         _lap(ev, "b_approve", lap)
         out["feed_asks"] = list(feed_asks)
+        out["console_errors_end"] = list(j.console_errors)  # the sync and approval too
     ev.browser["main"] = out
 
 
@@ -472,12 +538,14 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     n = len(ev.listing or [])
     out["expected"] = n
-    drawn = "(n) => { const g = window.__gl; return !!g && g.log.some(e => e.screen && e.op === 'inst' && e.n > 0); }"
+    drawn = "(n) => { const g = window.__gl; return !!g && g.log.some(e => e.screen && (e.op === 'inst' || e.op === 'blit') && e.n > 0); }"
     t = B.wait_js(page, drawn, 8.0, n)
     out["first_frame_s"] = t
     # a console may fill the field as its data arrives: read the pixels once a frame
     # draws every payment (M-GL-1), not from the first partial one
-    full = f"(n) => {{ const f = ({B.LAST_FRAME_JS})(); return !!f && !!f.last && f.last.inst >= n; }}"
+    full = (
+        f"(n) => {{ const f = ({B.LAST_FRAME_JS})(); return !!f && !!f.last && f.last.inst >= n; }}"
+    )
     out["full_frame_s"] = B.wait_js(page, full, 8.0, n) if t is not None else None
     page.wait_for_timeout(600)
     out["state"] = B.field_state(page)
@@ -489,9 +557,9 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     # in the order the app's listing came in: a listing ordered wrong is api.order's fault
     listing = sorted(ev.listing, key=lambda it: (str(it.get("created_at")), str(it.get("id"))))
     r = __import__("random").Random(ds.tokens["vendor_key"])
-    sample = sorted(
-        set(r.sample(range(len(listing)), min(240, len(listing)))) | {0, len(listing) - 1}
-    )
+    # every payment's cell (SPEC: "the pixel at the centre of each payment's cell"): the
+    # few negative amounts and those above 2^53 are where a field goes wrong
+    sample = list(range(len(listing)))
     points = [((i % 128 + 0.5) * 8, (i // 128 + 0.5) * 8) for i in sample]
     gaps = [((i % 128 + 1.0) * 8, (i // 128 + 0.5) * 8) for i in sample if i % 128 != 127]
     got = B.pixels(page, points + gaps)
@@ -539,6 +607,7 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
                 "text": info.get("text", ""),
                 "visible": info.get("visible"),
                 "item": listing[i],
+                "status": expected(i),  # its status when the field's data was read
             }
         )
     out["picks"] = picks
@@ -597,14 +666,16 @@ def _partition(
         ).status
     listing = ev.listing or []
     hooked = []
+    moved = []  # what each webhook sent while notifierd was cut off: [id, status, version]
     for k in (5, 6):
         if len(listing) > k * 1000:
             pid = str(listing[k * 1000]["id"])
             st, ver = _final(ev)[pid]
-            hooked.append(
-                post_event(ev, vendor, ledger, pid, next(s for s in V.STATUSES if s != st), ver + 1)
-            )
+            new = next(s for s in V.STATUSES if s != st)
+            hooked.append(post_event(ev, vendor, ledger, pid, new, ver + 1))
+            moved.append([pid, new, ver + 1])
     out["hooks"] = hooked
+    out["moved"] = moved
     out["health"] = get(notifier.url("/health"), timeout=3.0).status
     time.sleep(max(0.0, 3.5 - (time.monotonic() - cut)))
     out["status"] = D.jget(notifier, "/api/status")
@@ -706,12 +777,7 @@ def _session_errors(ev: Any, vendor: Any, l2n: Any, ledger: AppProcess, checker:
             out["error"] = B.shown(page, "#error")
             out["draft_f"] = D.jget(ledger, f"/api/drafts/{did}")
             out["draft_row"] = [r for r in B.table(page, "#drafts") if r.get("id") == did]
-        out["banner_s"] = B.wait_js(
-            page,
-            "() => { const e = document.querySelector('#vendor-down'); return !!e &&"
-            " e.getClientRects().length > 0 && /unavailable/i.test(e.innerText); }",
-            8.0,
-        )
+        out["banner_s"] = B.wait_js(page, BANNER_JS, 8.0)
         out["banner"] = B.shown(page, "#vendor-down")
         out["rows_vendor_down"] = B.table(page, "#payments")
         out["shot_down"] = str(j.screenshot("vendor-down"))
@@ -728,6 +794,8 @@ def _session_cold(ev: Any, ledger: AppProcess) -> None:
         page.wait_for_timeout(1500)
         out["rows"] = B.table(page, "#payments")
         out["feed"] = B.feed(page)
+        # the console may check the status only every 3 s (SPEC 6.3): wait that long
+        out["banner_s"] = B.wait_js(page, BANNER_JS, 3.0 + 0.5)
         out["banner"] = B.shown(page, "#vendor-down")
         out["shot"] = str(j.screenshot("cold-boot"))
     ev.browser["cold"] = out
