@@ -151,14 +151,17 @@ CI_DEFECT = ("walk-before-serve", "M-BOOT-1", "app.boots")
 _scorers: dict[str, Scorer] = {}
 
 
-def _score(tmp: Path, patch: Path | None, name: str) -> Any:
+def _score(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
+    """Score the reference with ``patch`` (or several, applied in turn) on ``SEED``."""
     m = _suite()
     scorer = _scorers.setdefault("suite", Scorer(m.suite))  # one selftest (~18 s) per module
     tree = tmp / name
     shutil.copytree(SCENARIO / "solution", tree)
-    if patch is not None:
+    patches = [patch] if isinstance(patch, Path) else list(patch or [])
+    if patches:
         subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
-        subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+    for one in patches:
+        subprocess.run(["git", "apply", str(one)], cwd=tree, check=True)
     # one executed app at a time, as trials score (the machine-wide slot): the timing
     # checks must not grade another scoring's CPU, least of all for the app at the bounds
     with scoring_slot(True), m.context(tree, SEED, tmp / f"ev-{name}") as ev:
