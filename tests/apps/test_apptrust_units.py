@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -151,6 +152,22 @@ def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert max(peak) == 1
     with scoring_slot(False) as info:
         assert "no lock" in info["policy"]
+
+
+def test_slot_holds_are_logged_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARNESS_SCORER_LOCK", str(tmp_path / "lock"))
+    log = tmp_path / "slot.jsonl"
+    with scoring_slot(True):
+        time.sleep(0.05)
+    assert not log.exists()  # not asked: nothing written
+    monkeypatch.setenv("HARNESS_SLOT_LOG", str(log))
+    for _ in range(2):
+        with scoring_slot(True):
+            time.sleep(0.05)
+    with scoring_slot(False):  # no executed app: no hold, no line
+        pass
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert len(lines) == 2 and all(x["held_s"] >= 0.04 and x["waited_s"] >= 0 for x in lines)
 
 
 def test_fixtures_are_adversarial_on_every_seed_and_move_with_it() -> None:
