@@ -1,0 +1,158 @@
+"""apps/meridian-console: the checks of the fourth pass judged on made-up evidence (fast).
+
+Each test builds the evidence a right app and a wrong app of one kind would leave (the
+wrong one as an agent would really err, often only in part) and asserts the check tells
+them apart: what the browser tests cost minutes to show, pinned here in milliseconds.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.apps.test_meridian_console import SEED, _suite
+
+pytestmark = pytest.mark.unit
+
+
+@cache
+def _dataset() -> Any:
+    return _suite().V.build_dataset(SEED)
+
+
+def _ev(tmp_path: Path, **fields: Any) -> Any:
+    ev = _suite().D.Evidence(dataset=_dataset(), evidence_dir=tmp_path)
+    for key, value in fields.items():
+        setattr(ev, key, value)
+    return ev
+
+
+def _score(check: Any, ev: Any) -> float:
+    return float(check(ev).score)
+
+
+def test_the_feed_must_show_the_50_newest_not_the_50_oldest(tmp_path: Path) -> None:
+    m = _suite()
+
+    def feed(seqs: list[int]) -> Any:
+        main = {"feed_after": [{"seq": str(s)} for s in seqs], "approve": {"event_seq": 71}}
+        return _ev(tmp_path, browser={"main": main})
+
+    assert _score(m.ui_feed_order, feed(list(range(72, 22, -1)))) == 1.0  # 72..23
+    assert _score(m.ui_feed_order, feed(list(range(50, 0, -1)))) == 0.0  # the oldest 50
+    assert _score(m.ui_feed_order, feed(list(range(72, 32, -1)))) == 0.0  # only 40 of them
+    assert _score(m.ui_feed_order, feed([72, 71, 69, *range(68, 21, -1)])) == 0.0  # a gap
+
+
+def _cold(tmp_path: Path, tries_s: list[float], end_s: float) -> Any:
+    trace = [
+        {"kind": "page", "phase": "offline", "t_ms": 100_000 + t * 1000, "status": "reset"}
+        for t in tries_s
+    ]
+    cold = {
+        "ok": True,
+        "boot_s": 1.2,
+        "status": {"vendor": "down"},
+        "listing": [{"id": "p"}],
+        "t_boot_ms": 100_000.0,
+        "t_end_ms": 100_000 + end_s * 1000,
+    }
+    return _ev(tmp_path, cold=cold, trace=trace)
+
+
+def test_a_cold_booted_ledger_must_keep_trying_the_vendor(tmp_path: Path) -> None:
+    m = _suite()
+    assert _score(m.res_down_boot, _cold(tmp_path, [0.3, 2.3, 4.3, 6.3], 6.6)) == 1.0
+    assert _score(m.res_down_boot, _cold(tmp_path, [0.3, 5.2], 6.6)) == 1.0  # every 5 s
+    assert _score(m.res_down_boot, _cold(tmp_path, [0.3], 6.6)) == 0.0  # once, then never
+    assert _score(m.res_down_boot, _cold(tmp_path, [], 6.6)) == 0.0
+
+
+def _walk(page: int, gaps: list[float]) -> list[dict[str, Any]]:
+    t, out = 50_000.0, []
+    for g in gaps:
+        out.append({"kind": "page", "phase": "initial-sync", "page": page, "t_ms": t})
+        out[-1]["status"] = "reset"
+        t += g * 1000
+    out.append({"kind": "page", "phase": "initial-sync", "page": page, "t_ms": t, "status": 200})
+    return out
+
+
+def test_connection_errors_are_retried_with_the_backoff(tmp_path: Path) -> None:
+    m = _suite()
+    page = _dataset().faults.outage_page
+    right = _ev(tmp_path, trace=_walk(page, [0.21, 0.41, 0.81, 1.61, 2.01]))
+    fixed = _ev(tmp_path, trace=_walk(page, [0.5] * 9))
+    assert _score(m.wire_outage_growth, right) == 1.0
+    assert _score(m.wire_outage_growth, fixed) == 0.0
+    # and no pause longer than 2 s plus the attempt: a 2.5 s cap fails
+    capped = _ev(tmp_path, trace=_walk(page, [0.21, 0.41, 0.81, 1.61, 2.5]))
+    assert _score(m.wire_outage_cap, capped) == 0.0
+
+
+def test_a_fifth_file_fetched_by_script_counts_and_the_favicon_does_not(tmp_path: Path) -> None:
+    m = _suite()
+    base = "http://127.0.0.1:8123"
+    four = [{"url": f"{base}{p}", "type": "script", "size": 100} for p in m.FE_FILES]
+    api = [{"url": f"{base}/api/field", "type": "fetch", "size": 9}]
+    icon = [{"url": f"{base}/favicon.ico", "type": "other", "size": 50}]
+    shader = [{"url": f"{base}/shaders/col.glsl", "type": "fetch", "size": 900}]
+
+    def run(reqs: list[dict[str, Any]]) -> float:
+        return _score(m.fe_files, _ev(tmp_path, browser={"main": {"requests": reqs}}))
+
+    assert run(four + api + icon) == 1.0
+    assert run(four + api + shader) == 0.0
+
+
+def test_only_sqlite_and_its_own_sidecars_may_sit_in_a_db_dir(tmp_path: Path) -> None:
+    m = _suite()
+    files = ["ledger/ledger.sqlite3", "notifier/notes.sqlite3"]
+    assert _score(m.boot_sqlite, _ev(tmp_path, sqlite_files=files)) == 1.0
+    assert (
+        _score(m.boot_sqlite, _ev(tmp_path, sqlite_files=files, other_files=["ledger/walk.json"]))
+        == 0.0
+    )
+
+
+def test_the_summary_lists_currencies_by_code_and_days_in_order(tmp_path: Path) -> None:
+    m = _suite()
+
+    def summary(codes: list[str], days: list[str]) -> Any:
+        s = {"currencies": [{"currency": c} for c in codes], "days": [{"day": d} for d in days]}
+        return _ev(tmp_path, summary=s)
+
+    days = ["2026-03-01", "2026-03-02"]
+    assert _score(m.api_summary_order, summary(["CLF", "EUR", "JPY"], days)) == 1.0
+    assert _score(m.api_summary_order, summary(["EUR", "CLF", "JPY"], days)) == 0.0  # by sum
+    assert _score(m.api_summary_order, summary(["CLF", "EUR"], days[::-1])) == 0.0
+
+
+def test_row_cells_must_read_as_the_ledger_holds_them(tmp_path: Path) -> None:
+    m = _suite()
+    ds = _dataset()
+    listing = [
+        {"id": p.id, "status": p.status, "note": "checked" if i == 3 else None}
+        for i, p in enumerate(ds.api_order()[:100])
+    ]
+
+    def page(status: Any) -> Any:
+        rows = [
+            {
+                "id": i["id"],
+                "cells": ["", "", "", ds.by_id[i["id"]].currency, "", status(i), i["note"] or ""],
+            }
+            for i in listing
+        ]
+        return _ev(
+            tmp_path,
+            listing=listing,
+            listing_pages=listing,
+            browser={"main": {"pages": {1: {"rows": rows}}}},
+        )
+
+    assert _score(m.ui_row_cells, page(lambda i: i["status"])) == 1.0
+    assert _score(m.ui_row_cells, page(lambda i: i["status"].capitalize())) == 0.0
