@@ -15,6 +15,7 @@ import contextlib
 import fcntl
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -66,6 +67,10 @@ def _log_hold(waited_s: float, held_s: float) -> None:
     target = env_value("SLOT_LOG")
     if not target:
         return
-    line = json.dumps({"pid": os.getpid(), "waited_s": waited_s, "held_s": round(held_s, 3)})
+    # who held it: the test that ran it (pytest names it in the environment), else argv
+    who = os.environ.get("PYTEST_CURRENT_TEST") or " ".join(sys.argv[:4])
+    line = json.dumps(
+        {"pid": os.getpid(), "who": who, "waited_s": waited_s, "held_s": round(held_s, 3)}
+    )
     with contextlib.suppress(OSError), open(target, "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
