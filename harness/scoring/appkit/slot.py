@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.config.settings import env_value
+from harness.config.settings import env_value, read_env
 
 POLICY = "executed-app scoring runs one at a time per machine (file lock)"
 
@@ -68,7 +68,7 @@ def _log_hold(waited_s: float, held_s: float) -> None:
     if not target:
         return
     # who held it: the test that ran it (pytest names it in the environment), else argv
-    who = os.environ.get("PYTEST_CURRENT_TEST") or " ".join(sys.argv[:4])
+    who = read_env("PYTEST_CURRENT_TEST") or " ".join(sys.argv[:4])
     line = json.dumps(
         {"pid": os.getpid(), "who": who, "waited_s": waited_s, "held_s": round(held_s, 3)}
     )
