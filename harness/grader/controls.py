@@ -30,7 +30,8 @@ from harness.grader.record import ControlsRecord
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls
-from harness.scoring.appkit.slot import POLICY, scoring_slot
+from harness.scoring.appkit.slot import POLICY
+from harness.trial.slot_log import take_slot
 from harness.trial.workspace import read_state, setup
 from harness.util.fs import copytree, write_json
 from harness.util.git import apply_patch
@@ -138,7 +139,7 @@ class ControlRunner:
             return kept
         request = make_request(self.loaded, ws, state.baseline, seed, settings=self.settings)
         spec = VerifySpec(self.loaded, ws, request, labels={"harness.phase": "control"})
-        with scoring_slot(request.suite_dir is not None):
+        with take_slot(request.suite_dir is not None):
             outcome, self.image = self.backend.verify(spec)
         self.last = outcome
         if outcome.error or outcome.score is None:  # unmeasurable: the controls cannot judge

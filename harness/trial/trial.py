@@ -25,12 +25,12 @@ from harness.errors import HarnessError, InfraError, UserError
 from harness.results import Phase, RunDir, RunMeta, gab, new_run_id
 from harness.sandbox.base import SandboxSpec
 from harness.scenario.model import LoadedScenario
-from harness.scoring.appkit.slot import scoring_slot
 from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
 from harness.trial.hooks import emit, error_fields, seconds_since
 from harness.trial.reporting import trial_report
+from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
 from harness.trial.wslock import holding
@@ -378,7 +378,7 @@ class Trial:
                     self._labels("verify"),
                     run.verify_dir / "evidence",
                 )
-                with scoring_slot(request.suite_dir is not None) as slot:  # one app at a time
+                with take_slot(request.suite_dir is not None) as slot:  # one app at a time
                     outcome, image_id = self.backend.verify(spec)
             if image_id is not None:
                 meta.images["verify"] = image_id

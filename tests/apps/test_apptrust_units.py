@@ -27,6 +27,7 @@ from harness.scoring import (
 from harness.scoring.appkit.fixtures import BIG_AMOUNTS, CURRENCIES, MARKUP_NAMES, build_dataset
 from harness.scoring.appkit.slot import scoring_slot
 from harness.trial import seed as trialseed
+from harness.trial.slot_log import take_slot
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit
@@ -157,17 +158,20 @@ def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_slot_holds_are_logged_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HARNESS_SCORER_LOCK", str(tmp_path / "lock"))
     log = tmp_path / "slot.jsonl"
-    with scoring_slot(True):
+    with take_slot(True):
         time.sleep(0.05)
     assert not log.exists()  # not asked: nothing written
     monkeypatch.setenv("HARNESS_SLOT_LOG", str(log))
     for _ in range(2):
-        with scoring_slot(True):
+        with take_slot(True):
             time.sleep(0.05)
-    with scoring_slot(False):  # no executed app: no hold, no line
+    with take_slot(False):  # no executed app: no hold, no line
+        pass
+    with scoring_slot(True):  # the app kit's lock alone is grading code: it logs nothing
         pass
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert len(lines) == 2 and all(x["held_s"] >= 0.04 and x["waited_s"] >= 0 for x in lines)
+    assert lines[0]["began"] + lines[0]["held_s"] <= lines[1]["began"] + 0.01  # one after another
 
 
 def test_fixtures_are_adversarial_on_every_seed_and_move_with_it() -> None:

@@ -25,8 +25,8 @@ import pytest
 
 from harness.scoring import Scorer
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.slot import scoring_slot
 from harness.scoring.must import spec_ids
+from harness.trial.slot_log import take_slot
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-console"
@@ -164,7 +164,7 @@ def _score(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
         subprocess.run(["git", "apply", str(one)], cwd=tree, check=True)
     # one executed app at a time, as trials score (the machine-wide slot): the timing
     # checks must not grade another scoring's CPU, least of all for the app at the bounds
-    with scoring_slot(True), m.context(tree, SEED, tmp / f"ev-{name}") as ev:
+    with take_slot(True), m.context(tree, SEED, tmp / f"ev-{name}") as ev:
         return scorer.score(ev)
 
 

@@ -24,9 +24,9 @@ import yaml
 from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
-from harness.scoring.appkit.slot import scoring_slot
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
+from harness.trial.slot_log import take_slot
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-ledger"
@@ -176,7 +176,7 @@ class Scored:
         evidence = self.tmp / f"evidence-{name}"
         # one executed app at a time, as trials score (the machine-wide slot)
         with (
-            scoring_slot(True),
+            take_slot(True),
             protecting([SCENARIO, evidence]),
             self.module.context(tree, SEED, evidence) as ctx,
         ):

@@ -1,0 +1,56 @@
+"""What the app-scoring slot's log says about a test run: ``python scripts/slot_chain.py LOG [T0]``.
+
+Each executed-app scoring holds the machine's slot alone (``harness.scoring.appkit.slot``),
+so the holds form a serial chain: the test stage cannot end before it does. ``.ci/run``
+sets ``HARNESS_SLOT_LOG`` and prints this after the tests: how long the chain is, when it
+began and ended relative to the stage's start ``T0`` (epoch seconds), how long the slot
+sat idle inside that span, and who held it longest.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+
+def summarize(rows: Iterable[dict[str, Any]], t0: float | None = None, top: int = 8) -> list[str]:
+    """The summary's lines (pure: rows as logged, one dict per hold)."""
+    holds = sorted(rows, key=lambda r: float(r.get("began", 0.0)))
+    if not holds:
+        return ["::: app-scoring slot: no holds logged"]
+    held = sum(float(r["held_s"]) for r in holds)
+    waited = sum(float(r["waited_s"]) for r in holds)
+    lines = [
+        f"::: app-scoring slot: {len(holds)} holds, {held:.0f}s held in a row, {waited:.0f}s waited"
+    ]
+    if all("began" in r for r in holds):
+        first = float(holds[0]["began"])
+        last = max(float(r["began"]) + float(r["held_s"]) for r in holds)
+        idle = (last - first) - held
+        where = "" if t0 is None else f" (+{first - t0:.0f}s to +{last - t0:.0f}s of the tests)"
+        lines.append(
+            f"::: chain span {last - first:.0f}s{where}, slot idle {max(idle, 0):.0f}s in it"
+        )
+    by: dict[str, float] = {}
+    for r in holds:
+        who = str(r.get("who") or "?").split(" (")[0]
+        by[who] = by.get(who, 0.0) + float(r["held_s"])
+    lines += [
+        f":::   {s:6.0f}s  {who}" for who, s in sorted(by.items(), key=lambda kv: -kv[1])[:top]
+    ]
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    log = Path(argv[0])
+    t0 = float(argv[1]) if len(argv) > 1 else None
+    rows = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x.strip()]
+    print("\n".join(summarize(rows, t0)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,47 @@
+"""scripts/slot_chain.py: the app-scoring slot's chain as .ci/run prints it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+def _module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "slot_chain", REPO_ROOT / "scripts" / "slot_chain.py"
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_chain_span_idle_and_holders() -> None:
+    rows = [
+        {"who": "tests/b.py::t (call)", "began": 1010.0, "waited_s": 5.0, "held_s": 20.0},
+        {"who": "tests/a.py::t (setup)", "began": 1000.0, "waited_s": 0.0, "held_s": 10.0},
+        {"who": "tests/b.py::t (call)", "began": 1040.0, "waited_s": 0.0, "held_s": 10.0},
+    ]
+    lines = _module().summarize(rows, t0=990.0)
+    assert lines[0] == "::: app-scoring slot: 3 holds, 40s held in a row, 5s waited"
+    # 1000 to 1050: 50 s of span, 40 held, 10 idle (between 1030 and 1040)
+    assert lines[1] == "::: chain span 50s (+10s to +60s of the tests), slot idle 10s in it"
+    assert lines[2:] == [":::       30s  tests/b.py::t", ":::       10s  tests/a.py::t"]
+
+
+def test_old_logs_without_start_and_an_empty_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mod = _module()
+    assert mod.summarize([]) == ["::: app-scoring slot: no holds logged"]
+    log = tmp_path / "slot.jsonl"
+    log.write_text(json.dumps({"who": "x", "waited_s": 1.0, "held_s": 2.0}) + "\n\n")
+    assert mod.main([str(log)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["::: app-scoring slot: 1 holds, 2s held in a row, 1s waited", ":::        2s  x"]
