@@ -81,12 +81,35 @@ WHOLE_MODULES = frozenset(
 )
 
 
+# The modules whose executed-app scorings make up most of the machine's app-scoring slot
+# (one scoring at a time per machine, harness.scoring.appkit.slot): ~1,000 s held in a row,
+# the test stage's floor. Spread over the workers, they sat blocked on the
+# slot's lock (1,500 s waited across them in one run) while other tests queued. One runs
+# them all, first, one after another; the other workers run everything else beside them.
+APP_CHAIN = "app-scoring-chain"
+CHAIN_MODULES = frozenset(
+    {
+        "tests/apps/test_meridian_console.py",
+        "tests/apps/test_meridian_console_low.py",
+        "tests/apps/test_meridian_console_right.py",
+        "tests/apps/test_meridian_ledger.py",
+        "tests/apps/test_app_scenario.py",
+        "tests/report/test_board_browser.py",
+    }
+)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group into the id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        if module in WHOLE_MODULES:
+        if module in CHAIN_MODULES:
+            item.add_marker(pytest.mark.xdist_group(APP_CHAIN))
+        elif module in WHOLE_MODULES:
             item.add_marker(pytest.mark.xdist_group(module))
+    # the chain is the longest piece of work: handed out first (the same order on every
+    # worker, as xdist requires)
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in CHAIN_MODULES)
 
 
 # measurement channels, not configuration: kept so that every test's process reports there
