@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -10,16 +9,11 @@ from types import ModuleType
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.support.modules import load_file
 
 
 def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "slot_chain", REPO_ROOT / "scripts" / "slot_chain.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_file(REPO_ROOT / "scripts" / "slot_chain.py")
 
 
 def test_chain_span_idle_and_holders() -> None:

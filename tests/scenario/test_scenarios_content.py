@@ -16,7 +16,6 @@ A check is named ``tests:<target>`` for targets in both ``tests`` and ``partial-
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
 import json
 import os
 import shlex
@@ -37,6 +36,7 @@ from harness.scenario.model import LoadedScenario, list_scenarios, load_scenario
 from harness.scenario.repo import cached_mirror, resolve_source
 from harness.scenario.repo import clone as harness_clone
 from harness.verify.pylayout import src_layout
+from tests.support.modules import load_file
 
 pytestmark = pytest.mark.integration
 
@@ -415,13 +415,7 @@ def test_goagentbench_fixture_uses_only_goagentbench_fields() -> None:
 
 
 def _bundle_tool() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "make_repo_bundle", ROOT / "scripts" / "make_repo_bundle.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(ROOT / "scripts" / "make_repo_bundle.py")
 
 
 def test_make_repo_bundle_is_deterministic(tmp_path: Path) -> None:
