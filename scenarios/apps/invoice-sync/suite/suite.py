@@ -69,7 +69,7 @@ SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show 
 
 suite = Suite(
     name="invoice-sync",
-    version="3.1.0",
+    version="3.1.1",
     tier_weights={"core": 0.45, "resilience": 0.4, "ui": 0.15},
     class_floors={"dead": 0.0, "money": 0.2, "data": 0.3, "view": 0.5},
     severity_ranking=("dead", "money", "data", "view", "core", "resilience", "ui"),

@@ -115,7 +115,7 @@ README_NEEDS = (
 
 suite = Suite(
     name="meridian-ledger",
-    version="2.1.0",
+    version="2.1.1",
     tier_weights={
         "boot": 0.08,
         "wire": 0.17,
