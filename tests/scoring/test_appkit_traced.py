@@ -27,15 +27,15 @@ class _Echo(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         owner: _Mock = self.server.owner  # type: ignore[attr-defined]
         n = owner.enter()
-        try:
-            if self.path == "/drop" and owner.first("drop", self.path):
-                owner.record(kind="get", path=self.path, status="reset", inflight=n)
-                reset(self)
-                return
-            owner.record(kind="get", path=self.path, status=200, inflight=n)
+        drop = self.path == "/drop" and owner.first("drop", self.path)
+        owner.record(kind="get", path=self.path, status="reset" if drop else 200, inflight=n)
+        # out of flight before any byte (or the reset) leaves: the client's next request
+        # may arrive before this thread runs again, and must not count as concurrent
+        owner.leave()
+        if drop:
+            reset(self)
+        else:
             send_json(self, 200, {"path": self.path}, {"ETag": '"x"'})
-        finally:
-            owner.leave()
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
