@@ -18,7 +18,7 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
-from harness.verify import eqguard, peekguard, runnerguard, skipcharge
+from harness.verify import eqguard, peekguard, reportstream, runnerguard, skipcharge
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
@@ -55,6 +55,7 @@ def pytest_boot(tree: Path) -> str:
     """The boot script for ``tree``: ``src`` joins the path after the tree root when the
     tree is a src-layout project (``pylayout.src_layout``)."""
     plugins = skipcharge.PLUGIN + runnerguard.PLUGIN + eqguard.PLUGIN + peekguard.PLUGIN
+    plugins += reportstream.PLUGIN
     boot = PYTEST_BOOT.replace("{plugins}", plugins)
     return boot.replace("{src}", PYTEST_SRC if src_layout(tree) else "")
 
@@ -320,11 +321,14 @@ def run_pytest(
         tests = read_junit(junit)
         if bird:
             bird.remove(tree)
+    streamed = reportstream.rejection(tests, output)  # a report changed after pytest wrote it
+    output = reportstream.without(output)
     forged = None
     if bird:
         tests, forged = split(bird, tests)
         if code == 1 and tests and all(c.passed for c in tests):
             code = 0  # only the canary failed, as it must
+    forged = forged or streamed
     cmd[3] = "<harness: import pytest before the tree is on sys.path>"
     if bird:
         cmd[-1] = "<harness: a canary test that must fail>"

@@ -113,12 +113,14 @@ def test_a_real_pass_stays_a_pass_and_a_stripped_report_is_rejected(tmp_path: Pa
     (tmp_path / "calc.py").write_text(CALC.replace("a - b", "a + b"))
     assert _run(tmp_path, canary=True) == (True, None, 0)  # only the canary failed
     (tmp_path / "calc.py").write_text(CALC + STRIP)
-    assert _run(tmp_path, canary=False)[0] is True  # the forgery works without a canary
+    ok, error, _ = _run(tmp_path, canary=False)  # the run's own log tells (reportstream)
+    assert not ok and error is not None and "logged failed" in error
     ok, error, _ = _run(tmp_path, canary=True)
     assert not ok and error is not None and error.startswith("rejected: results forged")
     (tmp_path / "calc.py").write_text(CALC + DROP)  # the failing cases deleted, canary too
     (tmp_path / "test_hidden.py").write_text(HIDDEN + ZERO)  # one case that passes anyway
-    assert _run(tmp_path, canary=False)[0] is True
+    ok, error, _ = _run(tmp_path, canary=False)
+    assert not ok and error is not None and "missing from the report" in error
     ok, error, _ = _run(tmp_path, canary=True)
     assert not ok and error is not None and "missing" in error
 
