@@ -18,7 +18,7 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
-from harness.verify import eqguard, peekguard, reportstream, runnerguard, skipcharge
+from harness.verify import eqguard, golinkname, peekguard, reportstream, runnerguard, skipcharge
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
@@ -154,6 +154,7 @@ def run_go(
     user: TestUser | None = None,
     canary: bool = False,
     hidden: Sequence[str] = (),
+    changed: Sequence[str] = (),
 ) -> TargetResult:
     cmd = go_command(target, tree)
     bird = GoCanary.plan(cmd[4], tree) if canary else None  # go test -json -count=1 PATTERN
@@ -224,6 +225,8 @@ def run_go(
         ok=code == 0,
         env_error=env_error,
     )
+    if canary and forged is None:  # the agent's code rewrote the binary's test table
+        forged = golinkname.reach(tree, changed, hidden)
     return reject(result, forged) if forged else result
 
 
@@ -392,7 +395,7 @@ def run_target(
     env["HARNESS_SEED"] = seed  # nothing of the controller's own steers the tests
     env.update(expand(extra_env or {}, env))
     if runner == "go":
-        return run_go(target, kind, tree, env, timeout, user, canary, agent_files[1])
+        return run_go(target, kind, tree, env, timeout, user, canary, *agent_files[::-1])
     return run_pytest(target, kind, tree, env, timeout, python, user, canary, agent_files)
 
 
