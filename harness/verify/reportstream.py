@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from harness.verify.outcome import TestCase
 
 TAG = "[harness-outcome] "
+CUT = "[harness] output cut after "  # testuser.run_reaped's note
 
 # Runs in the test process (any Python 3.8+ with pytest): standard library and pytest only.
 PLUGIN = '''
@@ -90,7 +91,8 @@ def rejection(cases: Iterable[TestCase], output: str) -> str | None:
             continue
         got = seen.get(case.name)
         if not got:
-            return f"results forged: {case.name} passed in the report but was never logged"
+            cut = " (the run's output was over the cap and cut)" if CUT in output else ""
+            return f"results forged: {case.name} passed in the report but was never logged{cut}"
         if got != {"passed"}:
             other = sorted(got - {"passed"})[0]
             return f"results forged: {case.name} passed in the report but was logged {other}"

@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,8 @@ from pathlib import Path
 REAPER = Path(__file__).with_name("reaper.py")
 LOCAL_TEST_UID = 61001  # no passwd entry needed; beside appkit.jail's APP_UID 61000
 GRACE_S = 60.0
+OUTPUT_KEEP = 64 * 1024 * 1024  # bytes of each stream kept; the rest is read and dropped
+CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,64 @@ class Ran:
     killed: int  # processes still alive at the end, killed
 
 
+class _Sink(threading.Thread):
+    """Reads one stream of the run to its end, keeping its first ``keep`` bytes: a run
+    that writes without end costs the controller no more memory than that."""
+
+    def __init__(self, fd: int, keep: int) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.keep = fd, keep
+        self.data = bytearray()
+        self.dropped = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, CHUNK)
+            except OSError:
+                return
+            if not chunk:
+                return
+            room = max(0, self.keep - len(self.data))
+            self.data += chunk[:room]
+            self.dropped += len(chunk) - min(room, len(chunk))
+
+    def text(self) -> str:
+        out = bytes(self.data).decode(errors="replace")
+        if self.dropped:
+            out += f"\n[harness] output cut after {self.keep} bytes ({self.dropped} more)"
+        return out
+
+
+def _collect(
+    wrapper: list[str], cwd: Path, env: dict[str, str], limit: float
+) -> tuple[int | None, str]:
+    """Run the reaper with its output read as it comes (``OUTPUT_KEEP`` bytes of each
+    stream kept); (its exit status, or None when it outlived ``limit``; the output)."""
+    proc = subprocess.Popen(
+        wrapper, cwd=cwd, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    sinks = [_Sink(proc.stdout.fileno(), OUTPUT_KEEP), _Sink(proc.stderr.fileno(), OUTPUT_KEEP)]
+    for sink in sinks:
+        sink.start()
+    code: int | None
+    try:
+        code = proc.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        code = None
+    for sink in sinks:  # the pipes close once every holder is dead (the reaper saw to it)
+        sink.join(timeout=GRACE_S if code is not None else 1.0)
+    output = "".join(sink.text() for sink in sinks)
+    if not any(sink.is_alive() for sink in sinks):  # a reader still blocked keeps its pipe
+        proc.stdout.close()
+        proc.stderr.close()
+    return code, output
+
+
 def run_reaped(
     cmd: list[str], cwd: Path, env: dict[str, str], timeout: float, user: TestUser | None
 ) -> Ran:
@@ -154,21 +215,12 @@ def run_reaped(
         wrapper += ["--uid", str(user.uid), *(["--read-all", "1"] if user.read_all else [])]
     wrapper += ["--", *cmd]
     try:
-        proc = subprocess.run(
-            wrapper,
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            timeout=timeout + GRACE_S,
-            check=False,
-        )
-        output = (proc.stdout + proc.stderr).decode(errors="replace")
+        code, output = _collect(wrapper, cwd, env, timeout + GRACE_S)
+        if code is None:
+            return Ran(None, output + f"\n[harness] timed out after {timeout:.0f}s", 0)
         if not status.is_file():  # the reaper itself was killed: nothing is trusted
             return Ran(1, output + "\n[harness] the test run's supervisor was killed", 0)
         data = json.loads(status.read_text())
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode(errors="replace")
-        return Ran(None, out + f"\n[harness] timed out after {timeout:.0f}s", 0)
     finally:
         shutil.rmtree(status_dir, ignore_errors=True)
     if data.get("timed_out"):

@@ -17,6 +17,7 @@ from harness.grader.containment.agent import script
 from harness.grader.containment.catalogue import Attack, load_attacks
 from harness.grader.containment.control import expectations, token_processes
 from harness.verify import outcome as results
+from harness.verify import testuser
 from harness.verify.guard import target_scopes
 from harness.verify.heldnames import pytest_names, reject, rejection
 from harness.verify.outcome import TargetResult
@@ -173,6 +174,17 @@ def test_nothing_of_a_test_run_outlives_it(tmp_path: Path) -> None:
 def test_a_test_run_that_hangs_is_killed(tmp_path: Path) -> None:
     ran = run_reaped(["sh", "-c", "sleep 60"], tmp_path, dict(os.environ), 1, None)
     assert ran.returncode is None and "timed out" in ran.output
+
+
+def test_a_test_run_that_writes_without_end_is_kept_to_a_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(testuser, "OUTPUT_KEEP", 4096)
+    flood = "head -c 3000000 /dev/zero | tr '\\0' x; echo done >&2"
+    ran = run_reaped(["sh", "-c", flood], tmp_path, dict(os.environ), 30, None)
+    assert ran.returncode == 0 and "done" in ran.output  # stderr read to its end too
+    assert ran.output.startswith("x" * 4096) and ran.output.count("x") == 4096
+    assert f"cut after 4096 bytes ({3000000 - 4096} more)" in ran.output
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="switching user needs root")
