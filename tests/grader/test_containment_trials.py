@@ -31,6 +31,8 @@ ATTACKS = [
     "verdict-always-equal-per-call",
     "verdict-test-module-stand-in",
     "verdict-read-the-assertion",
+    "verdict-junit-spare-canary",
+    "verdict-go-linkname-tests",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 
