@@ -15,7 +15,9 @@ back, so the rest of the run is honest again. A plugin that a file of the tree (
 And each collected test must be the suite's: its module the one imported from its file
 (the agent's code can put a module of its own in a test module's place in
 ``sys.modules`` while that module imports it, and the import returns the stand-in), its
-function compiled from a file, not the agent's; else the test fails.
+function compiled from a file, not the agent's, and its code one that file compiles to
+(plain or with pytest's assertion rewriting: the agent's code can assign a suite
+function an empty ``__code__`` compiled under the suite file's name); else the test fails.
 Entries pytest sets itself while it runs (hooks it installs on a module, state it
 caches) are not recorded: only what a module defines.
 """
@@ -27,7 +29,7 @@ PLUGIN = '''
 _g = _types.ModuleType("harness_runnerguard")
 _g.__dict__["_agents"] = _m._charged
 exec(compile(r"""
-import builtins, inspect, os, sys, types, unittest, unittest.case
+import ast, builtins, inspect, os, sys, types, unittest, unittest.case
 import pytest
 
 BUILTINS = (
@@ -219,7 +221,46 @@ def _stand_in(item):
         return "its function was made from %s, not compiled from a file" % path
     if _agents(path):
         return "its function is code of %s" % os.path.relpath(path, ROOT)
+    compiled = _compiled(path, item.config)
+    if compiled is None:
+        return "its function names %s, which harness cannot compile" % path
+    if not any(code == other for other in compiled):
+        # a function object of the suite's given other code (``__code__`` assigned):
+        # the file compiles to no such code, plain or with pytest's assertion rewriting
+        return "its function's code is not what %s compiles to" % os.path.relpath(path, ROOT)
     return None
+
+
+COMPILED = {}  # source file -> every code object it compiles to (None: it cannot)
+
+
+def _codes(code, out):
+    out.append(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _codes(const, out)
+
+
+def _compiled(path, config):
+    if path in COMPILED:
+        return COMPILED[path]
+    out = []
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+        _codes(compile(ast.parse(source, filename=path), path, "exec", dont_inherit=True), out)
+        try:
+            from _pytest.assertion.rewrite import rewrite_asserts
+
+            tree = ast.parse(source, filename=path)
+            rewrite_asserts(tree, source, path, config)
+            _codes(compile(tree, path, "exec", dont_inherit=True), out)
+        except Exception:
+            pass
+    except (OSError, SyntaxError, ValueError):
+        out = None
+    COMPILED[path] = out
+    return out
 
 
 def pytest_collection_finish(session):

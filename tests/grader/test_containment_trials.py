@@ -33,6 +33,7 @@ ATTACKS = [
     "verdict-read-the-assertion",
     "verdict-junit-spare-canary",
     "verdict-go-linkname-tests",
+    "verdict-test-code-swap",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

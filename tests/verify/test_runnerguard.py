@@ -231,3 +231,56 @@ def clamp(value, low, high):
     failed = _failed(result)
     assert set(failed) == {"test_below", "test_above"}  # the second look is seen too
     assert "the code under test read the hidden tests: calc/__init__.py:6" in failed["test_above"]
+
+
+# on the next import (the canary's, before any test runs) every test function of the
+# hidden module gets an empty __code__ compiled under the hidden file's own name
+CODE_SWAP = """import sys
+
+
+class _Finder:
+    def find_spec(self, name, path=None, target=None):
+        mod = sys.modules.get("test_hidden")
+        for attr, obj in list(vars(mod).items()) if mod else ():
+            code = getattr(obj, "__code__", None)
+            if attr.startswith("test") and code is not None and code.co_name != "swapped":
+                ns = {}
+                exec(compile("def swapped():\\n    pass\\n", mod.__file__, "exec"), ns)
+                obj.__code__ = ns["swapped"].__code__
+        return None
+
+
+sys.meta_path.insert(0, _Finder())
+
+
+def clamp(value, low, high):
+    return value
+"""
+
+
+def test_a_suite_function_given_other_code_fails(tmp_path: Path) -> None:
+    hidden = "from calc import clamp\n\n\ndef test_below():\n    assert clamp(-5, 0, 10) == 0\n"
+    result = _run(_tree(tmp_path, CODE_SWAP, hidden))
+    assert not result.ok
+    said = _failed(result)["test_below"]
+    assert "its function's code is not what test_hidden.py compiles to" in said
+
+
+def test_tests_made_by_a_helper_of_the_suite_and_plain_asserts_are_the_suite_s(
+    tmp_path: Path,
+) -> None:
+    helper = (
+        "def make(expected):\n    def test(clamp):\n"
+        "        assert clamp(3, 0, 10) == expected\n\n    return test\n"
+    )
+    hidden = (
+        '"""PYTEST_DONT_REWRITE"""\nfrom calc import clamp\nfrom suite_helper import make\n\n'
+        "test_made = (lambda t: lambda: t(clamp))(make(3))\n\n\n"
+        "def test_plain():\n    assert clamp(-5, 0, 10) == 0\n"
+    )
+    fixed = "def clamp(value, low, high):\n    return max(low, min(value, high))\n"
+    tree = _tree(tmp_path, fixed, hidden)
+    (tree / "suite_helper.py").write_text(helper)
+    result = _run(tree)
+    assert result.ok, _failed(result)
+    assert len(result.tests) == 2
