@@ -8,9 +8,12 @@ wherever its answer would be wrong: every hidden test it cannot pass then reads
 small plugin, before the tree joins ``sys.path``: a skip (or an imperative xfail) whose
 traceback passes through a file the agent changed or added is reported as a failure
 naming that file and line; a module skipped at collection from such a file is a
-collection error. The suite's own skips (markers, ``importorskip`` in a test body, a
-fixture of the suite's) stay skips. A forger that raises from code compiled under another
-file name is not seen (the same class as a forger that finds the canary).
+collection error. A skip raised while an ``assert`` statement of any file ran is a
+failure too: the agent's code can bind ``AssertionError`` to ``unittest.SkipTest`` in
+the importing test module's own globals (``builtins`` untouched), and a failing assert
+then raises a skip from the test file. The suite's own skips (markers, ``importorskip``
+in a test body, a fixture of the suite's) stay skips. A forger that raises from code
+compiled under another file name is not seen (the same class as a forger that finds the canary).
 
 The agent's files reach the plugin as a listing the controller writes (one path per line,
 relative to the tree), named by ``HARNESS_AGENT_FILES``.
@@ -28,7 +31,7 @@ ENV = "HARNESS_AGENT_FILES"
 PLUGIN = '''
 _m = _types.ModuleType("harness_skipcharge")
 exec(compile(r"""
-import os, unittest
+import ast, os, unittest
 import pytest
 
 _root = os.getcwd()
@@ -75,6 +78,37 @@ def _where(tb):
     return None
 
 
+_ASSERTS = {}  # source file -> the lines its assert statements span
+
+
+def _assert_lines(path):
+    lines = _ASSERTS.get(path)
+    if lines is None:
+        lines = set()
+        try:
+            with open(path, "rb") as fh:
+                tree = ast.parse(fh.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assert):
+                    end = getattr(node, "end_lineno", None) or node.lineno
+                    lines.update(range(node.lineno, end + 1))
+        except (OSError, SyntaxError, ValueError):
+            pass
+        _ASSERTS[path] = lines
+    return lines
+
+
+def _in_assert(tb):
+    # a skip raised while an assert statement ran: a failing assert whose AssertionError
+    # the code under test rebound (in the test module's own globals, say) to a skip
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if tb.tb_lineno in _assert_lines(code.co_filename):
+            return "%s:%d" % (os.path.relpath(code.co_filename, _root), tb.tb_lineno)
+        tb = tb.tb_next
+    return None
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     exc = call.excinfo  # before pytest's unittest plugin swaps a SkipTest for its own skip
@@ -83,6 +117,9 @@ def pytest_runtest_makereport(item, call):
     if not CHARGED or exc is None or not rep.skipped or not exc.errisinstance(SKIPS):
         return
     where = _where(exc.tb)
+    if not where:
+        at = _in_assert(exc.tb)
+        where = at and "the assert statement at %s" % at
     if where:
         rep.outcome = "failed"
         if hasattr(rep, "wasxfail"):

@@ -34,6 +34,7 @@ ATTACKS = [
     "verdict-junit-spare-canary",
     "verdict-go-linkname-tests",
     "verdict-test-code-swap",
+    "verdict-module-assertion-is-skip",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

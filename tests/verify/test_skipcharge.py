@@ -107,6 +107,32 @@ def test_a_module_skipped_by_the_agent_s_import_is_a_collection_error(tmp_path: 
     assert any("skipped at collection by the code under test" in c.output for c in result.tests)
 
 
+# the importing test module's own AssertionError bound to SkipTest (builtins untouched):
+# its failing asserts raise a skip from the test file, no frame of the agent's on the way
+MODULE_SKIP = """import sys, unittest
+
+frame = sys._getframe(1)
+while frame is not None:
+    if frame.f_globals.get("__name__") == "test_hidden":
+        frame.f_globals["AssertionError"] = unittest.SkipTest
+    frame = frame.f_back
+
+
+def clamp(value, low, high):
+    return value
+"""
+
+
+def test_a_skip_raised_by_a_failing_assert_fails(tmp_path: Path) -> None:
+    result = _run(_tree(tmp_path, MODULE_SKIP), charged=True)
+    assert not result.ok
+    failed = {c.name.split("::")[-1]: c.output for c in result.tests if not c.passed}
+    assert {"test_below", "test_above"} <= set(failed)
+    assert "the assert statement at test_hidden.py:" in failed["test_below"]
+    passed = {c.name.split("::")[-1] for c in result.tests if c.passed}
+    assert passed == {"test_inside"}  # the suite's own skips stay skips
+
+
 def test_a_right_answer_is_untouched(tmp_path: Path) -> None:
     fixed = "def clamp(value, low, high):\n    return max(low, min(value, high))\n"
     result = _run(_tree(tmp_path, fixed), charged=True)
