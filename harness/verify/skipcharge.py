@@ -11,9 +11,13 @@ naming that file and line; a module skipped at collection from such a file is a
 collection error. A skip raised while an ``assert`` statement of any file ran is a
 failure too: the agent's code can bind ``AssertionError`` to ``unittest.SkipTest`` in
 the importing test module's own globals (``builtins`` untouched), and a failing assert
-then raises a skip from the test file. The suite's own skips (markers, ``importorskip``
-in a test body, a fixture of the suite's) stay skips. A forger that raises from code
-compiled under another file name is not seen (the same class as a forger that finds the canary).
+then raises a skip from the test file; so is one raised inside unittest's assert
+methods (a test class's ``failureException`` rebound to a skip). In a ``TestCase``
+unittest catches the skip and hands pytest its reason only, so ``addSkip`` of pytest's
+is wrapped to read the traceback first. The suite's own skips (markers,
+``importorskip`` in a test body, a fixture of the suite's) stay skips. A forger that
+raises from code compiled under another file name is not seen (the same class as a
+forger that finds the canary).
 
 The agent's files reach the plugin as a listing the controller writes (one path per line,
 relative to the tree), named by ``HARNESS_AGENT_FILES``.
@@ -31,7 +35,7 @@ ENV = "HARNESS_AGENT_FILES"
 PLUGIN = '''
 _m = _types.ModuleType("harness_skipcharge")
 exec(compile(r"""
-import ast, os, unittest
+import ast, os, sys, unittest, unittest.case
 import pytest
 
 _root = os.getcwd()
@@ -98,15 +102,48 @@ def _assert_lines(path):
     return lines
 
 
+_CASE = unittest.case.__file__
+
+
 def _in_assert(tb):
     # a skip raised while an assert statement ran: a failing assert whose AssertionError
-    # the code under test rebound (in the test module's own globals, say) to a skip
+    # the code under test rebound (in the test module's own globals, say) to a skip; or
+    # while unittest's assert methods or fail() ran (a test class's failureException
+    # rebound to a skip)
     while tb is not None:
         code = tb.tb_frame.f_code
+        if code.co_filename == _CASE and (
+            code.co_name.startswith("assert") or code.co_name == "fail"
+        ):
+            return "unittest's %s" % code.co_name
         if tb.tb_lineno in _assert_lines(code.co_filename):
-            return "%s:%d" % (os.path.relpath(code.co_filename, _root), tb.tb_lineno)
+            rel = os.path.relpath(code.co_filename, _root)
+            return "the assert statement at %s:%d" % (rel, tb.tb_lineno)
         tb = tb.tb_next
     return None
+
+
+def _wrap_add_skip():
+    # unittest catches a SkipTest raised in a TestCase and hands pytest only its reason:
+    # the traceback is read here, while unittest's except clause still holds it
+    try:
+        from _pytest.unittest import TestCaseFunction
+    except ImportError:
+        return
+    real = TestCaseFunction.addSkip
+
+    def addSkip(self, testcase, reason, *args, **kwargs):
+        exc = sys.exc_info()
+        if isinstance(exc[1], SKIPS):
+            where = _where(exc[2]) or _in_assert(exc[2])
+            if where:
+                self._harness_skipped_at = where
+        return real(self, testcase, reason, *args, **kwargs)
+
+    TestCaseFunction.addSkip = addSkip
+
+
+_wrap_add_skip()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -114,12 +151,10 @@ def pytest_runtest_makereport(item, call):
     exc = call.excinfo  # before pytest's unittest plugin swaps a SkipTest for its own skip
     outcome = yield
     rep = outcome.get_result()
+    exc = exc or call.excinfo  # a TestCase's skip: set by pytest's unittest plugin
     if not CHARGED or exc is None or not rep.skipped or not exc.errisinstance(SKIPS):
         return
-    where = _where(exc.tb)
-    if not where:
-        at = _in_assert(exc.tb)
-        where = at and "the assert statement at %s" % at
+    where = _where(exc.tb) or _in_assert(exc.tb) or getattr(item, "_harness_skipped_at", None)
     if where:
         rep.outcome = "failed"
         if hasattr(rep, "wasxfail"):
