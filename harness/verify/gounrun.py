@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from harness.verify.gocanary import GoCanary, split_run
+from harness.verify.outcome import TestCase
 
 #: ``func TestXxx(t *testing.T)`` as ``go test`` finds tests (Xxx not lower-case)
 DECLARED = re.compile(r"^func\s+(Test(?:[^\Wa-z]\w*)?)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
@@ -108,3 +109,18 @@ def unrun(
         return None
     more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
     return f"results forged: {missing[0]} of the hidden suite did not run{more}"
+
+
+def unselected(cases: Iterable[TestCase], run: str | None) -> str | None:
+    """Why the run passed a test its ``-run`` does not select (None: it passed none):
+    code under test printed a ``--- PASS`` line for it, which go 1.19's test2json takes
+    for a result (no judgement when the first level is no Python regex)."""
+    try:
+        selects = re.compile(split_run(run)[0]) if run else None
+    except re.error:
+        return None
+    for case in cases:
+        top = case.name.split("/", 1)[0]
+        if selects is not None and case.passed and not case.synthetic and not selects.search(top):
+            return f"results forged: {top} passed, but the target's -run does not select it"
+    return None

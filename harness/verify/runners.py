@@ -22,7 +22,7 @@ from harness.verify import eqguard, golinkname, peekguard, reportstream, runnerg
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
-from harness.verify.gounrun import unrun
+from harness.verify.gounrun import unrun, unselected
 from harness.verify.heldnames import reject
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
@@ -135,6 +135,11 @@ def parse_go_json(stdout: str) -> list[TestCase]:
         if action == "output":
             outputs.setdefault(key, []).append(ev.get("Output", ""))
         elif action in {"pass", "fail"}:
+            if key in results and not results[key].passed:
+                # a test runs once (-count=1): a pass after its failure is a line the
+                # code under test printed ("--- PASS: Name"), which go 1.19's test2json
+                # takes for a result; a failure stays a failure
+                continue
             out = "".join(outputs.get(key, []))
             results[key] = TestCase(
                 name=test,
@@ -157,6 +162,7 @@ def run_go(
     changed: Sequence[str] = (),
 ) -> TargetResult:
     cmd = go_command(target, tree)
+    run = cmd[cmd.index("-run") + 1] if "-run" in cmd[:-1] else None  # the target's own
     bird = GoCanary.plan(cmd[4], tree) if canary else None  # go test -json -count=1 PATTERN
     run_cmd = bird.command(cmd) if bird else cmd
     cache = Path(tempfile.gettempdir()) / "harness-go"
@@ -196,7 +202,6 @@ def run_go(
     if bird:
         tests, forged, only_canaries = judge(bird, output, tests, code)
         if only_canaries and forged is None:  # the canary ran: did the suite's tests?
-            run = cmd[cmd.index("-run") + 1] if "-run" in cmd[:-1] else None
             forged = unrun(tree, bird, hidden, run, output)
             only_canaries = forged is None
         if code == 1 and only_canaries:
@@ -225,6 +230,8 @@ def run_go(
         ok=code == 0,
         env_error=env_error,
     )
+    if bird and forged is None:  # a pass the target's -run cannot have produced
+        forged = unselected(tests, run)
     if canary and forged is None:  # the agent's code rewrote the binary's test table
         forged = golinkname.reach(tree, changed, hidden)
     return reject(result, forged) if forged else result

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.verify.gocanary import GoCanary
-from harness.verify.gounrun import declared, reported, unrun
+from harness.verify.gounrun import declared, reported, unrun, unselected
+from harness.verify.outcome import TestCase as Case
 
 pytestmark = pytest.mark.unit
 
@@ -79,3 +80,16 @@ def test_a_run_without_a_declared_test_is_forged_and_skips_count_as_run(tmp_path
     subtest_only = _events(("example.com/x/m", "TestAbs/case", "pass"))
     assert "example.com/x/m.TestAbs" not in reported(subtest_only)
     assert reported("not json\n{broken\n") == set()
+
+
+def test_a_pass_the_target_s_run_does_not_select_is_forged() -> None:
+    cases = [
+        Case(name="TestAbsNegative", passed=False, error="failed"),
+        Case(name="TestAbsNonNegative", passed=True),
+    ]
+    why = unselected(cases, "TestAbsNegative")
+    assert why is not None and "TestAbsNonNegative passed" in why
+    assert unselected(cases[:1], "TestAbsNegative") is None
+    subtest = [Case(name="TestAbsNegative/zero", passed=True)]
+    assert unselected(subtest, "^TestAbsNegative$/zero") is None
+    assert unselected(cases, None) is None and unselected(cases, "(") is None

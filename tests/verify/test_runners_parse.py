@@ -16,6 +16,18 @@ def _ev(**kw: str) -> str:
     return json.dumps(kw)
 
 
+def test_go_json_a_failure_is_not_undone_by_a_later_pass_event() -> None:
+    lines = [  # code under test printed "--- PASS: TestA" after TestA failed
+        _ev(Action="run", Package="m/p", Test="TestA"),
+        _ev(Action="output", Package="m/p", Test="TestA", Output="want 7\n"),
+        _ev(Action="fail", Package="m/p", Test="TestA"),
+        _ev(Action="pass", Package="m/p", Test="TestA"),
+        _ev(Action="pass", Package="m/p", Test="TestB"),
+    ]
+    cases = parse_go_json("\n".join(lines))
+    assert [(c.name, c.passed) for c in cases] == [("TestA", False), ("TestB", True)]
+
+
 def test_go_json_counts_tests_and_subtests() -> None:
     lines = [
         _ev(Action="run", Package="m/p", Test="TestA"),
