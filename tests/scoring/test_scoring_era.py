@@ -18,6 +18,8 @@ from harness.scoring import (
     sha256_file,
     stamp,
 )
+from harness.scoring.era import code_fingerprint
+from harness.verify.scoring_bridge import load_suite_module
 
 pytestmark = pytest.mark.unit
 
@@ -113,3 +115,30 @@ def test_malformed_thresholds_are_user_errors(tmp_path: Path, text: str) -> None
     with pytest.raises(UserError) as err:
         load_thresholds(path)
     assert err.value.file == str(path)
+
+
+REPO_SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+@pytest.mark.parametrize(
+    "suite_dir",
+    sorted(REPO_SCENARIOS.glob("*/*/suite")),
+    ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}",
+)
+def test_a_shipped_calibrated_suite_was_calibrated_by_the_scorer_it_ships_with(
+    suite_dir: Path,
+) -> None:
+    """An edit to the app kit or the composition (every app suite's scorer fingerprint)
+    puts every calibrated suite in an ``-rc`` era until it is calibrated again: caught here,
+    not by a published board that refuses it."""
+    suite = load_suite_module(suite_dir).suite
+    thresholds = load_thresholds(suite_dir / "thresholds.yml")
+    if not thresholds.calibrated:
+        # uncalibrated on purpose (a calibration under way): its era says so
+        assert stamp(suite).era.endswith("-rc") and not stamp(suite).calibrated
+        return
+    assert thresholds.scorer == code_fingerprint(suite), (
+        f"{suite_dir}: calibrated by scorer {thresholds.scorer}, ships {code_fingerprint(suite)}"
+        " (run `harness calibrate` again)"
+    )
+    assert stamp(suite).calibrated and not stamp(suite).era.endswith("-rc")
