@@ -24,9 +24,9 @@ from harness.scenario.model import load_scenario
 from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
-from harness.scoring.appkit.slot import scoring_slot
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
+from harness.trial.slot_log import take_slot
 
 pytestmark = [
     pytest.mark.integration,
@@ -95,7 +95,7 @@ class Scored:
     def score(self, tree: Path, name: str) -> Score:
         evidence = self.tmp / f"evidence-{name}"
         with (  # one executed app at a time, as trials score (the machine-wide slot)
-            scoring_slot(True),
+            take_slot(True),
             protecting([SCENARIO, evidence]),
             self.module.context(tree, self.seed, evidence) as ctx,
         ):
