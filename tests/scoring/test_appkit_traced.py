@@ -6,12 +6,12 @@ import json
 import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.fetch import call
+from harness.scoring.appkit.fetch import call, get
 from harness.scoring.appkit.payments import local_day, local_minute, money, sign_v1
 from harness.scoring.appkit.traced import TracedServer, reset, send_json
 
@@ -105,3 +105,39 @@ def test_call_sends_json_and_a_token_and_returns_failures_as_values(tmp_path: Pa
         url = mock.url
     gone = call(url + "/p", timeout=2.0)  # the server has stopped
     assert gone.status is None and gone.error and gone.body is None
+
+
+class _CutShort(BaseHTTPRequestHandler):
+    """Promises a 15-byte body and closes after none of it (as a killed or hostile app)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args: object) -> None:
+        pass
+
+    def _cut(self) -> None:
+        self.send_response(503 if self.path == "/err" else 200)
+        self.send_header("Content-Length", "15")
+        self.end_headers()
+        self.close_connection = True
+
+    do_GET = _cut
+    do_POST = _cut
+
+
+def test_an_answer_cut_short_is_no_answer_not_an_exception() -> None:
+    """``IncompleteRead`` is not an OSError: it once killed a suite's health-watch thread
+    (so the watch recorded no stall). ``get`` and ``call`` return it as a value."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CutShort)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        got = get(url + "/health", timeout=5.0)
+        assert got.status is None and not got.ok and "IncompleteRead" in (got.error or "")
+        called = call(url + "/p", "POST", {"a": 1}, "t1", timeout=5.0)
+        assert called.status is None and "IncompleteRead" in (called.error or "")
+        err = get(url + "/err", timeout=5.0)  # an error status whose body is cut short
+        assert err.status == 503 and err.text == ""
+    finally:
+        server.shutdown()
+        server.server_close()

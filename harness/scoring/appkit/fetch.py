@@ -7,6 +7,7 @@ answers badly is a measurement, not a harness failure.
 
 from __future__ import annotations
 
+import http.client
 import json
 import time
 import urllib.error
@@ -15,6 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
+
+#: what an app's bad answer raises: refused, reset, timed out, cut short (``IncompleteRead``
+#: and the other ``http.client`` faults are not ``OSError``s), malformed
+NO_ANSWER = (urllib.error.URLError, http.client.HTTPException, OSError, ValueError)
+
+
+def _error_body(exc: urllib.error.HTTPError) -> str:
+    """An HTTP error's body, or "" when there is none or it is cut short."""
+    try:
+        return exc.read().decode("utf-8", "replace") if exc.fp else ""
+    except NO_ANSWER:
+        return ""
 
 
 @dataclass(frozen=True)
@@ -44,9 +57,8 @@ def get(url: str, timeout: float = 10.0) -> Fetched:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
             return Fetched(url, int(resp.status), resp.read().decode("utf-8", "replace"))
     except urllib.error.HTTPError as exc:
-        body = exc.read().decode("utf-8", "replace") if exc.fp else ""
-        return Fetched(url, exc.code, body, f"HTTP {exc.code}")
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return Fetched(url, exc.code, _error_body(exc), f"HTTP {exc.code}")
+    except NO_ANSWER as exc:
         return Fetched(url, None, "", f"{type(exc).__name__}: {exc}")
 
 
@@ -87,9 +99,8 @@ def call(
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             text, status = resp.read().decode("utf-8", "replace"), int(resp.status)
     except urllib.error.HTTPError as exc:
-        text = exc.read().decode("utf-8", "replace") if exc.fp else ""
-        status = exc.code
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+        text, status = _error_body(exc), exc.code
+    except NO_ANSWER as exc:
         return Called(None, error=f"{type(exc).__name__}: {exc}", took=time.monotonic() - start)
     try:
         parsed = json.loads(text)
