@@ -63,15 +63,11 @@ def make_bundle(work: Path, out: Path, files: dict[str, str]) -> str:
 # whole, so the fixture is built once, not once per worker.
 WHOLE_MODULES = frozenset(
     {
-        "tests/apps/test_app_scenario.py",
         "tests/apps/test_apptrust_browser.py",
-        "tests/apps/test_meridian_console.py",
-        "tests/apps/test_meridian_ledger.py",
         "tests/fleet/test_fleet_budget.py",
         "tests/fleet/test_fleet_shared.py",
         "tests/images/test_docker_images.py",
         "tests/job/test_job_ray.py",
-        "tests/report/test_board_browser.py",
         "tests/sandbox/test_docker_network.py",
         "tests/scenario/test_real_repo_scenarios.py",
         "tests/trial/test_no_future.py",
