@@ -3,11 +3,15 @@ network namespace of its own, shared only with the scoring's mocks and probes.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -50,12 +54,33 @@ def test_the_root_holds_only_what_is_allowed(tmp_path: Path) -> None:
     assert not (tmp_path / "root" / "etc" / "shadow").exists()
     script = root_script(tmp_path / "root", Path("/tmp/h"), [Path("/usr/lib/x/harness")], binds)
     assert f"mount -o bind,ro /usr {tmp_path}/root/usr" in script
-    assert "/tmp/h" in script and script.rstrip().endswith('exec "$@"')
+    assert "/tmp/h" in script and script.rstrip().endswith('"$@"\nexit "$?"')
     for absent in ("/home", "/root", "/work", "/var", "/opt", "/run", "/sys"):
         assert f" {absent} " not in script
     assert "harness-hidden" in script  # a protected path inside /usr stays covered
     argv = unshare_argv("true", ["a"])
-    assert argv[:2] == ["unshare", "--mount"] and argv[-4:] == ["-c", "true", "app-jail", "a"]
+    assert argv[:6] == ["setpriv", "--pdeathsig", "KILL", "--", "unshare", "--kill-child"]
+    assert argv[-4:] == ["-c", "true", "app-jail", "a"]
+    assert unshare_argv("true", tied=False)[:2] == ["unshare", "--kill-child"]
+
+
+@pytest.mark.unit
+def test_only_a_start_from_the_main_thread_is_tied_to_its_starter(tmp_path: Path) -> None:
+    jail = Jail.__new__(Jail)  # wrap's argv only: no root needed
+    jail.mode, jail.uid, jail.root, jail.home, jail.tree = (
+        "namespace",
+        61000,
+        tmp_path,
+        tmp_path,
+        tmp_path,
+    )
+    jail.hidden, jail.ro_binds = [], []
+    assert jail.wrap(["app"])[0] == "setpriv"
+    seen: list[str] = []
+    worker = threading.Thread(target=lambda: seen.append(jail.wrap(["app"])[0]))
+    worker.start()
+    worker.join()
+    assert seen == ["unshare"]  # a worker thread that ends would SIGKILL a live app
 
 
 @pytest.mark.integration
@@ -141,3 +166,75 @@ def test_the_scoring_has_a_network_of_its_own(tmp_path: Path) -> None:
         assert _reaches(host_port)  # the thread is back on the host's network
     finally:
         host.close()
+
+
+CONTROLLER = """
+import subprocess, sys, time
+from pathlib import Path
+from harness.scoring.appkit.jail import Jail
+jail = Jail(Path(sys.argv[1]))
+argv = jail.wrap([jail.python, "-c", "import time; time.sleep(120)"])
+proc = subprocess.Popen(argv, env=jail.env(), start_new_session=True)
+print(proc.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids = {int(k) for k in task.read_text().split()}
+                todo += sorted(kids - found)
+                found |= kids
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.integration
+@root_only
+def test_the_jailed_app_dies_with_a_scorer_killed_by_sigkill(tmp_path: Path) -> None:
+    """No ``finally`` runs in a SIGKILLed scorer: the app must not outlive it anyway."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the jail's folders land here
+    scorer = subprocess.Popen(
+        [sys.executable, "-c", CONTROLLER, str(tree)], env=env, stdout=subprocess.PIPE, text=True
+    )
+    jailed: set[int] = set()
+    try:
+        assert scorer.stdout is not None
+        top = int(scorer.stdout.readline())
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # the app runs as the jail's uid, under its root
+            jailed = {top} | _descendants(top)
+            uids = {
+                Path(f"/proc/{p}/status").read_text().split("Uid:")[1].split()[0]
+                for p in jailed
+                if _alive(p)
+            }
+            if uids - {"0"}:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail(f"the jailed app did not start: {sorted(jailed)}")
+        scorer.kill()
+        scorer.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in jailed) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [p for p in jailed if _alive(p)], "the jailed app outlived its scorer"
+    finally:
+        scorer.kill()
+        scorer.wait()
+        for pid in jailed:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -217,7 +218,8 @@ class Jail:
         if self.mode == "user":
             return [*drop, *argv]
         script = root_script(self.root, self.home, self.hidden, self.ro_binds)
-        return unshare_argv(script, enter_argv(self.root, self.tree, drop, argv))
+        tied = threading.current_thread() is threading.main_thread()
+        return unshare_argv(script, enter_argv(self.root, self.tree, drop, argv), tied=tied)
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """A minimal environment: no seed, no PYTHONPATH, nothing of the scorer's."""

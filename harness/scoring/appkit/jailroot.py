@@ -54,10 +54,21 @@ _NO_KEYS = shutil.ignore_patterns("private")  # /etc/ssl/private: never
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 
-def unshare_argv(script: str, args: Sequence[str] = ()) -> list[str]:
-    """``sh -c script`` as root in fresh mount and PID namespaces (the one copy of it)."""
+def unshare_argv(script: str, args: Sequence[str] = (), *, tied: bool = True) -> list[str]:
+    """``sh -c script`` as root in fresh mount and PID namespaces (the one copy of it).
+
+    ``tied``: the jail dies with the thread that starts it. ``unshare`` gets a parent-death
+    SIGKILL (``setpriv --pdeathsig``) and kills the namespace's first process when it dies
+    (``--kill-child``), which takes every process of the PID namespace with it. Without it
+    a controller killed with SIGKILL (or before its ``finally``) left the app running.
+    Linux ties the death signal to the starting *thread*, so only a start from the main
+    thread is tied (see ``Jail.wrap``); a worker thread that ends would kill a live app.
+    """
+    tie = ["setpriv", "--pdeathsig", "KILL", "--"] if tied else []
     return [
+        *tie,
         "unshare",
+        "--kill-child",
         "--mount",
         "--pid",
         "--fork",
@@ -128,7 +139,7 @@ def build_skeleton(root: Path, generated: dict[str, str]) -> list[Path]:
 def root_script(
     root: Path, home: Path, hidden: Sequence[Path], ro_binds: Sequence[Path] = ()
 ) -> str:
-    """Shell text that mounts the minimal root at ``root`` and ends in ``exec "$@"``.
+    """Shell text that mounts the minimal root at ``root`` and then runs ``"$@"``.
 
     ``root`` holds ``build_skeleton``'s layout; ``ro_binds`` are bound read-only at the
     same paths inside (system folders, an interpreter prefix outside ``/usr``, whose
@@ -154,7 +165,10 @@ def root_script(
             f"if [ -d {inside} ]; then mount -t tmpfs -o size=4k,mode=000 harness-hidden "
             f"{inside}; elif [ -e {inside} ]; then mount --bind /dev/null {inside}; fi"
         )
-    lines += [f"mount -o remount,bind,ro {q(r)}", 'exec "$@"']
+    # not ``exec``: this root shell stays the namespace's first process, so the death
+    # signal ``unshare --kill-child`` gives it survives (dropping to the app's uid clears
+    # a process's own); the app is its child and dies with it
+    lines += [f"mount -o remount,bind,ro {q(r)}", '"$@"', 'exit "$?"']
     return "\n".join(lines)
 
 
