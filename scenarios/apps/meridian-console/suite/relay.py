@@ -64,13 +64,17 @@ class _Handler(BaseHTTPRequestHandler):
         r = self.relay
         mode, delay = r.mode, r.delay_s
         asked = r.now_ms()  # when the request came (``t_ms`` is when it was answered)
+
+        def note(status: object, how: str = mode) -> None:
+            r.record(kind="request", path=self.path, mode=how, status=status, asked_ms=asked)
+
         if mode == "refuse":
-            r.record(kind="request", path=self.path, mode=mode, status="reset", asked_ms=asked)
+            note("reset")
             self._reset()
             return
         if mode == "hold":
             r.set("pass")
-            r.record(kind="request", path=self.path, mode="hold", status="held", asked_ms=asked)
+            note("held", "hold")
             r.held.set()
             r._release.wait(20.0)
             self._reset()
@@ -79,7 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(delay)
         base = r.target()
         if not base:
-            r.record(kind="request", path=self.path, mode=mode, status="no-target", asked_ms=asked)
+            note("no-target")
             self._reset()
             return
         try:
@@ -89,12 +93,10 @@ class _Handler(BaseHTTPRequestHandler):
             status, ctype = exc.code, exc.headers.get("Content-Type")
             raw = exc.read() if exc.fp else b""
         except (urllib.error.URLError, OSError):
-            r.record(
-                kind="request", path=self.path, mode=mode, status="target-down", asked_ms=asked
-            )
+            note("target-down")
             self._reset()
             return
-        r.record(kind="request", path=self.path, mode=mode, status=status, asked_ms=asked)
+        note(status)
         try:
             send_raw(self, status, raw, content_type=ctype or "application/json")
         except OSError:

@@ -481,6 +481,14 @@ def wire_backoff_first(ev: Any) -> Outcome:
     return holds(first_pause_ok(p, 0.2), f"first retry after {p[0]:.3f} s (SPEC >= 0.2 s)")
 
 
+def schedule_failures(p: list[float], first: bool = True) -> list[str]:
+    """How the pauses ``p`` miss SPEC 3.2's schedule: 0.2 s first (``first``), then each at
+    least twice the previous measured pause less the latency it may carry, capped at 2 s
+    (``appkit.grading``); growth starts from what the first pause was."""
+    early = [] if not first or first_pause_ok(p, 0.2) else [f"first pause {p[0]:.3f} s < 0.2 s"]
+    return early + growth_failures(p, 2.0, min(p[0], 0.2), 2.0)
+
+
 @ck("wire.backoff_growth", "wire", "hammered vendor: the pause does not double", ("M-SYNC-4",))
 def wire_backoff_growth(ev: Any) -> Outcome:
     asks = page_requests(ev, ev.dataset.faults.error_page)
@@ -490,7 +498,7 @@ def wire_backoff_growth(ev: Any) -> Outcome:
     # each pause: the SPEC's schedule (0.2, 0.4, 0.8 s: latency only adds) and at least
     # twice the previous measured pause, less the latency it may carry (appkit.grading;
     # the first pause's own bound is M-SYNC-3's: growth starts from what it was)
-    bad = growth_failures(p, 2.0, min(p[0], 0.2), 2.0)
+    bad = schedule_failures(p, first=False)
     return holds(
         not bad, f"pauses {[round(x, 3) for x in p]} (each 2x the previous, cap 2 s): {bad}"
     )
@@ -540,9 +548,7 @@ def wire_create_backoff(ev: Any) -> Outcome:
     p = [(b - a) / 1000.0 for a, b in zip(times, times[1:], strict=False)]
     if not p:
         return holds(False, "the failed creation was never retried")
-    bad = ([] if first_pause_ok(p, 0.2) else [f"first pause {p[0]:.3f} s < 0.2 s"]) + (
-        growth_failures(p, 2.0, min(p[0], 0.2), 2.0)
-    )
+    bad = schedule_failures(p)
     return holds(not bad, f"pauses {[round(x, 3) for x in p]}: {bad[:3]}")
 
 
@@ -558,9 +564,7 @@ def wire_outage_growth(ev: Any) -> Outcome:
     p = pauses(page_requests(ev, ev.dataset.faults.outage_page))
     if len(p) < 3:
         return absent(f"{len(p)} retries of the outage page")
-    bad = ([] if first_pause_ok(p, 0.2) else [f"first pause {p[0]:.3f} s < 0.2 s"]) + (
-        growth_failures(p, 2.0, min(p[0], 0.2), 2.0)
-    )
+    bad = schedule_failures(p)
     return holds(not bad, f"pauses {[round(x, 3) for x in p]} (0.2 s, each 2x, cap 2 s): {bad[:3]}")
 
 
@@ -1439,12 +1443,9 @@ def field_gaps(ev: Any) -> Outcome:
 # -- P: performance and the frontend budget ---------------------------------------------
 
 
-def _fe(ev: Any) -> tuple[list[dict[str, Any]], str]:
-    reqs = main(ev).get("requests") or []
-    base = ""
-    load = (main(ev).get("pages") or {}).get(1) or {}
-    del load
-    return reqs, base
+def _fe(ev: Any) -> list[dict[str, Any]]:
+    """Every request of the console's main session, as the browser saw them."""
+    return main(ev).get("requests") or []
 
 
 def _static(reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -1453,13 +1454,13 @@ def _static(reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     favicon the browser asks for by itself is not the console's."""
     from urllib.parse import urlsplit
 
-    return [
-        r
-        for r in reqs
-        if urlsplit(r["url"]).hostname in ("127.0.0.1", "localhost")
-        and not urlsplit(r["url"]).path.startswith("/api/")
-        and urlsplit(r["url"]).path != "/favicon.ico"
-    ]
+    def is_file(url: str) -> bool:
+        parts = urlsplit(url)
+        path = parts.path
+        local = parts.hostname in ("127.0.0.1", "localhost")
+        return local and not path.startswith("/api/") and path != "/favicon.ico"
+
+    return [r for r in reqs if is_file(r["url"])]
 
 
 @ck(
@@ -1470,7 +1471,7 @@ def _static(reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     root="journey.load",
 )
 def fe_budget(ev: Any) -> Outcome:
-    reqs, _ = _fe(ev)
+    reqs = _fe(ev)
     if not reqs:
         return no_browser(ev, "console requests")
     static = _static(reqs)
@@ -1491,7 +1492,7 @@ def fe_budget(ev: Any) -> Outcome:
 def fe_files(ev: Any) -> Outcome:
     from urllib.parse import urlsplit
 
-    reqs, _ = _fe(ev)
+    reqs = _fe(ev)
     if not reqs:
         return no_browser(ev, "console requests")
     static = {urlsplit(r["url"]).path for r in _static(reqs)}
