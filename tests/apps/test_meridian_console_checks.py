@@ -106,6 +106,24 @@ def test_a_fifth_file_fetched_by_script_counts_and_the_favicon_does_not(tmp_path
 
     assert run(four + api + icon) == 1.0
     assert run(four + api + shader) == 0.0
+    pasted = [dict(four[0], marks=["license banner", "minified"]), *four[1:]]
+    assert run(pasted + api) == 0.0  # the four files, but one holds a library
+
+
+def test_code_from_elsewhere_is_marked_and_the_reference_is_not() -> None:
+    m = _suite()
+    marks = m.B.third_party_marks
+    static = Path(m.HERE).parent / "solution" / "ledgerd" / "static"
+    assert [marks(f.read_text()) for f in sorted(static.iterdir())] == [[], [], [], []]
+    patch = (Path(m.HERE).parent / "defects" / "vendored-matrix-lib.patch").read_text()
+    added = "\n".join(line[1:] for line in patch.splitlines() if line.startswith("+"))
+    served = added + "\n" + (static / "field.js").read_text()  # as the defect serves it
+    assert marks(served) == ["license banner", "minified"]
+    assert marks("// webpack\nvar x = __webpack_require__(3);") == ["bundler runtime"]
+    assert marks("const s = 1;\n//# sourceMappingURL=app.js.map\n") == ["source map"]
+    assert marks("a=1;" * 1200) == ["minified"]  # one 4,800-character line
+    hand = "\n".join(f"  const v{i} = mat4Multiply(a, b); // orbit" for i in range(400))
+    assert marks(hand) == []  # long, but written by hand: short lines, no banner
 
 
 def test_only_sqlite_and_its_own_sidecars_may_sit_in_a_db_dir(tmp_path: Path) -> None:

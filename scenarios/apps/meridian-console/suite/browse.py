@@ -13,10 +13,40 @@ through a 2D canvas; picking is a real mouse click at a cell's centre.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from typing import Any
 
 from harness.scoring.appkit.rendered import rendered_rows
+
+#: what marks a frontend file as holding code its author did not write (SPEC 1.5, 6.6:
+#: "no libraries, no minified copies of anything"): a library's license banner, a
+#: bundler's runtime, a source map, a known library's own name for itself. None of these
+#: is what one writes by hand in a four-file console; a pasted library with every banner
+#: stripped and its lines kept is not found (the four-file rule and the budget remain).
+THIRD_PARTY = {
+    "license banner": re.compile(
+        r"@license\b|@preserve\b|/\*!|SPDX-License-Identifier|Permission is hereby granted"
+        r"|Licensed under the Apache License|Redistribution and use in source and binary"
+    ),
+    "bundler runtime": re.compile(r"__webpack_require__|parcelRequire|__vite_ssr|System\.register\("),
+    "source map": re.compile(r"[#@] sourceMappingURL="),
+    "known library": re.compile(
+        r"\bTHREE\.REVISION\b|\bglMatrix\.|\btwgl\.|\bcreateREGL\b|\bPIXI\.|\bBABYLON\."
+        r"|jQuery v\d|lodash\.com|d3js\.org|react\.production"
+    ),
+}
+#: a minified copy: a line this long in a file this large (the reference's longest is 160)
+MINIFIED_LINE, MINIFIED_FILE = 2000, 4000
+
+
+def third_party_marks(text: str) -> list[str]:
+    """The marks of third-party code in one served frontend file, by name (empty: none)."""
+    found = [name for name, pattern in THIRD_PARTY.items() if pattern.search(text)]
+    if len(text) >= MINIFIED_FILE and max(map(len, text.splitlines()), default=0) >= MINIFIED_LINE:
+        found.append("minified")
+    return found
+
 
 GL_WRAP = """(() => {
   const log = [];

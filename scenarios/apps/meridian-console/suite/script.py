@@ -396,17 +396,14 @@ def _session_main(ev: Any, vendor: Any, ledger: AppProcess, checker: Any) -> Non
 
         def on_response(resp: Any) -> None:
             try:
-                size = len(resp.body())
+                body = resp.body()
             except Exception:
-                size = None
-            requests.append(
-                {
-                    "url": resp.url,
-                    "status": resp.status,
-                    "size": size,
-                    "type": resp.request.resource_type,
-                }
-            )
+                body = None
+            seen = {"url": resp.url, "status": resp.status, "type": resp.request.resource_type}
+            seen["size"] = None if body is None else len(body)
+            if body is not None and "/api/" not in resp.url:  # a file: whose code is it?
+                seen["marks"] = B.third_party_marks(body.decode("utf-8", "replace"))
+            requests.append(seen)
 
         # when the console asks for its feed, per page load (M-UI-9: at least every 2 s)
         loads = [0]

@@ -1485,7 +1485,7 @@ def fe_budget(ev: Any) -> Outcome:
 @ck(
     "fe.files",
     "performance",
-    "unreviewed code: more than the four frontend files",
+    "unreviewed code: more than the four frontend files, or code from elsewhere",
     ("M-FE-1",),
     root="journey.load",
 )
@@ -1495,12 +1495,17 @@ def fe_files(ev: Any) -> Outcome:
     reqs = _fe(ev)
     if not reqs:
         return no_browser(ev, "console requests")
-    static = {urlsplit(r["url"]).path for r in _static(reqs)}
+    files = _static(reqs)
+    static = {urlsplit(r["url"]).path for r in files}
     foreign = [
         r["url"] for r in reqs if urlsplit(r["url"]).hostname not in ("127.0.0.1", "localhost")
     ]
-    ok = static <= FE_FILES and not foreign
-    return holds(ok, f"static files {sorted(static)}; foreign {foreign[:3]}")
+    # SPEC 1.5 and 6.6: only code the entrant wrote (browse.third_party_marks)
+    marked = {urlsplit(r["url"]).path: r["marks"] for r in files if r.get("marks")}
+    ok = static <= FE_FILES and not foreign and not marked
+    return holds(
+        ok, f"static files {sorted(static)}; foreign {foreign[:3]}; third-party code {marked}"
+    )
 
 
 @ck("perf.requests", "performance", "wasted calls: more vendor requests than the walk needs")
