@@ -174,3 +174,19 @@ def test_row_cells_must_read_as_the_ledger_holds_them(tmp_path: Path) -> None:
 
     assert _score(m.ui_row_cells, page(lambda i: i["status"])) == 1.0
     assert _score(m.ui_row_cells, page(lambda i: i["status"].capitalize())) == 0.0
+
+
+def test_an_approval_without_an_answer_must_be_reported_too(tmp_path: Path) -> None:
+    m = _suite()
+    said = {"visible": True, "text": "Approval of d1 failed (502): vendor unavailable"}
+    refused = {"error_s": 1.2, "error": said, "draft_f": {"state": "pending"}, "draft_row": []}
+
+    def run(unanswered: dict[str, Any] | None) -> float:
+        errors = {**refused, **({"unanswered": unanswered} if unanswered is not None else {})}
+        return _score(m.journey_approve_error, _ev(tmp_path, browser={"errors": errors}))
+
+    told = {"button": True, "error_s": 0.1, "error": {"visible": True, "text": "no answer"}}
+    assert run(told) == 1.0
+    # the common slip: only an error status is handled, a rejected fetch says nothing
+    assert run({"button": True, "error_s": None, "error": {"visible": False, "text": ""}}) == 0.0
+    assert run(None) == 0.0  # the no-answer path never ran: not met

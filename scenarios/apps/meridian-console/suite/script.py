@@ -20,6 +20,11 @@ BANNER_JS = (
     " e.getClientRects().length > 0 && /unavailable/i.test(e.innerText); }"
 )
 
+ERROR_JS = (
+    "() => { const e = document.querySelector('#error'); return !!e &&"
+    " e.getClientRects().length > 0 && e.innerText.trim().length > 0; }"
+)
+
 #: webhooks the scorer sends before the console's journeys, so that the feed has more
 #: than 50 notifications to choose the 50 most recent from
 FEED_FILL = 30
@@ -735,6 +740,35 @@ def _notifier_kill(ev: Any, n2l: Any, ledger: AppProcess, notifier: AppProcess, 
     ev.notifier_kill = out
 
 
+def _approve_unanswered(page: Any, did: str, token: str, url: str) -> dict[str, Any]:
+    """SPEC 6.2 [M-UI-7] "an error status from ledgerd or no answer": the browser drops the
+    approval's request before it leaves (a reset), so ledgerd never sees it and the draft
+    stays pending; the console must say so. A fresh load then clears what it showed."""
+    sel = f'button.approve[data-draft="{did}"]'
+    if B.wait_js(page, f"() => !!document.querySelector('{sel}')", 6.0) is None:
+        return {"button": False}
+    out: dict[str, Any] = {"button": True}
+
+    def drop(route: Any) -> None:
+        if route.request.method == "POST":
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/*", drop)
+    try:
+        page.fill("#token", token)
+        page.click(sel, timeout=5000)
+        out["error_s"] = B.wait_js(page, ERROR_JS, 8.0)
+        out["error"] = B.shown(page, "#error")
+    except Exception as exc:
+        out["click_error"] = str(exc).splitlines()[0]
+    finally:
+        page.unroute("**/*", drop)
+    B.open_console(page, url, 100)
+    return out
+
+
 def _session_errors(ev: Any, vendor: Any, l2n: Any, ledger: AppProcess, checker: Any) -> None:
     out: dict[str, Any] = {}
     l2n.set("refuse")
@@ -750,10 +784,12 @@ def _session_errors(ev: Any, vendor: Any, l2n: Any, ledger: AppProcess, checker:
         out["feed_error"] = B.shown(page, "#feed-error")
         out["rows_feed_down"] = B.table(page, "#payments")
         out["shot_feed"] = str(j.screenshot("feed-down"))
+        did = ev.drafts.get("f")
+        if did:  # first the approval that gets no answer, then the one ledgerd refuses
+            out["unanswered"] = _approve_unanswered(page, did, checker["token"], ledger.url("/"))
         # the vendor goes away; an approval fails and says so; the banner comes
         vendor.mark_phase("vendor-down")
         vendor.set_offline(True)
-        did = ev.drafts.get("f")
         if did:
             sel = f'button.approve[data-draft="{did}"]'
             out["button"] = (
@@ -763,12 +799,7 @@ def _session_errors(ev: Any, vendor: Any, l2n: Any, ledger: AppProcess, checker:
                 try:
                     page.fill("#token", checker["token"])
                     page.click(sel, timeout=5000)
-                    out["error_s"] = B.wait_js(
-                        page,
-                        "() => { const e = document.querySelector('#error'); return !!e &&"
-                        " e.getClientRects().length > 0 && e.innerText.trim().length > 0; }",
-                        15.0,
-                    )
+                    out["error_s"] = B.wait_js(page, ERROR_JS, 15.0)
                 except Exception as exc:
                     out["click_error"] = str(exc).splitlines()[0]
             out["error"] = B.shown(page, "#error")

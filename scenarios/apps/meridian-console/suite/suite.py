@@ -1058,8 +1058,14 @@ def journey_approve_error(ev: Any) -> Outcome:
         row.get("cells") or []
     )
     ok = e.get("error_s") is not None and shown.get("visible") and shown.get("text") and not_exec
+    # "or no answer": the request dropped before it reached ledgerd (script._approve_unanswered)
+    u = e.get("unanswered") or {}
+    said = u.get("error") or {}
+    told = u.get("error_s") is not None and said.get("visible") and said.get("text")
     return holds(
-        bool(ok), f"#error {shown}; draft {draft.get('state')}; {e.get('click_error', '')}"
+        bool(ok and told),
+        f"refused: #error {shown}; draft {draft.get('state')}; {e.get('click_error', '')}; "
+        f"no answer: #error {said or None} {u.get('click_error', '')}",
     )
 
 
