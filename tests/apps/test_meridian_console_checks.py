@@ -190,3 +190,48 @@ def test_an_approval_without_an_answer_must_be_reported_too(tmp_path: Path) -> N
     # the common slip: only an error status is handled, a rejected fetch says nothing
     assert run({"button": True, "error_s": None, "error": {"visible": False, "text": ""}}) == 0.0
     assert run(None) == 0.0  # the no-answer path never ran: not met
+
+
+def _default_view(layout: str, x: float, y: float) -> str:
+    """The status letter the default view shows at css point (x, y): "" on the plane."""
+    cx, cy = int(x // 8), int(y // 8)
+    inside = 0 <= cx < 128 and 0 <= cy < 96 and abs(x - (cx + 0.5) * 8) <= 3.2
+    inside = inside and abs(y - (cy + 0.5) * 8) <= 3.2 and cy * 128 + cx < len(layout)
+    return layout[cy * 128 + cx] if inside else ""
+
+
+def test_a_drag_that_pans_the_default_view_is_not_an_orbit() -> None:
+    import math
+    import random
+
+    m = _suite()
+    rng = random.Random(7)
+    layout = "".join(rng.choices("spfr", weights=(50, 25, 25, 1), k=12_288))
+    rgb = {name[0]: value for name, value in m.STATUS_RGB.items()}
+    cells = m.B.grid_cells()
+
+    def after(move: Any) -> list[list[int]]:  # the drag's image at the script's spots
+        spots = [((x + u) * 8, (y + v) * 8) for u, v in m.B.PAN_SPOTS for x, y in cells]
+        seen = [_default_view(layout, *move(x, y)) for x, y in spots]
+        return [list(rgb[c]) if c else list(m.PLANE_RGB) for c in seen]
+
+    # a pan by any amount, a half-cell one included: found, at every sample
+    for (dx, dy), cells_moved in (((179.2, -77.6), (22, -10)), ((-40.0, 12.0), (-5, 1))):
+        pan = m._pan(after(lambda x, y, dx=dx, dy=dy: (x - dx, y - dy)), layout)
+        assert pan is not None and pan[0] == cells_moved and pan[1] == 1.0
+    # an orbit: the top-down view turned about the field's centre
+    for deg in (3, 20, 90):
+        t = math.radians(deg)
+
+        def turn(x: float, y: float, t: float = t) -> tuple[float, float]:
+            u, v = x - 512, y - 384
+            return 512 + u * math.cos(t) + v * math.sin(t), 384 - u * math.sin(t) + v * math.cos(t)
+
+        assert m._pan(after(turn), layout) is None
+    # a field tilted away (rows squeezed toward the centre): no translation either
+    assert m._pan(after(lambda x, y: (x, 384 + (y - 384) / 0.7)), layout) is None
+    # a field of one status nearly everywhere matches any shift by chance: not a pan
+    plain = "".join(rng.choices("spfr", weights=(97, 1, 1, 1), k=12_288))
+    layout = plain
+    assert m._pan(after(turn), plain) is None
+    assert m._pan(None, plain) is None  # no image read: nothing to say

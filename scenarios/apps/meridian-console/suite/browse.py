@@ -48,6 +48,66 @@ def third_party_marks(text: str) -> list[str]:
     return found
 
 
+#: the default view's grid (SPEC 6.5): cell i at column i % 128, row i // 128, 8 css px
+FIELD_COLS, FIELD_ROWS, CELL_PX = 128, 96, 8
+#: a drag whose image is the default view moved by whole cells at this share of the
+#: status-coloured samples is a pan (a rotation matches no translation that well), when
+#: it also misses at most ``PAN_CHANCE`` of what a shift matched by chance would miss
+#: (a field of one status nearly everywhere matches any shift)
+PAN_MATCH, PAN_CHANCE, PAN_MIN_SAMPLES, PAN_PROBE = 0.95, 0.25, 100, 40
+#: where in each sampled cell the drag's image is read, in cells (``grid_cells``)
+PAN_SPOTS = ((0.5, 0.5), (1.0, 0.5), (0.5, 1.0), (1.0, 1.0))
+
+
+def grid_cells(step: int = 5) -> list[tuple[int, int]]:
+    """Cells sampled over the whole field after a drag (their default-view centres)."""
+    return [(x, y) for y in range(2, FIELD_ROWS, step) for x in range(2, FIELD_COLS, step)]
+
+
+def pan_shift(
+    cells: list[tuple[int, int]], seen: list[str], layout: str
+) -> tuple[tuple[int, int], float, int] | None:
+    """The whole-cell translation of the default view that best explains what a drag left.
+
+    ``seen[k]`` is the status letter whose colour the pixel at ``cells[k]``'s default
+    centre shows after the drag ("" for the plane or anything else: not counted);
+    ``layout[i]`` is cell i's status letter in the default view. A pan by any amount puts
+    every column's colour at a centre of the default grid shifted by whole cells, within
+    the column's width. Returns ``((dx, dy), share, n)`` for the best shift other than
+    none that matches at ``PAN_MATCH`` and well above chance (``PAN_CHANCE``), or None
+    (also when fewer than ``PAN_MIN_SAMPLES`` samples are status-coloured).
+    """
+    pts = [(x, y, c) for (x, y), c in zip(cells, seen, strict=True) if c]
+    if len(pts) < PAN_MIN_SAMPLES:
+        return None
+
+    def letter(x: int, y: int) -> str:
+        i = y * FIELD_COLS + x
+        inside = 0 <= x < FIELD_COLS and 0 <= y < FIELD_ROWS and i < len(layout)
+        return layout[i] if inside else ""
+
+    probe = pts[:: max(1, len(pts) // PAN_PROBE)][:PAN_PROBE]
+    need = int(PAN_MATCH * len(probe))
+    shown = [c for c in layout if c]
+    chance = sum(
+        (sum(1 for _, _, c in pts if c == k) / len(pts)) * (shown.count(k) / max(1, len(shown)))
+        for k in set(shown)
+    )
+    floor = max(PAN_MATCH, 1.0 - PAN_CHANCE * (1.0 - chance))
+    best: tuple[tuple[int, int], float, int] | None = None
+    for dy in range(1 - FIELD_ROWS, FIELD_ROWS):
+        for dx in range(1 - FIELD_COLS, FIELD_COLS):
+            if (dx, dy) == (0, 0):
+                continue
+            hits = sum(1 for x, y, c in probe if letter(x - dx, y - dy) == c)
+            if hits < need:
+                continue
+            share = sum(1 for x, y, c in pts if letter(x - dx, y - dy) == c) / len(pts)
+            if share >= floor and (best is None or share > best[1]):
+                best = ((dx, dy), share, len(pts))
+    return best
+
+
 GL_WRAP = """(() => {
   const log = [];
   window.__gl = { log, contexts: 0, kinds: [] };

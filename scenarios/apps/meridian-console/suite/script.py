@@ -624,11 +624,18 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     page.mouse.up()
     page.wait_for_timeout(500)
     after = B.pixels(page, points[:20]) or {}
+    grid = B.grid_cells()
+    # four samples per grid cell: its centre, its edges' middles and its corner (a pan by
+    # half a cell along an axis puts the centres in the gaps and the edges on columns)
+    spots = [((x + u) * 8, (y + v) * 8) for u, v in B.PAN_SPOTS for x, y in grid]
+    over = B.pixels(page, spots) or {}
     out["orbit"] = {
         "hash": after.get("hash"),
         "state": B.field_state(page),
         "frames_before": frames_before,
+        "grid_px": over.get("px"),  # what the drag left, for a pan (browse.pan_shift)
     }
+    out["layout"] = "".join(str(expected(i))[:1] for i in range(len(listing)))
     try:
         page.click("#field-reset", timeout=3000)
         page.wait_for_timeout(1200)

@@ -1150,8 +1150,26 @@ def field_orbit(ev: Any) -> Outcome:
     last = state.get("last") or {}
     moved = o.get("hash") is not None and o.get("hash") != f.get("hash_default")
     redrawn = state.get("frames", 0) > o.get("frames_before", 0)
-    ok = moved and redrawn and last.get("inst") == f.get("expected")
-    return holds(ok, f"image changed {moved}, redrawn {redrawn}, instances {last.get('inst')}")
+    pan = _pan(o.get("grid_px"), f.get("layout") or "")
+    ok = moved and redrawn and last.get("inst") == f.get("expected") and pan is None
+    panned = f"; a pan by {pan[0]} cells ({pan[1]:.0%} of {pan[2]}), not an orbit" if pan else ""
+    return holds(
+        ok, f"image changed {moved}, redrawn {redrawn}, instances {last.get('inst')}{panned}"
+    )
+
+
+def _pan(px: list[Any] | None, layout: str) -> tuple[tuple[int, int], float, int] | None:
+    """A drag that only moved the default view (``browse.pan_shift`` at each of
+    ``PAN_SPOTS``: an edge shows the column a half-cell pan moved there), or None."""
+    if not px:
+        return None
+    seen = [next((s[0] for s, rgb in STATUS_RGB.items() if close(p, rgb)), "") for p in px]
+    cells = B.grid_cells()
+    n = len(cells)
+    if len(seen) != len(B.PAN_SPOTS) * n:
+        return None
+    found = [B.pan_shift(cells, seen[k * n : (k + 1) * n], layout) for k in range(len(B.PAN_SPOTS))]
+    return max((f for f in found if f), key=lambda f: f[1], default=None)
 
 
 @ck(
