@@ -26,6 +26,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.verify import outputpipe
+
 REAPER = Path(__file__).with_name("reaper.py")
 LOCAL_TEST_UID = 61001  # no passwd entry needed; beside appkit.jail's APP_UID 61000
 GRACE_S = 60.0
@@ -178,13 +180,22 @@ def _collect(
     wrapper: list[str], cwd: Path, env: dict[str, str], limit: float
 ) -> tuple[int | None, str]:
     """Run the reaper with its output read as it comes (``OUTPUT_KEEP`` bytes of each
-    stream kept); (its exit status, or None when it outlived ``limit``; the output)."""
-    proc = subprocess.Popen(
-        wrapper, cwd=cwd, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    assert proc.stdout is not None and proc.stderr is not None
-    sinks = [_Sink(proc.stdout.fileno(), OUTPUT_KEEP), _Sink(proc.stderr.fileno(), OUTPUT_KEEP)]
+    stream kept); (its exit status, or None when it outlived ``limit``; the output).
+    The pipes are the controller's own, named to the run (``outputpipe.ENV``)."""
+    (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
+    try:
+        proc = subprocess.Popen(
+            wrapper, cwd=cwd, env={**env, outputpipe.ENV: outputpipe.name(out_w)},
+            stdout=out_w, stderr=err_w,
+        )  # fmt: skip
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    sinks = [_Sink(out_r, OUTPUT_KEEP), _Sink(err_r, OUTPUT_KEEP)]
     for sink in sinks:
         sink.start()
     code: int | None
@@ -198,8 +209,8 @@ def _collect(
         sink.join(timeout=GRACE_S if code is not None else 1.0)
     output = "".join(sink.text() for sink in sinks)
     if not any(sink.is_alive() for sink in sinks):  # a reader still blocked keeps its pipe
-        proc.stdout.close()
-        proc.stderr.close()
+        os.close(out_r)
+        os.close(err_r)
     return code, output
 
 
