@@ -12,8 +12,14 @@ cannot be taken back: a case the report says passed must have been logged as pas
 every phase, else the report was changed after pytest wrote it and the target is
 rejected, and so is a report that leaves out a case logged as failing. A line the
 code under test prints itself can only add claims, never remove
-the plugin's. (A forger that takes over the duplicated descriptor and filters what the
-plugin writes is not seen: the same class as a forger that finds the canary.)
+the plugin's. A forger that takes over the duplicated descriptor (a ``dup2`` of a pipe
+of its own, read by a ``sed`` child or a thread that writes the rest through, rewritten)
+is seen before each line: the descriptor must still be the controller's pipe, which the
+controller names to the run (``verify.outputpipe``), and the plugin must run in the
+process harness started (not in a fork whose parent relays a status of its choosing).
+Else the plugin ends the process at once with ``outputpipe.TAMPERED`` (a fork's parent
+is killed first) and the target is rejected. (Code that patches the plugin itself is
+not seen: the same class as a forger that finds the canary.)
 Pure apart from the plugin, which runs in the test process.
 """
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from harness.verify import outputpipe
 from harness.verify.outcome import TestCase
 
 TAG = "[harness-outcome] "
@@ -31,7 +38,7 @@ CUT = "[harness] output cut after "  # testuser.run_reaped's note
 PLUGIN = '''
 _o = _types.ModuleType("harness_reportstream")
 exec(compile(r"""
-import json, os
+import json, os, stat
 
 try:
     from _pytest.junitxml import bin_xml_escape, mangle_test_address
@@ -44,6 +51,42 @@ except ImportError:  # a pytest without them: the report's names are the node id
 _FD = os.dup(1)  # the run's own output, whatever the tests do to descriptor 1 later
 _WRITE = os.write
 _DUMPS = json.dumps
+_FSTAT, _GETPID, _KILL, _EXIT = os.fstat, os.getpid, os.kill, os._exit
+_PID = _GETPID()
+
+
+def _pipe(fd):
+    try:
+        st = _FSTAT(fd)
+    except OSError:
+        return None
+    return "pipe:[%d]" % st.st_ino if stat.S_ISFIFO(st.st_mode) else None
+
+
+# the controller's pipe; unchecked when descriptor 1 was another before the tree ran
+_WANT = os.environ.get("{env}")
+_WANT = _WANT if _WANT and _pipe(_FD) == _WANT else None
+
+
+def _guard():  # ends the run when the stream no longer leads to the controller's pipe
+    if _WANT is None:
+        return
+    if _GETPID() != _PID:
+        why = "the tests report from a fork of the process harness started"
+    elif _pipe(_FD) != _WANT:
+        why = "the report stream's descriptor is no longer harness's pipe"
+    else:
+        return
+    try:
+        _WRITE(2, ("\\n[harness] %s: ended\\n" % why).encode())
+    except OSError:
+        pass
+    if _GETPID() != _PID:
+        try:
+            _KILL(_PID, 9)
+        except OSError:
+            pass
+    _EXIT({code})
 
 
 def _junit_name(nodeid):
@@ -53,6 +96,7 @@ def _junit_name(nodeid):
 
 
 def pytest_runtest_logreport(report):
+    _guard()
     line = "\\n[harness-outcome] %s\\n" % _DUMPS([report.outcome, _junit_name(report.nodeid)])
     try:
         _WRITE(_FD, line.encode("utf-8", "backslashreplace"))
@@ -60,7 +104,7 @@ def pytest_runtest_logreport(report):
         pass
 """, "<harness reportstream>", "exec"), _o.__dict__)
 _harness_plugins.append(_o)
-'''
+'''.replace("{env}", outputpipe.ENV).replace("{code}", str(outputpipe.TAMPERED))
 
 
 def logged(output: str) -> dict[str, set[str]]:

@@ -18,7 +18,15 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
-from harness.verify import eqguard, golinkname, peekguard, reportstream, runnerguard, skipcharge
+from harness.verify import (
+    eqguard,
+    golinkname,
+    outputpipe,
+    peekguard,
+    reportstream,
+    runnerguard,
+    skipcharge,
+)
 from harness.verify.canary import Canary, applies, split
 from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
@@ -338,7 +346,7 @@ def run_pytest(
         tests, forged = split(bird, tests)
         if code == 1 and tests and all(c.passed for c in tests):
             code = 0  # only the canary failed, as it must
-    forged = forged or streamed
+    forged = outputpipe.rejection(code) or forged or streamed  # the stream was taken over
     cmd[3] = "<harness: import pytest before the tree is on sys.path>"
     if bird:
         cmd[-1] = "<harness: a canary test that must fail>"

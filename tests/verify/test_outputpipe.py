@@ -1,4 +1,4 @@
-"""The run is told which pipe harness reads; a status that says it was taken over is a rejection."""
+"""A report stream taken over in the test process ends the run, and the target is rejected."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.verify import outputpipe
+from harness.verify.runners import run_target
 from harness.verify.testuser import run_reaped
 
 
@@ -25,3 +26,76 @@ def test_the_run_is_told_which_pipe_harness_reads(tmp_path: Path) -> None:
     ran = run_reaped(cmd, tmp_path, {}, 60, None)
     named, seen = ran.output.split()
     assert ran.returncode == 0 and named == seen and named.startswith("pipe:[")
+
+
+HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+CALC = "def add(a, b):\n    return a - b\n"
+# an honest suite's code that prints and leaves a child holding the run's output
+NOISY = """
+import subprocess, sys
+print("hello from calc")
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+"""
+# a thread of the test process reads a pipe dup2-ed onto every pipe descriptor (harness's
+# report stream included) and writes it through with the failures turned into passes;
+# the JUnit report loses its failures at exit, the canary's (the last file) kept
+FILTER = """
+
+import atexit, os, stat, sys, threading, time
+_junit = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--junitxml=")), None)
+_bird = os.path.basename(sys.argv[-1]).rsplit(".", 1)[0]
+
+
+def _pump(r, keep):
+    while True:
+        data = os.read(r, 65536)
+        if not data:
+            return
+        os.write(keep, data.replace(b'["failed", "test_hidden', b'["passed", "test_hidden'))
+
+
+def _spare():
+    import xml.etree.ElementTree as ET
+
+    time.sleep(0.3)
+    tree = ET.parse(_junit)
+    for case in tree.getroot().iter("testcase"):
+        if _bird not in case.get("classname", ""):
+            for bad in case.findall("failure") + case.findall("error"):
+                case.remove(bad)
+    tree.write(_junit)
+    os._exit(1)
+
+
+if _junit:
+    for fd in range(3, 256):
+        try:
+            if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                continue
+        except OSError:
+            continue
+        keep = os.dup(fd)
+        r, w = os.pipe()
+        threading.Thread(target=_pump, args=(r, keep), daemon=True).start()
+        os.dup2(w, fd)
+        os.close(w)
+    atexit.register(_spare)
+"""
+
+
+@pytest.mark.integration
+def test_a_report_stream_filtered_in_process_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "test_hidden.py").write_text(HIDDEN)
+
+    def run() -> tuple[bool, str | None]:
+        res = run_target(
+            "pytest", "test_hidden.py", "required", tmp_path,
+            seed="s", timeout=120, python=sys.executable, canary=True,
+        )  # fmt: skip
+        return res.ok, res.error
+
+    (tmp_path / "calc.py").write_text(CALC.replace("a - b", "a + b") + NOISY)
+    assert run() == (True, None)  # a real pass that prints and spawns stays a pass
+    (tmp_path / "calc.py").write_text(CALC + FILTER)
+    ok, error = run()
+    assert not ok and error is not None and f"exit {outputpipe.TAMPERED}" in error
