@@ -4,12 +4,16 @@ The agent's packages are linked into the hidden tests' binary, so an ``init()`` 
 runs before any test and can print a passing ``go test`` stream and exit 0 (``test2json``
 turns it into pass events for the suite's own names), which the names check cannot tell
 from a real run. So beside every package a Go target tests, harness writes one file just
-before the run: an external test package (``<name>_test``: it imports only ``testing``,
-so nothing of the tree is rebuilt for it) with a random test name and a random failure
-message, added to the target's ``-run`` pattern. A package that reported events but not
-its canary failing with that message did not run its tests as written: the target is
-rejected. A package that reported nothing is not judged here (the pattern did not reach
-it; its build failure is reported as such). Pure apart from ``write`` and ``remove``.
+before the run: an external test package (``<name>_test``: it imports only ``testing``
+and packages ``testing`` links anyway, so nothing of the tree is rebuilt for it) with a
+random test name and a random failure message, added to the target's ``-run`` pattern.
+A package that reported events but not its canary failing with that message did not
+run its tests as written: the target is rejected. Before it fails, the canary checks
+that the binary's output still leads straight to ``go test`` and, when it does not,
+ends the binary without failing (``verify.gooutput``): a filter that rewrites the
+stream's failures is rejected the same way. A package that reported nothing is not
+judged here (the pattern did not reach it; its build failure is reported as such).
+Pure apart from ``write`` and ``remove``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.verify import gooutput
 from harness.verify.outcome import TestCase
 
 PACKAGE = re.compile(r"^package\s+([A-Za-z_]\w*)", re.MULTILINE)
@@ -151,9 +156,12 @@ class GoCanary:
         return out
 
     def source(self, package: str) -> str:
+        token = self.func.removeprefix("Test")
+        imports = "".join(f'\t"{p}"\n' for p in gooutput.IMPORTS)
         return (
-            f'package {package}\n\nimport "testing"\n\n'
-            f"func {self.func}(t *testing.T) {{ t.Fatal({json.dumps(self.message)}) }}\n"
+            f"package {package}\n\nimport (\n{imports})\n\n"
+            f"func {self.func}(t *testing.T) {{\n\t{gooutput.call(token)}\n"
+            f"\tt.Fatal({json.dumps(self.message)})\n}}\n{gooutput.source(token)}"
         )
 
     def write(self, tree: Path) -> None:
@@ -197,6 +205,7 @@ def judge(
     seen: set[str] = set()
     outputs: dict[str, str] = {}
     verdicts: dict[str, str] = {}
+    notes: dict[str, str] = {}
     for line in stdout.splitlines():
         try:
             ev = json.loads(line)
@@ -206,6 +215,8 @@ def judge(
         if pkg not in expected:
             continue
         seen.add(pkg)
+        if ev.get("Action") == "output" and (found := gooutput.note(str(ev.get("Output")))):
+            notes.setdefault(pkg, found)  # the canary's check ended the binary (stderr)
         if ev.get("Test") != canary.func:
             continue
         if ev.get("Action") == "output":
@@ -222,5 +233,6 @@ def judge(
     claims_success = code == 0 or (bool(own) and own_passed)
     if claims_success and not clean:
         where = unmet[0] if unmet else ", ".join(sorted(expected))
-        return own, f"results forged: harness's failing canary did not fail in {where}", False
+        why = f" (its output check: {notes[where]})" if where in notes else ""
+        return own, f"results forged: harness's failing canary did not fail in {where}{why}", False
     return own, None, clean
