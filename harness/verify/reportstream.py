@@ -64,7 +64,7 @@ def _pipe(fd):
 
 
 # the controller's pipe; unchecked when descriptor 1 was another before the tree ran
-_WANT = os.environ.get("{env}")
+_WANT = os.environ.pop("{env}", None)  # read once, and hidden from what the tests start
 _WANT = _WANT if _WANT and _pipe(_FD) == _WANT else None
 
 
