@@ -22,6 +22,7 @@ from harness.config.settings import cache_dir
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.limits import LimitWatch, host_pids, kill_host_pids
 from harness.util.agentfiles import OverCap, data_filter
+from harness.util.capped import Capped
 from harness.util.fs import write_atomic
 
 HOME_DIR = "/home/harness"  # the run user's $HOME in the sandbox
@@ -114,10 +115,6 @@ def own(info: tarfile.TarInfo, owner: tuple[int, int] | None) -> tarfile.TarInfo
     return info
 
 
-def text_of(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", errors="replace")
-
-
 def chown_tree(root: Path, owner: tuple[int, int]) -> None:
     """``chown -R`` on the host, without following symlinks."""
     uid, gid = owner
@@ -157,21 +154,19 @@ class Capture:
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.kept: list[bytearray] = [bytearray(), bytearray()]
-        self.dropped = 0
+        self.kept = (Capped(cap), Capped(cap))
+
+    @property
+    def dropped(self) -> int:
+        return sum(kept.dropped for kept in self.kept)
 
     def add(self, stream: int, chunk: bytes | None) -> None:
-        if not chunk:
-            return
-        buf = self.kept[stream]
-        room = self.cap - len(buf)
-        if room > 0:
-            buf += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
+        self.kept[stream].add(chunk)
 
     def text(self, stream: int) -> str:
-        text = text_of(bytes(self.kept[stream]))
-        if self.dropped and len(self.kept[stream]) >= self.cap:
+        kept = self.kept[stream]
+        text = kept.text()
+        if kept.dropped:
             text += f"\n[harness: output over {self.cap} bytes; the rest was dropped]\n"
         return text
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.util.capped import Capped
 from harness.verify import outputpipe
 
 REAPER = Path(__file__).with_name("reaper.py")
@@ -148,14 +149,12 @@ class Ran:
 
 
 class _Sink(threading.Thread):
-    """Reads one stream of the run to its end, keeping its first ``keep`` bytes: a run
-    that writes without end costs the controller no more memory than that."""
+    """Reads one stream of the run to its end, keeping its first ``keep`` bytes."""
 
     def __init__(self, fd: int, keep: int) -> None:
         super().__init__(daemon=True)
-        self.fd, self.keep = fd, keep
-        self.data = bytearray()
-        self.dropped = 0
+        self.fd = fd
+        self.kept = Capped(keep)
 
     def run(self) -> None:
         while True:
@@ -165,14 +164,12 @@ class _Sink(threading.Thread):
                 return
             if not chunk:
                 return
-            room = max(0, self.keep - len(self.data))
-            self.data += chunk[:room]
-            self.dropped += len(chunk) - min(room, len(chunk))
+            self.kept.add(chunk)
 
     def text(self) -> str:
-        out = bytes(self.data).decode(errors="replace")
-        if self.dropped:
-            out += f"\n[harness] output cut after {self.keep} bytes ({self.dropped} more)"
+        out, kept = self.kept.text(), self.kept
+        if kept.dropped:
+            out += f"\n[harness] output cut after {kept.cap} bytes ({kept.dropped} more)"
         return out
 
 
