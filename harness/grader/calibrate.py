@@ -27,12 +27,14 @@ from harness.agents.builtin import OracleAgent
 from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
+from harness.grader.ledger import LEDGER, Entry, Ledger
+from harness.grader.memo import tree_digest
 from harness.scenario.model import LoadedScenario
-from harness.scoring import Score
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
-from harness.scoring.era import load_thresholds, sha256_file
+from harness.scoring.era import code_fingerprint, load_thresholds, sha256_file
 from harness.util.fs import write_atomic
+from harness.verify.scoring_bridge import load_suite_module
 
 _PIN = re.compile(r"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')")
 
@@ -113,7 +115,7 @@ def must_failures(spreads: dict[str, Spread], violates: dict[str, tuple[str, ...
 
 
 def _progress_line(
-    done: int, total: int, seed: str, name: str, score: Score, started: float, bar: float
+    done: int, total: int, seed: str, name: str, score: Entry, started: float, bar: float
 ) -> str:
     verdict = "success" if succeeds(score, bar) else "failed"
     unmet = f" unmet {','.join(sorted(score.unmet))}" if score.unmet else ""
@@ -140,7 +142,9 @@ def calibrate(
 
     ``progress`` gets one line per scoring as it ends (a calibration takes hours). Every
     scoring is kept (``grader.memo``); with ``reuse`` a kept scoring whose key matches is
-    read instead, so an interrupted calibration resumes where it stopped."""
+    read instead, so an interrupted calibration resumes where it stopped. Every scoring is
+    also a line of the suite's ledger (``grader.ledger``), which ``reuse`` reads first: it
+    is committed with the scenario, so the calibration resumes on another machine too."""
     suite = loaded.scenario.verify.suite
     if not suite:
         raise UserError(
@@ -162,9 +166,11 @@ def calibrate(
             fix=f"add {LOW_PATCH}",
         )
     defects = load_defects(loaded)
+    ledger = Ledger(suite_dir / LEDGER, code_fingerprint(load_suite_module(suite_dir).suite))
     runner = ControlRunner(loaded, settings, sandbox, reuse=reuse)
     spreads: dict[str, Spread] = {}
     scorer: str | None = None
+    from_ledger = 0
     try:
         reference = runner.fresh("reference")
         OracleAgent.apply(loaded, reference)
@@ -172,27 +178,37 @@ def calibrate(
         trees["LOW"] = runner.patched(reference, loaded.directory / LOW_PATCH, "low", "low patch")
         for d in defects:
             trees[d.name] = runner.patched(reference, d.patch, f"defects/{d.name}", "defect")
+        digests = {name: tree_digest(tree) for name, tree in trees.items()}
         total, done = seeds * len(trees), 0
         for seed in calibration_seeds(loaded, seeds):
             for name, tree in trees.items():
                 started = time.monotonic()
-                score = runner.score(tree, seed)
+                entry = ledger.get(name, seed, sandbox, digests[name]) if reuse else None
+                if entry is None:
+                    score = runner.score(tree, seed)
+                    entry = Entry.of(name, seed, sandbox, digests[name], score)
+                    ledger.add(entry)
+                else:
+                    from_ledger += 1
                 done += 1
                 if progress is not None:
-                    progress(_progress_line(done, total, seed, name, score, started, current.bar))
+                    progress(_progress_line(done, total, seed, name, entry, started, current.bar))
                 spread = spreads.setdefault(name, Spread(name))
-                spread.finals.append(score.final)
-                spread.verdicts.append(succeeds(score, current.bar))
-                spread.unmet.update(score.unmet)
-                spread.spec_failed.append(score.spec_met is False)
-                scorer = score.scorer
+                spread.finals.append(entry.final)
+                spread.verdicts.append(succeeds(entry, current.bar))
+                spread.unmet.update(entry.unmet)
+                spread.spec_failed.append(entry.spec_met is False)
+                scorer = entry.scorer or None
     finally:
         runner.close()
     broken = [s for n, s in spreads.items() if n != "reference"]
     proposal = propose(spreads["reference"], broken, current.epsilon)
     lines = [f"calibration of {loaded.name} over {seeds} seeds ({sandbox})"]
-    if runner.reused:
-        lines.append(f"{len(runner.reused)} of {total} scorings read from kept ones (--reuse)")
+    if runner.reused or from_ledger:
+        lines.append(
+            f"{len(runner.reused)} of {total} scorings read from kept ones and {from_ledger} "
+            f"from the ledger ({LEDGER}; --reuse)"
+        )
     lines += [s.line() for s in spreads.values()]
     wrong = must_failures(spreads, {d.name: d.violates for d in defects})
     if wrong:

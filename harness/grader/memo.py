@@ -57,6 +57,11 @@ def code_digest() -> str:
     return _CODE
 
 
+def tree_digest(tree: Path) -> str:
+    """A scored tree's files and links (its ``.git`` left out)."""
+    return _digest(tree, {".git"})
+
+
 def key(scenario_dir: Path, tree: Path, baseline: str, sandbox: str, seed: str, tag: str) -> str:
     """The memo key of one scoring of ``tree`` (``tag`` tells the repeat apart)."""
     grading = _digest(
@@ -64,7 +69,7 @@ def key(scenario_dir: Path, tree: Path, baseline: str, sandbox: str, seed: str, 
         {"__pycache__"},
         keep=lambda rel: not (rel.startswith("defects/") and rel.endswith(".yml")),
     )
-    parts = [sandbox, seed, tag, baseline, _digest(tree, {".git"}), grading, code_digest()]
+    parts = [sandbox, seed, tag, baseline, tree_digest(tree), grading, code_digest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 

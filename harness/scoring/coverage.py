@@ -9,6 +9,7 @@ exactly it (``violates: [that id]``) and, scored, does not succeed with that id 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -46,7 +47,18 @@ class CoverageRow(BaseModel):
         )
 
 
-def succeeds(score: Score, bar: float) -> bool:
+class Verdict(Protocol):
+    """What a trial verdict is decided from: a ``Score``, or a calibration ledger line."""
+
+    @property
+    def final(self) -> float: ...
+    @property
+    def measurable(self) -> bool: ...
+    @property
+    def spec_met(self) -> bool | None: ...
+
+
+def succeeds(score: Verdict, bar: float) -> bool:
     """The trial verdict of a score: every MUST met when the SPEC has ids, else the bar."""
     if score.spec_met is not None:
         return score.measurable and score.spec_met

@@ -261,21 +261,26 @@ def test_a_defect_failing_by_its_musts_does_not_hold_the_bar_down() -> None:
 
 def test_calibration_says_each_scoring_as_it_ends() -> None:
     from harness.grader.calibrate import _progress_line
-    from harness.scoring import Score
+    from harness.grader.ledger import Entry
 
-    failed = Score.model_construct(
-        final=0.5842, measurable=True, spec_met=False, unmet=["M-B", "M-A"]
-    )
+    def entry(final: float, met: bool, unmet: list[str]) -> Entry:
+        return Entry(
+            tree="t", seed="s", sandbox="local", digest="d", scorer="fp", final=final,
+            measurable=True, spec_met=met, unmet=unmet,
+        )  # fmt: skip
+
+    failed = entry(0.5842, False, ["M-B", "M-A"])
     line = _progress_line(3, 128, "ab12", "float-money", failed, 0.0, 0.9)
     assert line.startswith("[3/128] seed ab12 float-money: final 0.5842 failed unmet M-A,M-B (")
-    met = Score.model_construct(final=0.987, measurable=True, spec_met=True, unmet=[])
+    met = entry(0.987, True, [])
     assert "final 0.9870 success (" in _progress_line(1, 2, "ab12", "reference", met, 0.0, 0.9)
 
 
-def test_calibration_resumes_from_kept_scorings(
+def _fake_calibration(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``--reuse`` reaches the runner, and the calibration says how many it read."""
+) -> tuple[Any, Any, list[Any], Path]:
+    """invoice-sync's scenario calibrated with a runner that scores nothing for real: the
+    reference meets its MUSTs, every other tree fails; each tree's digest is its name."""
     import dataclasses
     import shutil
 
@@ -288,12 +293,13 @@ def test_calibration_resumes_from_kept_scorings(
     shutil.copytree(
         REPO_ROOT / "scenarios" / "apps" / "invoice-sync", root / "apps" / "invoice-sync"
     )
+    (root / "apps" / "invoice-sync" / "suite" / "calibration.jsonl").unlink(missing_ok=True)
     loaded = load_scenario("apps/invoice-sync", root)
     made: list[Any] = []
 
     class Runner:
         def __init__(self, *args: Any, reuse: bool = False) -> None:
-            self.reuse, self.reused = reuse, []
+            self.reuse, self.reused, self.scored = reuse, [], []
             made.append(self)
 
         def fresh(self, name: str) -> str:
@@ -303,24 +309,61 @@ def test_calibration_resumes_from_kept_scorings(
             return name
 
         def score(self, tree: str, seed: str) -> Score:
-            self.reused.append(tree)
+            self.scored.append((tree, seed))
             good = tree == "reference"
             return Score.model_construct(
                 final=0.99 if good else 0.5,
                 measurable=True,
                 spec_met=good,
                 unmet=[] if good else ["M-X"],
-                scorer=None,
+                scorer="fp",
             )
 
         def close(self) -> None:
             pass
 
     monkeypatch.setattr(cal, "ControlRunner", Runner)
+    monkeypatch.setattr(cal, "code_fingerprint", lambda suite: "fp")
+    monkeypatch.setattr(cal, "tree_digest", lambda tree: f"digest-{tree}")
     monkeypatch.setattr(cal.OracleAgent, "apply", staticmethod(lambda loaded, ws: None))
     monkeypatch.setattr(cal, "must_failures", lambda spreads, violates: [])
     settings = dataclasses.replace(Settings.from_env(tmp_path), scenario_root=root)
+    return cal, (loaded, settings), made, root / "apps" / "invoice-sync" / "suite"
+
+
+def test_calibration_resumes_from_its_ledger_on_another_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each scoring is a ledger line in the suite folder as it ends; a later ``--reuse``
+    (a new machine: no kept scorings) scores only what the ledger lacks, and a line
+    written by another scorer, or for a tree that changed since, counts for nothing."""
+    import json
+
+    cal, (loaded, settings), made, suite_dir = _fake_calibration(tmp_path, monkeypatch)
+    trees = 2 + len(list((suite_dir.parent / "defects").glob("*.yml")))
     text, proposal = cal.calibrate(loaded, settings, "local", 2, reuse=True)
     assert made[0].reuse is True and proposal.bar is not None
-    trees = 2 + len(list((root / "apps" / "invoice-sync" / "defects").glob("*.yml")))
-    assert f"{2 * trees} of {2 * trees} scorings read from kept ones (--reuse)" in text
+    assert len(made[0].scored) == 2 * trees
+    ledger = suite_dir / "calibration.jsonl"
+    lines = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len(lines) == 2 * trees and {line["scorer"] for line in lines} == {"fp"}
+
+    # the next machine: an interrupted run left every line but the LOW tree's on one seed,
+    # plus a line by another scorer and one for a tree whose files have changed since
+    kept = [line for line in lines if line["tree"] != "LOW"] + [
+        line for line in lines if line["tree"] == "LOW"
+    ][1:]
+    stale = dict(kept[0], scorer="another", final=0.1)
+    moved = dict(next(x for x in kept if x["tree"] == "reference"), digest="old")
+    ledger.write_text("".join(json.dumps(x) + "\n" for x in [*kept, stale, moved]) + "torn{\n")
+    text, again = cal.calibrate(loaded, settings, "local", 2, reuse=True)
+    assert len(made[1].scored) == 1 and made[1].scored[0][0] == "low"  # its workspace
+    assert f"0 of {2 * trees} scorings read from kept ones and {2 * trees - 1} from" in text
+    assert again == proposal
+    after = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len(after) == 2 * trees + 1  # the moved tree's old line stays: same scorer
+    assert "another" not in {line["scorer"] for line in after}
+
+    # without --reuse every tree is scored again, and the ledger keeps the new lines
+    cal.calibrate(loaded, settings, "local", 2, reuse=False)
+    assert len(made[2].scored) == 2 * trees
