@@ -12,6 +12,10 @@ import pytest
 from harness.verify.gocanary import GoCanary, judge, package_dirs, split_run
 from harness.verify.outcome import TestCase as Case
 from harness.verify.runners import run_target
+from tests.support.forgers import GO_CODE as CODE
+from tests.support.forgers import GO_FIXED as FIXED
+from tests.support.forgers import GO_HIDDEN as HIDDEN
+from tests.support.forgers import GO_MOD
 
 pytestmark = pytest.mark.unit
 
@@ -91,13 +95,6 @@ def test_judge_wants_every_reporting_package_to_fail_its_canary() -> None:
     assert judge(bird, broken, build, 1) == (build, None, False)
 
 
-GO_MOD = "module example.com/gf\n\ngo 1.19\n"
-CODE = "package m\n\nfunc Abs(x int) int { return x }\n"
-FIXED = "package m\n\nfunc Abs(x int) int {\n\tif x < 0 {\n\t\treturn -x\n\t}\n\treturn x\n}\n"
-HIDDEN = (
-    'package m\n\nimport "testing"\n\n'
-    "func TestAbsNegative(t *testing.T) {\n\tif Abs(-2) != 2 {\n\t\tt.Fatal(Abs(-2))\n\t}\n}\n"
-)
 FORGER = """package m
 
 import ("fmt"; "os"; "strings")

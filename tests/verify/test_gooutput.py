@@ -10,14 +10,11 @@ import pytest
 
 from harness.verify import gooutput
 from harness.verify.runners import run_target
+from tests.support.forgers import GO_CODE as CODE
+from tests.support.forgers import GO_FIXED as FIXED
+from tests.support.forgers import GO_HIDDEN as HIDDEN
+from tests.support.forgers import GO_MOD
 
-GO_MOD = "module example.com/gf\n\ngo 1.19\n"
-CODE = "package m\n\nfunc Abs(x int) int { return x }\n"
-FIXED = "package m\n\nfunc Abs(x int) int {\n\tif x < 0 {\n\t\treturn -x\n\t}\n\treturn x\n}\n"
-HIDDEN = (
-    'package m\n\nimport "testing"\n\n'
-    "func TestAbsNegative(t *testing.T) {\n\tif Abs(-2) != 2 {\n\t\tt.Fatal(Abs(-2))\n\t}\n}\n"
-)
 # a sed child between the binary's writers and go test's pipe, FAIL turned into PASS
 FILTER = """package m
 

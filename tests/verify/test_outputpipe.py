@@ -10,6 +10,9 @@ import pytest
 from harness.verify import outputpipe
 from harness.verify.runners import run_target
 from harness.verify.testuser import run_reaped
+from tests.support.forgers import PY_CALC as CALC
+from tests.support.forgers import PY_HIDDEN as HIDDEN
+from tests.support.forgers import spare_junit
 
 
 def test_only_the_tampered_status_is_a_rejection() -> None:
@@ -28,8 +31,6 @@ def test_the_run_is_told_which_pipe_harness_reads(tmp_path: Path) -> None:
     assert ran.returncode == 0 and named == seen and named.startswith("pipe:[")
 
 
-HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-CALC = "def add(a, b):\n    return a - b\n"
 # an honest suite's code that prints and leaves a child holding the run's output
 NOISY = """
 import subprocess, sys
@@ -39,12 +40,10 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
 # a thread of the test process reads a pipe dup2-ed onto every pipe descriptor (harness's
 # report stream included) and writes it through with the failures turned into passes;
 # the JUnit report loses its failures at exit, the canary's (the last file) kept
-FILTER = """
-
-import atexit, os, stat, sys, threading, time
-_junit = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--junitxml=")), None)
-_bird = os.path.basename(sys.argv[-1]).rsplit(".", 1)[0]
-
+FILTER = (
+    "\n\nimport atexit, os, stat, sys, threading, time\n"
+    + spare_junit(pause=0.3)
+    + """
 
 def _pump(r, keep):
     while True:
@@ -52,19 +51,6 @@ def _pump(r, keep):
         if not data:
             return
         os.write(keep, data.replace(b'["failed", "test_hidden', b'["passed", "test_hidden'))
-
-
-def _spare():
-    import xml.etree.ElementTree as ET
-
-    time.sleep(0.3)
-    tree = ET.parse(_junit)
-    for case in tree.getroot().iter("testcase"):
-        if _bird not in case.get("classname", ""):
-            for bad in case.findall("failure") + case.findall("error"):
-                case.remove(bad)
-    tree.write(_junit)
-    os._exit(1)
 
 
 if _junit:
@@ -81,6 +67,7 @@ if _junit:
         os.close(w)
     atexit.register(_spare)
 """
+)
 
 
 @pytest.mark.integration

@@ -11,6 +11,9 @@ import pytest
 from harness.verify.outcome import TestCase as Case
 from harness.verify.reportstream import TAG, logged, rejection, without
 from harness.verify.runners import run_target
+from tests.support.forgers import PY_CALC as CALC
+from tests.support.forgers import PY_HIDDEN as HIDDEN
+from tests.support.forgers import spare_junit
 
 
 def _line(outcome: str, name: str) -> str:
@@ -50,33 +53,14 @@ def test_the_plugin_lines_are_kept_out_of_the_shown_output() -> None:
     assert TAG not in without(out) and "1 failed" in without(out)
 
 
-HIDDEN = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 ZERO = "\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
-CALC = "def add(a, b):\n    return a - b\n"
 # the failures stripped from the report at exit, the canary's (the last file pytest was
 # given) kept, and exit 1 as when only the canary fails
-SPARE = """
-
-import atexit, os, sys
-_junit = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--junitxml=")), None)
-_bird = os.path.basename(sys.argv[-1]).rsplit(".", 1)[0]
-
-
-def _spare():
-    import xml.etree.ElementTree as ET
-
-    tree = ET.parse(_junit)
-    for case in tree.getroot().iter("testcase"):
-        if _bird not in case.get("classname", ""):
-            for bad in case.findall("failure") + case.findall("error"):
-                case.remove(bad)
-    tree.write(_junit)
-    os._exit(1)
-
-
-if _junit:
-    atexit.register(_spare)
-"""
+SPARE = (
+    "\n\nimport atexit, os, sys, time\n"
+    + spare_junit()
+    + "\nif _junit:\n    atexit.register(_spare)\n"
+)
 
 
 @pytest.mark.integration
