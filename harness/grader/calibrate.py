@@ -126,8 +126,18 @@ def _progress_line(
 
 
 def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
-    """``count`` seeds derived from the scenario's seed (the same on every machine)."""
-    return [derive_bytes(loaded.seed, f"calibrate:{i}").hex()[:16] for i in range(count)]
+    """The scenario's own seed, then ``count - 1`` derived from it (the same on every
+    machine). Seed 0 is the one the controls score, so they read its ledger lines."""
+    derived = [derive_bytes(loaded.seed, f"calibrate:{i}").hex()[:16] for i in range(1, count)]
+    return [loaded.seed, *derived]
+
+
+def _unrecorded(stamped: str, host: str) -> str:
+    return (
+        f"warning: the sandbox's scorer stamped {(stamped or 'nothing')[:16]}, the host "
+        f"fingerprints {host[:16]}, so the ledger keeps none of its scorings (rebuild the "
+        "scorer image from this tree)"
+    )
 
 
 def calibrate(
@@ -170,7 +180,7 @@ def calibrate(
     runner = ControlRunner(loaded, settings, sandbox, reuse=reuse)
     spreads: dict[str, Spread] = {}
     scorer: str | None = None
-    from_ledger = 0
+    from_ledger, unrecorded, stamped = 0, 0, ""
     try:
         reference = runner.fresh("reference")
         OracleAgent.apply(loaded, reference)
@@ -187,7 +197,10 @@ def calibrate(
                 if entry is None:
                     score = runner.score(tree, seed)
                     entry = Entry.of(name, seed, sandbox, digests[name], score)
-                    ledger.add(entry)
+                    if not ledger.add(entry):
+                        unrecorded, stamped = unrecorded + 1, entry.scorer
+                        if progress is not None and unrecorded == 1:
+                            progress(_unrecorded(stamped, ledger.scorer))
                 else:
                     from_ledger += 1
                 done += 1
@@ -209,6 +222,9 @@ def calibrate(
             f"{len(runner.reused)} of {total} scorings read from kept ones and {from_ledger} "
             f"from the ledger ({LEDGER}; --reuse)"
         )
+    if unrecorded:
+        warning = _unrecorded(stamped, ledger.scorer)
+        lines.append(f"{unrecorded} of {total} scorings not in the ledger; {warning}")
     lines += [s.line() for s in spreads.values()]
     wrong = must_failures(spreads, {d.name: d.violates for d in defects})
     if wrong:

@@ -26,11 +26,14 @@ from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
 from harness.grader import memo
+from harness.grader.ledger import LEDGER, Ledger, rebuilt
 from harness.grader.record import ControlsRecord
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls
 from harness.scoring.appkit.slot import POLICY
+from harness.scoring.era import code_fingerprint
+from harness.scoring.scorer import Scorer
 from harness.trial.slot_log import take_slot
 from harness.trial.workspace import read_state, setup
 from harness.util.fs import copytree, write_json
@@ -43,6 +46,7 @@ from harness.verify.proof import (  # re-exported: their home before verify.proo
     thresholds_for,
 )
 from harness.verify.request import make_request
+from harness.verify.scoring_bridge import load_suite_module
 
 Verifier = Callable[[Path, Any], Any]
 
@@ -108,10 +112,16 @@ class ControlRunner:
     """Scores trees for one scenario; keeps every workspace under one temp folder."""
 
     def __init__(
-        self, loaded: LoadedScenario, settings: Settings, sandbox: str, reuse: bool = False
+        self,
+        loaded: LoadedScenario,
+        settings: Settings,
+        sandbox: str,
+        reuse: bool = False,
+        ledger: tuple[Ledger, Scorer] | None = None,
     ) -> None:
         self.loaded = loaded
         self.reuse = reuse  # read kept scorings (``grader.memo``); every scoring is kept
+        self.ledger = ledger  # with reuse: a first scoring may come from a ledger line
         self.reused: list[str] = []
         self.settings = settings
         self.sandbox = sandbox
@@ -132,6 +142,11 @@ class ControlRunner:
         folder = self.settings.results / self.loaded.name
         memo_key = memo.key(self.loaded.directory, ws, state.baseline, self.sandbox, seed, tag)
         kept = memo.read(folder, memo_key) if self.reuse else None
+        if kept is None and self.reuse and self.ledger is not None and not tag:
+            ledger, scorer = self.ledger  # a repeat (``tag``) is always scored for real
+            entry = ledger.find(seed, self.sandbox, memo.tree_digest(ws))
+            kept = rebuilt(entry, scorer) if entry is not None else None
+            tag = "ledger" if kept is not None else tag
         if kept is not None:
             name = ws.relative_to(self.tmp).parts[0] if ws.is_relative_to(self.tmp) else ws.name
             name = "defects/" + ws.name if name == "defects" else name
@@ -235,6 +250,15 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
     return ControlsRun(high, again, low, low_again, nop, outcomes, low_kind, environment)
 
 
+def _ledger(loaded: LoadedScenario) -> tuple[Ledger, Scorer] | None:
+    """The suite's calibration ledger with a scorer to compose its lines again."""
+    if not loaded.scenario.verify.suite:
+        return None
+    suite_dir = loaded.directory / loaded.scenario.verify.suite
+    suite = load_suite_module(suite_dir).suite
+    return Ledger(suite_dir / LEDGER, code_fingerprint(suite)), Scorer(suite)
+
+
 def run_controls(
     loaded: LoadedScenario,
     settings: Settings,
@@ -245,7 +269,7 @@ def run_controls(
     reference_solution(loaded, "prove the grader with controls")
     seed = seed or loaded.seed
     defects = load_defects(loaded)
-    runner = ControlRunner(loaded, settings, sandbox, reuse=reuse)
+    runner = ControlRunner(loaded, settings, sandbox, reuse=reuse, ledger=_ledger(loaded))
     try:
         run = score_trees(runner, defects, seed)
         report = evaluate_controls(

@@ -11,6 +11,13 @@ its SPEC, fixtures or the app kit changed) is dropped the next time the ledger i
 written. ``harness calibrate --reuse`` takes a line whose tree, seed, sandbox and digest
 match instead of scoring that tree again; every new scoring adds its line at once, so
 an interrupted calibration resumes from the ledger on any machine that has the commit.
+
+A line also keeps each check's score (and its status when not ``ok``), which is enough
+to compose the whole ``Score`` again with the suite (``rebuilt``): ``harness controls
+--reuse`` takes the first scoring of a tree from a line of the same seed, sandbox and
+tree digest, and checks that the composed score gives the line's final and MUST
+verdict before it counts. Calibration seed 0 is the scenario's own seed, so the
+controls of a calibrated scenario score again only the repeats DETERMINISM compares.
 """
 
 from __future__ import annotations
@@ -21,7 +28,12 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from harness.scoring import Score
+from harness.scoring.rows import Status
+from harness.scoring.scorer import Scorer
 from harness.util.fs import write_atomic
+
+#: A check's score alone when its status is ``ok``, else ``[score, status]``.
+RowValue = float | tuple[float, str]
 
 LEDGER = "calibration.jsonl"
 
@@ -38,6 +50,9 @@ class Entry(BaseModel):
     measurable: bool
     spec_met: bool | None = None
     unmet: list[str] = Field(default_factory=list)
+    rows: dict[str, RowValue] | None = Field(
+        default=None, description="each check's score in row order (older lines lack it)"
+    )
 
     @classmethod
     def of(cls, tree: str, seed: str, sandbox: str, digest: str, score: Score) -> Entry:
@@ -51,6 +66,10 @@ class Entry(BaseModel):
             measurable=score.measurable,
             spec_met=score.spec_met,
             unmet=sorted(score.unmet),
+            rows={
+                r.check: r.score if r.status is Status.OK else (r.score, r.status.value)
+                for r in score.rows
+            },
         )
 
 
@@ -67,13 +86,50 @@ class Ledger:
     def get(self, tree: str, seed: str, sandbox: str, digest: str) -> Entry | None:
         return self.entries.get((tree, seed, sandbox, digest))
 
-    def add(self, entry: Entry) -> None:
-        """Record a scoring and write the ledger (atomically, sorted: diffs stay small)."""
+    def find(self, seed: str, sandbox: str, digest: str) -> Entry | None:
+        """A line of these files on this seed and sandbox, whatever the tree was called."""
+        for (_, s, b, d), entry in sorted(self.entries.items()):
+            if (s, b, d) == (seed, sandbox, digest):
+                return entry
+        return None
+
+    def add(self, entry: Entry) -> bool:
+        """Record a scoring and write the ledger (atomically, sorted: diffs stay small).
+
+        False, and nothing written, when the scoring was stamped by another scorer than
+        this ledger's (the sandbox graded with other code than the host fingerprints)."""
         if entry.scorer != self.scorer:
-            return  # scored by another scorer than the one this ledger is for: not evidence
+            return False
         self.entries[_key(entry)] = entry
         lines = [e.model_dump_json() for _, e in sorted(self.entries.items())]
         write_atomic(self.path, "".join(line + "\n" for line in lines))
+        return True
+
+
+def rebuilt(entry: Entry, scorer: Scorer) -> Score | None:
+    """The line's ``Score`` composed again from its rows with the suite.
+
+    None when the line keeps no rows, names a check the suite lacks, or the composed
+    score does not give the line's final, measurability and MUST verdict."""
+    if not entry.rows:
+        return None
+    checks = {c.name: c for c in scorer.suite.checks}
+    rows = []
+    for name, value in entry.rows.items():
+        check = checks.get(name)
+        if check is None:
+            return None
+        score, status = (value, Status.OK) if isinstance(value, float) else value
+        rows.append(check.row_of(score, Status(status)))
+    got = scorer.score_rows(rows)
+    same = (
+        abs(got.final - entry.final) <= 1e-9
+        and got.measurable == entry.measurable
+        and got.spec_met == entry.spec_met
+        and sorted(got.unmet) == entry.unmet
+        and got.scorer == entry.scorer
+    )
+    return got if same else None
 
 
 def _key(entry: Entry) -> tuple[str, str, str, str]:
@@ -94,4 +150,4 @@ def _read(path: Path) -> list[Entry]:
     return out
 
 
-__all__ = ["LEDGER", "Entry", "Ledger"]
+__all__ = ["LEDGER", "Entry", "Ledger", "rebuilt"]

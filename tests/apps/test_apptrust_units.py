@@ -317,6 +317,7 @@ def _fake_calibration(
                 spec_met=good,
                 unmet=[] if good else ["M-X"],
                 scorer="fp",
+                rows=[],
             )
 
         def close(self) -> None:
