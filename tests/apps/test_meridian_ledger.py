@@ -324,3 +324,37 @@ def test_a_restart_continues_from_the_held_page_or_after_a_missed_hold() -> None
     assert suite._resume_from(vendor) == (6, 7)
     records[:] = [{"kind": "page", "phase": "initial-sync", "page": p} for p in range(24)]
     assert suite._resume_from(vendor) == (23,)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("held", [True, False])
+def test_a_boot_ask_that_hangs_in_the_page_hold_is_asked_again(
+    monkeypatch: pytest.MonkeyPatch, held: bool
+) -> None:
+    """boot.health grades M-RUN-1; a /health that hangs while the vendor holds a page is
+    M-HEALTH-1's finding. An ask with no answer during the hold is marked for asking
+    again after the respawn; one with no answer and no hold stays a boot failure."""
+    import socket
+    import threading
+    from types import SimpleNamespace
+
+    suite = _suite()
+    monkeypatch.setattr(suite, "HEALTH_PROMPT_S", 0.3)
+    with socket.socket() as silent:  # accepts, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        app = SimpleNamespace(url=lambda path: f"http://127.0.0.1:{port}{path}")
+        vendor = SimpleNamespace(kill_point=threading.Event())
+        if held:
+            vendor.kill_point.set()
+        got, again = suite.first_health(app, vendor)
+    assert got.status is None
+    assert again is held
+    ev = suite.Evidence(dataset=None, evidence_dir=Path("."))
+    ev.first_health, ev.first_health_after_hold = got, False
+    assert suite.boot_health(ev).score == 0.0
+    ev.first_health = suite.Fetched(got.url, 200, '{"status": "ok"}')
+    ev.first_health_after_hold = True  # the ask after the respawn answered
+    out = suite.boot_health(ev)
+    assert out.score == 1.0 and "asked again after the respawn" in out.detail
