@@ -11,6 +11,7 @@ into ``ctx.out_dir``, and classifies the exit with ``classify_exit``.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -279,7 +280,8 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
         argv,
         network_mode="none",
         environment={"HOME": "/tmp", "NO_COLOR": "1"},
-        labels={"harness": "1", "harness.phase": "agent-version"},
+        # the pid tells this process's probe from another's of the same image
+        labels={"harness": "1", "harness.phase": "agent-version", "harness.pid": str(os.getpid())},
     )
     try:
         container.start()

@@ -7,6 +7,8 @@ published only as prebuilt release binaries, which nothing reachable here serves
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from harness.agents.aider import AiderAgent
@@ -39,7 +41,9 @@ def test_image_builds_and_reports_the_pin(agent_cls: type) -> None:
     assert agent.version() == pinned(agent.name)
     cached = cache_dir() / "agent-versions" / f"{ref.id.replace(':', '-')}.txt"
     assert cached.read_text().strip() == pinned(agent.name)
-    leftovers = client.containers.list(all=True, filters={"label": "harness.phase=agent-version"})
+    # this process's probes only: another worker may be probing the same image right now
+    mine = ["harness.phase=agent-version", f"harness.pid={os.getpid()}"]
+    leftovers = client.containers.list(all=True, filters={"label": mine})
     assert [c for c in leftovers if c.image.id == ref.id] == []
 
 
