@@ -170,12 +170,14 @@ def engine_host(prefill: float, decode: float, **extra: object) -> Iterator[str]
 
 
 @contextlib.contextmanager
-def minimal_proxy(upstream: str) -> Iterator[str]:
-    """The anchor: ``benchmarks/minimal_proxy.py`` in front of the same host."""
+def minimal_proxy(upstream: str, hold: bool = False) -> Iterator[str]:
+    """The anchor: ``benchmarks/minimal_proxy.py`` in front of the same host (``hold``:
+    a streamed reply starts once the first event is in, as the gateway's does)."""
     port = free_port()
     script = str(ROOT / "benchmarks" / "minimal_proxy.py")
     url = f"http://127.0.0.1:{port}"
-    with process([script, "--port", str(port), "--upstream", upstream], url + "/health"):
+    extra = ["--hold-first-event"] if hold else []
+    with process([script, "--port", str(port), "--upstream", upstream, *extra], url + "/health"):
         yield url
 
 

@@ -4,7 +4,14 @@ It forwards ``POST /v1/chat/completions`` to one upstream as it is (non-streamed
 JSON reply; streamed: the raw bytes), with no keys, routing, usage or telemetry. Served by
 uvicorn with the gateway's settings, so that the difference is the gateway's own work.
 
-    python benchmarks/minimal_proxy.py --port 8080 --upstream http://127.0.0.1:1234
+A streamed reply starts (status and headers) as soon as the upstream's headers are in.
+With ``--hold-first-event`` it starts only once the upstream's first whole event is in,
+as the gateway does (a host that fails before its first event can still be retried and
+the client still gets a real HTTP status): the anchor with the gateway's semantics and
+none of its work.
+
+    python benchmarks/minimal_proxy.py --port 8080 --upstream http://127.0.0.1:1234 \
+        [--hold-first-event]
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 
-def make_app(upstream: str) -> Starlette:
+def make_app(upstream: str, hold_first_event: bool = False) -> Starlette:
     client = httpx.AsyncClient(
         timeout=60, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
     )
@@ -37,9 +44,19 @@ def make_app(upstream: str) -> Starlette:
             await resp.aclose()
             return Response(content, resp.status_code, media_type="application/json")
 
+        raw = resp.aiter_raw()
+        head = b""
+        if hold_first_event:  # read up to the end of the first event before answering
+            async for chunk in raw:
+                head += chunk
+                if b"\n\n" in head or b"\r\n\r\n" in head:
+                    break
+
         async def relay() -> AsyncIterator[bytes]:
             try:
-                async for chunk in resp.aiter_raw():
+                if head:
+                    yield head
+                async for chunk in raw:
                     yield chunk
             finally:
                 await resp.aclose()
@@ -62,10 +79,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--upstream", required=True)
-    a = p.parse_args()
-    uvicorn.run(
-        make_app(a.upstream.rstrip("/")), host="127.0.0.1", port=a.port, log_level="warning"
+    p.add_argument(
+        "--hold-first-event",
+        action="store_true",
+        help="start a streamed reply only once the upstream's first event is in",
     )
+    a = p.parse_args()
+    app = make_app(a.upstream.rstrip("/"), a.hold_first_event)
+    uvicorn.run(app, host="127.0.0.1", port=a.port, log_level="warning")
 
 
 if __name__ == "__main__":
