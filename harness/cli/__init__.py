@@ -450,7 +450,13 @@ def controls_cmd(
         )
     untrusted = 0
     for name in scenarios:
-        report = run_controls(_load(name), _settings(), _sandbox(sandbox), reuse=reuse)
+        report = run_controls(
+            _load(name),
+            _settings(),
+            _sandbox(sandbox),
+            reuse=reuse,
+            progress=lambda line: typer.echo(line, err=True),
+        )
         typer.echo(f"== {name}\n{report.text()}")
         untrusted += not report.trusted
     raise typer.Exit(EXIT_FAILED if untrusted else EXIT_SUCCESS)

@@ -29,6 +29,7 @@ from harness.errors import UserError
 from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
 from harness.grader.ledger import LEDGER, Entry, Ledger
 from harness.grader.memo import tree_digest
+from harness.grader.progress import Progress
 from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
@@ -114,15 +115,10 @@ def must_failures(spreads: dict[str, Spread], violates: dict[str, tuple[str, ...
     return out
 
 
-def _progress_line(
-    done: int, total: int, seed: str, name: str, score: Entry, started: float, bar: float
-) -> str:
+def _progress_text(seed: str, name: str, score: Entry, bar: float) -> str:
     verdict = "success" if succeeds(score, bar) else "failed"
     unmet = f" unmet {','.join(sorted(score.unmet))}" if score.unmet else ""
-    return (
-        f"[{done}/{total}] seed {seed} {name}: final {score.final:.4f} {verdict}{unmet} "
-        f"({time.monotonic() - started:.0f} s)"
-    )
+    return f"seed {seed} {name}: final {score.final:.4f} {verdict}{unmet}"
 
 
 def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
@@ -189,13 +185,16 @@ def calibrate(
         for d in defects:
             trees[d.name] = runner.patched(reference, d.patch, f"defects/{d.name}", "defect")
         digests = {name: tree_digest(tree) for name, tree in trees.items()}
-        total, done = seeds * len(trees), 0
+        total = seeds * len(trees)
+        steps = Progress(total, progress)
         for seed in calibration_seeds(loaded, seeds):
             for name, tree in trees.items():
-                started = time.monotonic()
+                started, kept = time.monotonic(), len(runner.reused)
                 entry = ledger.get(name, seed, sandbox, digests[name]) if reuse else None
+                fresh = entry is None
                 if entry is None:
                     score = runner.score(tree, seed)
+                    fresh = len(runner.reused) == kept
                     entry = Entry.of(name, seed, sandbox, digests[name], score)
                     if not ledger.add(entry):
                         unrecorded, stamped = unrecorded + 1, entry.scorer
@@ -203,9 +202,8 @@ def calibrate(
                             progress(_unrecorded(stamped, ledger.scorer))
                 else:
                     from_ledger += 1
-                done += 1
-                if progress is not None:
-                    progress(_progress_line(done, total, seed, name, entry, started, current.bar))
+                text = _progress_text(seed, name, entry, current.bar)
+                steps.step(text, time.monotonic() - started, scored=fresh)
                 spread = spreads.setdefault(name, Spread(name))
                 spread.finals.append(entry.final)
                 spread.verdicts.append(succeeds(entry, current.bar))

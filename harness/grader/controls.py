@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
 from harness.grader import memo
 from harness.grader.ledger import LEDGER, Ledger, rebuilt
+from harness.grader.progress import Progress
 from harness.grader.record import ControlsRecord
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
@@ -118,8 +120,11 @@ class ControlRunner:
         sandbox: str,
         reuse: bool = False,
         ledger: tuple[Ledger, Scorer] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         self.loaded = loaded
+        self.progress = progress  # one line per scoring (``steps`` counts them)
+        self.steps: Progress | None = None
         self.reuse = reuse  # read kept scorings (``grader.memo``); every scoring is kept
         self.ledger = ledger  # with reuse: a first scoring may come from a ledger line
         self.reused: list[str] = []
@@ -138,6 +143,22 @@ class ControlRunner:
         return setup(self.loaded, settings)
 
     def score(self, ws: Path, seed: str, tag: str = "") -> Score:
+        started, kept = time.monotonic(), len(self.reused)
+        score = self._score(ws, seed, tag)
+        if self.steps is not None:
+            name = self._name(ws) + (f" ({tag})" if tag else "")
+            text = f"seed {seed} {name}: final {score.final:.4f}"
+            if score.spec_met is not None:
+                text += " SPEC met" if score.spec_met else f" unmet {','.join(sorted(score.unmet))}"
+            fresh = len(self.reused) == kept
+            self.steps.step(text, time.monotonic() - started, scored=fresh)
+        return score
+
+    def _name(self, ws: Path) -> str:
+        name = ws.relative_to(self.tmp).parts[0] if ws.is_relative_to(self.tmp) else ws.name
+        return "defects/" + ws.name if name == "defects" else name
+
+    def _score(self, ws: Path, seed: str, tag: str) -> Score:
         state = read_state(ws, self.loaded)
         folder = self.settings.results / self.loaded.name
         memo_key = memo.key(self.loaded.directory, ws, state.baseline, self.sandbox, seed, tag)
@@ -148,8 +169,7 @@ class ControlRunner:
             kept = rebuilt(entry, scorer) if entry is not None else None
             tag = "ledger" if kept is not None else tag
         if kept is not None:
-            name = ws.relative_to(self.tmp).parts[0] if ws.is_relative_to(self.tmp) else ws.name
-            name = "defects/" + ws.name if name == "defects" else name
+            name = self._name(ws)
             self.reused.append(f"{name}:{tag}" if tag else name)
             return kept
         request = make_request(self.loaded, ws, state.baseline, seed, settings=self.settings)
@@ -195,6 +215,8 @@ class ControlsRun:
 def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> ControlsRun:
     """Score reference (twice), LOW (twice), the do-nothing tree and every defect."""
     loaded = runner.loaded
+    repeats = 5 if (loaded.directory / LOW_PATCH).is_file() else 4  # LOW is nop without one
+    runner.steps = Progress(repeats + len(defects), runner.progress)
     reference = runner.fresh("reference")
     OracleAgent.apply(loaded, reference)
     baseline = read_state(reference, loaded).baseline
@@ -265,11 +287,16 @@ def run_controls(
     sandbox: str,
     seed: str | None = None,
     reuse: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> ControlsReport:
+    """Score every tree (``progress``: a line per scoring) and judge the controls; the
+    record is written to ``controls.json`` beside the scenario's results."""
     reference_solution(loaded, "prove the grader with controls")
     seed = seed or loaded.seed
     defects = load_defects(loaded)
-    runner = ControlRunner(loaded, settings, sandbox, reuse=reuse, ledger=_ledger(loaded))
+    runner = ControlRunner(
+        loaded, settings, sandbox, reuse=reuse, ledger=_ledger(loaded), progress=progress
+    )
     try:
         run = score_trees(runner, defects, seed)
         report = evaluate_controls(

@@ -60,10 +60,16 @@ def test_cascading_defect_fails_isolation(tmp_path: Path) -> None:
     # the declaration fixed, --reuse judges the kept scorings again without redoing one
     one.write_text(declared)
     loaded = load_scenario("smoke/py-fast", root)
-    assert run_controls(loaded, settings, "local", reuse=True).trusted
+    lines: list[str] = []
+    assert run_controls(loaded, settings, "local", reuse=True, progress=lines.append).trusted
     saved = json.loads((settings.results / "smoke/py-fast" / "controls.json").read_text())
     trees = {"reference", "reference:again", "nop", "nop-again:again"}
     assert set(saved["reused"]) == trees | {f"defects/{p.stem}" for p in defects.glob("*.patch")}
+    # a line per tree, counted, each saying it was read rather than scored
+    total = 4 + len(list(defects.glob("*.patch")))  # reference x2, nop x2 (no LOW patch)
+    assert [ln.split("]")[0] for ln in lines] == [f"[{i}/{total}" for i in range(1, total + 1)]
+    assert all("read, not scored" in ln and "left" not in ln for ln in lines), lines
+    assert any(f"seed {loaded.seed} defects/{one.stem}: final" in ln for ln in lines), lines
 
 
 NON_SMOKE = [n for n in list_scenarios(REPO_ROOT / "scenarios") if not n.startswith("smoke/")]
