@@ -1,7 +1,9 @@
 """Part 1 of ``bench_gateway.py``: what the gateway adds to a call, against a minimal proxy.
 
-One test host that answers at once; three paths to it, measured interleaved in blocks
-(direct, the gateway, ``minimal_proxy.py``) so that the machine's load weighs on all alike:
+One test host that answers at once (or a real engine); four paths to it, measured call by
+call in turn (direct, the gateway, ``minimal_proxy.py`` and the same proxy holding its
+reply until the first event), so that the machine's load and the engine's drift weigh on
+all alike:
 
 - non-stream: milliseconds per call (p50, p99); the added latency is the path's p50 minus
   the direct p50, and ``added x`` is the gateway's added latency over the minimal proxy's;
@@ -45,11 +47,14 @@ def body_for(model: str, stream: bool, i: int) -> dict:
     }
 
 
-def measure(client: httpx.Client, url: str, model: str, stream: bool, n: int) -> list[float]:
+def measure(
+    client: httpx.Client, url: str, model: str, stream: bool, n: int, first: int = 0
+) -> list[float]:
     """Milliseconds per call, one call at a time: the whole call (non-stream) or the time
-    to the first byte of the body (stream; the rest is read after the clock stops)."""
+    to the first byte of the body (stream; the rest is read after the clock stops).
+    Calls ``first`` .. ``first + n - 1`` (each prompt differs from the others)."""
     out = []
-    for i in range(n):
+    for i in range(first, first + n):
         t0 = time.perf_counter()
         with client.stream(
             "POST",
@@ -72,16 +77,22 @@ def measure(client: httpx.Client, url: str, model: str, stream: bool, n: int) ->
     return out
 
 
-def latency(targets: dict[str, tuple[str, str]], n: int, rounds: int) -> dict:
+def latency(targets: dict[str, tuple[str, str]], n: int) -> dict:
     results = {}
     with httpx.Client(timeout=30) as c:
         for stream in (False, True):
             for url, model in targets.values():
                 measure(c, url, model, stream, 20)  # warm up every path
             ms: dict[str, list[float]] = {k: [] for k in targets}
-            for _ in range(rounds):
-                for k, (url, model) in targets.items():
-                    ms[k] += measure(c, url, model, stream, max(1, n // rounds))
+            # call by call, each path in turn and the order rotated: a real engine's own
+            # time drifts (its cache, the machine), and blocks of calls would carry that
+            # drift into one path's figures
+            names = list(targets)
+            for i in range(n):
+                turn = names[i % len(names) :] + names[: i % len(names)]
+                for j, k in enumerate(turn):  # a prompt of its own: no engine cache hits
+                    url, model = targets[k]
+                    ms[k] += measure(c, url, model, stream, 1, first=i * len(names) + j)
             direct, via, anchor = ms["direct"], ms["gateway"], ms["minimal"]
             added = statistics.median(via) - statistics.median(direct)
             added_min = statistics.median(anchor) - statistics.median(direct)
@@ -173,7 +184,7 @@ def overhead(
             "minimal": (mini, model),
             "held": (held, model),
         }
-        results = latency(targets, n, rounds)
+        results = latency(targets, n)
         del targets["held"]  # it differs from the minimal proxy on streams only
         results["throughput"] = throughput(targets, concurrency, calls, max(3, rounds // 2))
     return results
