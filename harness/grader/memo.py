@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from harness.grader.ledger import LEDGER
 from harness.scoring import Score
 from harness.util.fs import write_json
 
@@ -62,13 +63,19 @@ def tree_digest(tree: Path) -> str:
     return _digest(tree, {".git"})
 
 
+def grades(rel: str) -> bool:
+    """Whether a scenario file (its path in the folder) can change a scoring: not a
+    defect's declarations, the scenario's README nor the calibration ledger (evidence of
+    scorings, written as they end: a controls run after a calibration, or after the
+    README was brought up to date, still reads its kept scorings)."""
+    if rel.startswith("defects/") and rel.endswith(".yml"):
+        return False
+    return rel != "README.md" and rel.rsplit("/", 1)[-1] != LEDGER
+
+
 def key(scenario_dir: Path, tree: Path, baseline: str, sandbox: str, seed: str, tag: str) -> str:
     """The memo key of one scoring of ``tree`` (``tag`` tells the repeat apart)."""
-    grading = _digest(
-        scenario_dir,
-        {"__pycache__"},
-        keep=lambda rel: not (rel.startswith("defects/") and rel.endswith(".yml")),
-    )
+    grading = _digest(scenario_dir, {"__pycache__"}, keep=grades)
     parts = [sandbox, seed, tag, baseline, tree_digest(tree), grading, code_digest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 

@@ -34,7 +34,12 @@ def test_the_key_follows_what_the_scoring_depends_on(tmp_path: Path) -> None:
     first = key()
     (tree / ".git" / "index").write_text("git's own state")
     (scenario / "defects" / "slow.yml").write_text("breaks: [a, b]\n")  # declares only
+    (scenario / "README.md").write_text("# the controls said TRUSTED\n")  # documents only
+    (scenario / "suite" / "calibration.jsonl").write_text("{}\n")  # evidence of scorings
     assert key() == first
+    (scenario / "suite" / "README.md").write_text("read by the suite?\n")  # not the root's
+    assert key() != first
+    (scenario / "suite" / "README.md").unlink()
     assert len({first, key("again"), key(seed="t"), key(sandbox="docker")}) == 4
     (scenario / "suite" / "checks.py").write_text("CHECKS = 2\n")
     assert key() != first
