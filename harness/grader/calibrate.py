@@ -29,7 +29,7 @@ from harness.errors import UserError
 from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
 from harness.grader.ledger import LEDGER, Entry, Ledger
 from harness.grader.memo import tree_digest
-from harness.grader.progress import Progress
+from harness.grader.progress import Progress, ids
 from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
@@ -108,16 +108,16 @@ def must_failures(spreads: dict[str, Spread], violates: dict[str, tuple[str, ...
     ref = spreads["reference"]
     if ref.verdicts and not all(ref.verdicts):
         out.append(f"the reference fails on {len(ref.verdicts) - sum(ref.verdicts)} seeds")
-    for name, ids in violates.items():
+    for name, declared in violates.items():
         got = spreads.get(name)
-        if ids and got is not None and any(got.verdicts):
+        if declared and got is not None and any(got.verdicts):
             out.append(f"{name} succeeds on {sum(got.verdicts)} seeds")
     return out
 
 
 def _progress_text(seed: str, name: str, score: Entry, bar: float) -> str:
     verdict = "success" if succeeds(score, bar) else "failed"
-    unmet = f" unmet {','.join(sorted(score.unmet))}" if score.unmet else ""
+    unmet = f" unmet {ids(score.unmet)}" if score.unmet else ""
     return f"seed {seed} {name}: final {score.final:.4f} {verdict}{unmet}"
 
 

@@ -28,7 +28,7 @@ from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
 from harness.grader import memo
 from harness.grader.ledger import LEDGER, Ledger, rebuilt
-from harness.grader.progress import Progress
+from harness.grader.progress import Progress, ids
 from harness.grader.record import ControlsRecord
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
@@ -149,7 +149,7 @@ class ControlRunner:
             name = self._name(ws) + (f" ({tag})" if tag else "")
             text = f"seed {seed} {name}: final {score.final:.4f}"
             if score.spec_met is not None:
-                text += " SPEC met" if score.spec_met else f" unmet {','.join(sorted(score.unmet))}"
+                text += " SPEC met" if score.spec_met else f" unmet {ids(score.unmet)}"
             fresh = len(self.reused) == kept
             self.steps.step(text, time.monotonic() - started, scored=fresh)
         return score

@@ -4,7 +4,8 @@ A flagship's controls score 75 trees and its calibration over 200, 70-170 s apie
 one at a time: hours in which a silent command looks hung. Each scoring ends with a line
 naming the tree, its final and how long it took, and, once one tree has been scored for
 real, an estimate of what is left (the mean of the real scorings so far times the trees
-still to come; a tree read from the ledger or a kept scoring takes no time).
+still to come; a tree read from the ledger or a kept scoring takes no time, so once one
+was read the estimate is a bound).
 """
 
 from __future__ import annotations
@@ -12,6 +13,12 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+
+def ids(unmet: list[str], most: int = 6) -> str:
+    """SPEC ids for a progress line: a count past ``most`` (a dead app leaves all 54)."""
+    names = sorted(unmet)
+    return ",".join(names) if len(names) <= most else f"{len(names)} MUSTs"
 
 
 def duration(seconds: float) -> str:
@@ -44,7 +51,8 @@ class Progress:
         if scored:
             self.scored.append(seconds)
         left = self.left_s()
-        tail = f"; about {duration(left)} left" if left and self.done < self.total else ""
+        about = "at most about" if len(self.scored) < self.done else "about"  # some were read
+        tail = f"; {about} {duration(left)} left" if left and self.done < self.total else ""
         how = duration(seconds) if scored else "read, not scored"
         line = f"[{self.done}/{self.total}] {text} ({how}{tail})"
         if self.emit is not None:
@@ -52,4 +60,4 @@ class Progress:
         return line
 
 
-__all__ = ["Progress", "duration"]
+__all__ = ["Progress", "duration", "ids"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.grader.progress import Progress, duration
+from harness.grader.progress import Progress, duration, ids
 
 pytestmark = pytest.mark.unit
 
@@ -21,7 +21,8 @@ def test_time_left_is_the_mean_real_scoring_times_the_trees_to_come() -> None:
     p.step("seed s reference: final 0.99", 0.1, scored=False)  # from the ledger
     assert said[-1] == "[1/5] seed s reference: final 0.99 (read, not scored)"
     p.step("seed s LOW: final 0.01", 100, scored=True)
-    assert said[-1] == "[2/5] seed s LOW: final 0.01 (2 min; about 5 min left)"  # 3 x 100 s
+    # 3 x 100 s, a bound: the next trees may be read too
+    assert said[-1] == "[2/5] seed s LOW: final 0.01 (2 min; at most about 5 min left)"
     p.step("seed s a: final 0.5", 200, scored=True)
     assert p.left_s() == pytest.approx(2 * 150)
     p.step("seed s b: final 0.5", 1, scored=False)
@@ -32,5 +33,10 @@ def test_time_left_is_the_mean_real_scoring_times_the_trees_to_come() -> None:
 
 def test_a_quiet_progress_still_counts() -> None:
     p = Progress(2)
-    assert p.step("x", 3, scored=True) == "[1/2] x (3 s; about 3 s left)"
+    assert p.step("x", 3, scored=True) == "[1/2] x (3 s; about 3 s left)"  # none was read
     assert p.done == 1 and p.scored == [3]
+
+
+def test_a_long_list_of_unmet_ids_is_counted() -> None:
+    assert ids(["M-B-2", "M-A-1"]) == "M-A-1,M-B-2"
+    assert ids([f"M-X-{i}" for i in range(54)]) == "54 MUSTs"
