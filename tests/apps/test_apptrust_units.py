@@ -260,8 +260,9 @@ def test_a_defect_failing_by_its_musts_does_not_hold_the_bar_down() -> None:
 
 
 def test_calibration_says_each_scoring_as_it_ends() -> None:
-    from harness.grader.calibrate import _progress_line
+    from harness.grader.calibrate import _progress_text
     from harness.grader.ledger import Entry
+    from harness.grader.progress import Progress
 
     def entry(final: float, met: bool, unmet: list[str]) -> Entry:
         return Entry(
@@ -270,10 +271,12 @@ def test_calibration_says_each_scoring_as_it_ends() -> None:
         )  # fmt: skip
 
     failed = entry(0.5842, False, ["M-B", "M-A"])
-    line = _progress_line(3, 128, "ab12", "float-money", failed, 0.0, 0.9)
+    steps = Progress(128)
+    steps.done = 2
+    line = steps.step(_progress_text("ab12", "float-money", failed, 0.9), 64, scored=True)
     assert line.startswith("[3/128] seed ab12 float-money: final 0.5842 failed unmet M-A,M-B (")
     met = entry(0.987, True, [])
-    assert "final 0.9870 success (" in _progress_line(1, 2, "ab12", "reference", met, 0.0, 0.9)
+    assert _progress_text("ab12", "reference", met, 0.9).endswith("final 0.9870 success")
 
 
 def _fake_calibration(
