@@ -427,7 +427,8 @@ def controls_cmd(
         typer.Option(
             "--reuse",
             help="read each tree's scoring kept by an earlier run when nothing it depends on "
-            "changed (after editing a defect's breaks:)",
+            "changed (after editing a defect's breaks:); a scenario with a calibration "
+            "ledger also gets each new first scoring as a line of it",
         ),
     ] = False,
 ) -> None:

@@ -27,7 +27,7 @@ from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
 from harness.grader import memo
-from harness.grader.ledger import LEDGER, Ledger, rebuilt
+from harness.grader.ledger import LEDGER, Entry, Ledger, rebuilt
 from harness.grader.progress import Progress, ids
 from harness.grader.record import ControlsRecord
 from harness.results import now_iso
@@ -181,7 +181,22 @@ class ControlRunner:
             raise InfraError(f"control scoring failed: {outcome.error or 'no score'}")
         score = Score.model_validate(outcome.score)
         memo.keep(folder, memo_key, score)
+        self._record(ws, seed, tag, score)
         return score
+
+    def _record(self, ws: Path, seed: str, tag: str, score: Score) -> None:
+        """With ``reuse``, a first scoring also becomes a line of an existing ledger: a kept
+        scoring's key holds the harness's code and the thresholds, so it is lost to the
+        next commit (or a calibration), while a ledger line counts for as long as the
+        scorer's own code is the same, on any machine."""
+        if tag or not self.reuse or self.ledger is None:
+            return
+        ledger, _ = self.ledger
+        if not ledger.path.is_file():  # only a scenario under calibration keeps a ledger
+            return
+        name = self._name(ws)
+        tree = "LOW" if name == "low" else name.removeprefix("defects/")
+        ledger.add(Entry.of(tree, seed, self.sandbox, memo.tree_digest(ws), score))
 
     def patched(self, reference: Path, patch: Path, tag: str, what: str) -> Path:
         """A copy of the reference tree with ``patch`` applied."""

@@ -80,16 +80,13 @@ def test_a_scoring_by_another_scorer_is_refused_and_said(tmp_path: Path) -> None
     assert ledger.find("s0", "docker", "d1") is None and ledger.find("s1", "local", "d1") is None
 
 
-def test_the_controls_take_first_scorings_from_the_ledger_and_score_repeats(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A first scoring whose seed, sandbox and files match a line is read from it; a
-    repeat (DETERMINISM) and a tree the ledger lacks are scored for real."""
+def _runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ledger: Ledger, reuse: bool = True
+) -> tuple[controls.ControlRunner, list[str], Score]:
+    """A runner over the ledger whose backend scores every tree as a dead app, with the
+    trees ``ref``, ``low`` and ``new`` (each tree's digest is ``digest-NAME``)."""
     scorer = Scorer(_suite())
     low = _scored(scorer, boot=Status.ABSENT, list=Status.VACUOUS, total=0.0)
-    ledger = Ledger(tmp_path / "calibration.jsonl", scorer.stamp.scorer)
-    ledger.add(Entry.of("reference", "seed", "local", "digest-ref", _scored(scorer)))
-    ledger.add(Entry.of("LOW", "seed", "local", "digest-low", low))
     verified: list[str] = []
 
     class Backend:
@@ -106,16 +103,28 @@ def test_the_controls_take_first_scorings_from_the_ledger_and_score_repeats(
     monkeypatch.setattr(controls.memo, "tree_digest", lambda tree: f"digest-{tree.name}")
     loaded = SimpleNamespace(name="app", directory=tmp_path / "scenario")
     settings = SimpleNamespace(results=tmp_path / "results")
-    (tmp_path / "ref").mkdir()
-    (tmp_path / "low").mkdir()
-    (tmp_path / "new").mkdir()
+    for name in ("ref", "low", "new"):
+        (tmp_path / name).mkdir()
     runner = controls.ControlRunner(
         loaded,  # type: ignore[arg-type]
         settings,  # type: ignore[arg-type]
         "local",
-        reuse=True,
+        reuse=reuse,
         ledger=(ledger, scorer),
     )
+    return runner, verified, low
+
+
+def test_the_controls_take_first_scorings_from_the_ledger_and_score_repeats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first scoring whose seed, sandbox and files match a line is read from it; a
+    repeat (DETERMINISM) and a tree the ledger lacks are scored for real."""
+    scorer = Scorer(_suite())
+    ledger = Ledger(tmp_path / "calibration.jsonl", scorer.stamp.scorer)
+    runner, verified, low = _runner(tmp_path, monkeypatch, ledger)
+    ledger.add(Entry.of("reference", "seed", "local", "digest-ref", _scored(scorer)))
+    ledger.add(Entry.of("LOW", "seed", "local", "digest-low", low))
     try:
         assert runner.score(tmp_path / "ref", "seed").final == _scored(scorer).final
         assert runner.score(tmp_path / "low", "seed").final == low.final
@@ -127,3 +136,56 @@ def test_the_controls_take_first_scorings_from_the_ledger_and_score_repeats(
         assert runner.reused == ["ref:ledger", "low:ledger"]
     finally:
         runner.close()
+
+
+def _lines(path: Path) -> list[tuple[str, str, str]]:
+    return [
+        (e["tree"], e["seed"], e["digest"]) for e in map(json.loads, path.read_text().splitlines())
+    ]
+
+
+def test_a_first_scoring_with_reuse_becomes_a_ledger_line_and_a_repeat_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So a controls run's scorings outlive the next commit: its kept scorings' keys hold
+    the harness's code, a line only the scorer's."""
+    scorer = Scorer(_suite())
+    path = tmp_path / "calibration.jsonl"
+    ledger = Ledger(path, scorer.stamp.scorer)
+    ledger.add(Entry.of("reference", "seed", "local", "digest-ref", _scored(scorer)))
+    runner, verified, low = _runner(tmp_path, monkeypatch, ledger)
+    try:
+        runner.score(tmp_path / "new", "seed")
+        runner.score(tmp_path / "low", "seed")
+        runner.score(tmp_path / "low", "seed", "again")
+    finally:
+        runner.close()
+    assert verified == ["new", "low", "low"]
+    assert _lines(path) == [
+        ("LOW", "seed", "digest-low"),
+        ("new", "seed", "digest-new"),
+        ("reference", "seed", "digest-ref"),
+    ]
+    again = Ledger(path, scorer.stamp.scorer).find("seed", "local", "digest-new")
+    assert again is not None and again.final == low.final
+
+
+@pytest.mark.parametrize("has_file", [True, False])
+def test_no_line_is_written_without_reuse_or_without_a_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, has_file: bool
+) -> None:
+    scorer = Scorer(_suite())
+    path = tmp_path / "calibration.jsonl"
+    ledger = Ledger(path, scorer.stamp.scorer)
+    if has_file:
+        ledger.add(Entry.of("reference", "seed", "local", "digest-ref", _scored(scorer)))
+    runner, verified, _ = _runner(tmp_path, monkeypatch, ledger, reuse=not has_file)
+    try:
+        runner.score(tmp_path / "new", "seed")
+    finally:
+        runner.close()
+    assert verified == ["new"]
+    if has_file:  # without --reuse a controls run leaves the scenario's files alone
+        assert _lines(path) == [("reference", "seed", "digest-ref")]
+    else:  # and a scenario never calibrated gets no ledger from a controls run
+        assert not path.exists()
