@@ -64,11 +64,13 @@ class Defect:
     harm: str
     critical: bool = False
     violates: tuple[str, ...] = ()
+    may_break: tuple[str, ...] = ()  # racy side effects: neither required nor a cascade
 
 
 def load_defects(loaded: LoadedScenario) -> list[Defect]:
     """``defects/<name>.patch`` with ``defects/<name>.yml`` (``breaks``, ``harm``, and
-    optionally ``critical`` and ``violates``: the SPEC MUST ids it violates)."""
+    optionally ``critical``, ``violates``: the SPEC MUST ids it violates, and
+    ``may_break``: checks a racy mistake breaks on some runs and not on others)."""
     folder = loaded.directory / "defects"
     defects = []
     for patch in sorted(folder.glob("*.patch")) if folder.is_dir() else []:
@@ -97,6 +99,14 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
                 field="violates",
                 fix="list the SPEC MUST ids it violates, e.g. [M-SYNC-3]",
             )
+        may_break = meta.get("may_break", [])
+        if not isinstance(may_break, list) or set(map(str, may_break)) & set(map(str, breaks)):
+            raise UserError(
+                "defect may_break is not a list of checks apart from breaks",
+                file=meta_file,
+                field="may_break",
+                fix="list only the checks the mistake breaks on some runs and not on others",
+            )
         defects.append(
             Defect(
                 patch.stem,
@@ -105,6 +115,7 @@ def load_defects(loaded: LoadedScenario) -> list[Defect]:
                 str(meta.get("harm", "")),
                 bool(meta.get("critical", False)),
                 tuple(str(v) for v in violates),
+                tuple(str(m) for m in may_break),
             )
         )
     return defects
@@ -282,6 +293,7 @@ def score_trees(runner: ControlRunner, defects: list[Defect], seed: str) -> Cont
                 score=runner.score(tree, seed),
                 critical=defect.critical,
                 violates=list(defect.violates),
+                may_break=list(defect.may_break),
             )
         )
     return ControlsRun(high, again, low, low_again, nop, outcomes, low_kind, environment)

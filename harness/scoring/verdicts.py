@@ -4,7 +4,8 @@ HIGH: the reference tree scores at least ``thresholds.high`` with nothing unavai
 LOW: the LOW tree (a running-but-broken build for app scenarios, the do-nothing tree
 otherwise) scores at most ``thresholds.low`` and below the success bar. ISOLATION: each
 defect, applied to a copy of the reference, breaks every check it declares and nothing
-else (checks downstream of a declared check are excused; diagnostic rows are ignored);
+else (checks downstream of a declared check are excused, and so are the checks a racy
+defect declares it ``may_break`` and theirs; diagnostic rows are ignored);
 a check is broken when its score falls more than ``thresholds.epsilon`` below the
 reference, or it becomes unavailable. CRITICAL: a defect marked critical scores below
 the success bar. DETERMINISM: scoring one tree twice gives the same vector, for the
@@ -41,6 +42,10 @@ class DefectOutcome(BaseModel):
     score: Score
     critical: bool = False
     violates: list[str] = Field(default_factory=list, description="SPEC ids it violates")
+    may_break: list[str] = Field(
+        default_factory=list,
+        description="checks a racy mistake breaks on some runs only: never missed nor a cascade",
+    )
 
 
 class DefectResult(BaseModel):
@@ -189,8 +194,8 @@ def judge_defect(
         strict = broken_checks(reference, defect.score, declared_epsilon)
         declared = [n for n in strict if n in defect.declared and n not in broken]
         broken = [r.check for r in reference.rows if r.check in {*broken, *declared}]
-    excused = _closure(set(defect.declared), reference.rows)
-    unknown = [n for n in defect.declared if n not in names]
+    excused = _closure({*defect.declared, *defect.may_break}, reference.rows)
+    unknown = [n for n in (*defect.declared, *defect.may_break) if n not in names]
     missed = [n for n in defect.declared if n in names and n not in broken]
     cascades = [n for n in broken if n not in excused]
     return DefectResult(

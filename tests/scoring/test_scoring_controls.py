@@ -73,6 +73,28 @@ def test_cascade_fails_isolation() -> None:
     assert "cascades ['layout']" in report.text()
 
 
+@pytest.mark.parametrize("layout", [1.0, 0.9])
+def test_a_racy_side_effect_is_excused_whether_or_not_it_broke(layout: float) -> None:
+    """``may_break``: two walks racing break the order on one machine and not on the
+    other; either run isolates, and nothing else is excused."""
+    high = _score()
+    racy = DefectOutcome(
+        name="racy",
+        declared=["total"],
+        may_break=["layout"],
+        score=_score(total=0.0, layout=layout),
+    )
+    report = evaluate_controls(high, _low(), [racy], (high.vector(), high.vector()), T)
+    assert report.defects[0].cascades == [] and report.defects[0].missed == []
+    assert report.verdict == TRUSTED
+    leaky = racy.model_copy(update={"score": _score(total=0.0, layout=layout, boot=0.0)})
+    report = evaluate_controls(high, _low(), [leaky], (high.vector(), high.vector()), T)
+    assert report.defects[0].cascades == ["boot", "list"] and report.verdict == NOT_TRUSTED
+    typo = racy.model_copy(update={"may_break": ["layot"]})
+    report = evaluate_controls(high, _low(), [typo], (high.vector(), high.vector()), T)
+    assert report.defects[0].unknown == ["layot"] and report.verdict == NOT_TRUSTED
+
+
 def test_epsilon_tolerates_small_drops_and_missed_checks_fail() -> None:
     high = _score()
     tiny = DefectOutcome(name="tiny", declared=["total"], score=_score(total=0.995))
