@@ -401,11 +401,18 @@ def scenario_dir(name: str, root: Path) -> Path:
     return (root / name).resolve()
 
 
+#: The calibration ledger's file name (``grader.ledger.LEDGER``): evidence of scorings,
+#: not content. Lines added after a scenario is locked (a Docker controls run, another
+#: seed) neither grade nor change what the agent sees, so they make no new version.
+EVIDENCE_FILES = frozenset({"calibration.jsonl"})
+
+
 def folder_hash(directory: Path) -> str:
-    """sha256 over every file's relative path and bytes, in sorted order."""
+    """sha256 over every file's relative path and bytes, in sorted order (the calibration
+    ledger left out)."""
     digest = hashlib.sha256()
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        if "__pycache__" in path.parts:
+        if "__pycache__" in path.parts or path.name in EVIDENCE_FILES:
             continue
         digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
         digest.update(path.read_bytes())

@@ -149,6 +149,22 @@ def load_thresholds(path: Path) -> Thresholds:
         ) from exc
 
 
+#: Beside the thresholds, the pin of a suite whose code names no ``thresholds_pin=``:
+#: adding that argument after a calibration would change the scorer's own fingerprint,
+#: which the thresholds' ``scorer`` stamp and every line of the calibration ledger hold.
+PIN_FILE = "thresholds.pin"
+
+
+def pin_of(suite: Suite) -> str | None:
+    """The suite's ``thresholds_pin=``, else the pin file beside its thresholds."""
+    if suite.thresholds_pin is not None or suite.thresholds is None:
+        return suite.thresholds_pin
+    try:
+        return Path(suite.thresholds).with_name(PIN_FILE).read_text().strip() or None
+    except OSError:
+        return None
+
+
 def check_pin(suite: Suite) -> Thresholds | None:
     """Load the suite's thresholds, refusing a calibrated file that misses its pin."""
     if suite.thresholds is None:
@@ -156,10 +172,10 @@ def check_pin(suite: Suite) -> Thresholds | None:
     found = load_thresholds(suite.thresholds)
     if found.calibrated:
         actual = sha256_file(suite.thresholds)
-        if suite.thresholds_pin != actual:
+        if pin_of(suite) != actual:
             raise UserError(
                 f"suite {suite.name}: calibrated thresholds sha256 {actual} does not match "
-                f"the pin {suite.thresholds_pin}; the scorer will not score",
+                f"the pin {pin_of(suite)}; the scorer will not score",
                 file=suite.thresholds,
                 field="thresholds_pin",
                 fix="recalibrate and update the pin (a new era), or restore the file",

@@ -371,3 +371,23 @@ def test_calibration_resumes_from_its_ledger_on_another_machine(
     # without --reuse every tree is scored again, and the ledger keeps the new lines
     cal.calibrate(loaded, settings, "local", 2, reuse=False)
     assert len(made[2].scored) == 2 * trees
+
+
+def test_a_calibration_pins_a_suite_without_a_pin_argument_beside_its_thresholds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adding ``thresholds_pin=`` to the suite's code would change the scorer fingerprint
+    that the ledger's lines and the thresholds' stamp hold: the pin goes to a file."""
+    import re
+
+    from harness.scoring.era import PIN_FILE, sha256_file
+
+    cal, (loaded, settings), _, suite_dir = _fake_calibration(tmp_path, monkeypatch)
+    suite_py = suite_dir / "suite.py"
+    code = re.sub(r"\n\s*thresholds_pin=\"[0-9a-f]+\",", "", suite_py.read_text())
+    suite_py.write_text(code)
+    text, proposal = cal.calibrate(loaded, settings, "local", 2)
+    assert proposal.bar is not None and f"pinned in {PIN_FILE}" in text
+    assert suite_py.read_text() == code  # the code, and so its fingerprint, untouched
+    pin = (suite_dir / PIN_FILE).read_text().strip()
+    assert pin == sha256_file(suite_dir / "thresholds.yml")

@@ -236,3 +236,21 @@ def test_clone_error_names_the_repo_cache(project: Path, tmp_path: Path) -> None
     done = _cli(project, "validate", "t/clamp")
     assert done.returncode == 2 and "cannot clone" in done.stderr
     assert "HARNESS_REPO_CACHE" in done.stderr
+
+
+def test_a_locked_folder_keeps_its_hash_when_the_calibration_ledger_grows(
+    tmp_path: Path,
+) -> None:
+    """The ledger is evidence of scorings (a Docker controls run adds lines after the
+    lock); any other file, the thresholds among them, is content."""
+    from harness.grader.ledger import LEDGER
+    from harness.scenario.model import EVIDENCE_FILES, folder_hash
+
+    assert LEDGER in EVIDENCE_FILES
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "thresholds.yml").write_text("calibrated: true\n")
+    before = folder_hash(tmp_path)
+    (tmp_path / "suite" / LEDGER).write_text('{"tree": "reference"}\n')
+    assert folder_hash(tmp_path) == before
+    (tmp_path / "suite" / "thresholds.yml").write_text("calibrated: false\n")
+    assert folder_hash(tmp_path) != before

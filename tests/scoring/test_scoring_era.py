@@ -18,7 +18,7 @@ from harness.scoring import (
     sha256_file,
     stamp,
 )
-from harness.scoring.era import code_fingerprint
+from harness.scoring.era import PIN_FILE, code_fingerprint
 from harness.verify.scoring_bridge import load_suite_module
 
 pytestmark = pytest.mark.unit
@@ -88,6 +88,29 @@ def test_calibrated_thresholds_need_matching_pin(tmp_path: Path) -> None:
     got = Scorer(pinned).start()
     assert got.era == "ledger@1.2.3" and got.calibrated
     assert load_thresholds(suite.thresholds).epsilon == 0.02
+
+
+def test_a_suite_without_a_pin_argument_is_pinned_by_the_file_beside_its_thresholds(
+    tmp_path: Path,
+) -> None:
+    """A calibration of a suite whose code names no pin writes ``thresholds.pin``: the
+    scorer's fingerprint (held by the ledger and the thresholds' stamp) stays the same."""
+    text = "calibrated: true\nhigh: 0.9\nlow: 0.2\n"
+    suite = _suite(tmp_path, text)
+    before = code_fingerprint(suite)
+    with pytest.raises(UserError, match="the pin None"):
+        stamp(suite)
+    assert suite.thresholds is not None
+    pin_file = tmp_path / PIN_FILE
+    pin_file.write_text(sha256_file(suite.thresholds) + "\n")
+    got = stamp(suite)
+    assert got.era == "ledger@1.2.3" and got.calibrated and got.scorer == before
+    suite.thresholds.write_text(text.replace("0.9", "0.5"))  # an edited bar is refused
+    with pytest.raises(UserError, match="will not score"):
+        stamp(suite)
+    pin_file.write_text("0" * 64)  # the argument, when there is one, wins over the file
+    pinned = _suite(tmp_path, text.replace("0.9", "0.5"), pin=sha256_file(suite.thresholds))
+    assert stamp(pinned).calibrated
 
 
 def test_fingerprint_covers_fixtures_and_thresholds(tmp_path: Path) -> None:
