@@ -171,11 +171,11 @@ def check_pin(suite: Suite) -> Thresholds | None:
         return None
     found = load_thresholds(suite.thresholds)
     if found.calibrated:
-        actual = sha256_file(suite.thresholds)
-        if pin_of(suite) != actual:
+        actual, pin = sha256_file(suite.thresholds), pin_of(suite)
+        if pin != actual:
             raise UserError(
                 f"suite {suite.name}: calibrated thresholds sha256 {actual} does not match "
-                f"the pin {pin_of(suite)}; the scorer will not score",
+                f"the pin {pin}; the scorer will not score",
                 file=suite.thresholds,
                 field="thresholds_pin",
                 fix="recalibrate and update the pin (a new era), or restore the file",
