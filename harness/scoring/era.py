@@ -177,7 +177,7 @@ def check_pin(suite: Suite) -> Thresholds | None:
                 f"suite {suite.name}: calibrated thresholds sha256 {actual} does not match "
                 f"the pin {pin}; the scorer will not score",
                 file=suite.thresholds,
-                field="thresholds_pin",
+                field="thresholds_pin" if suite.thresholds_pin is not None else PIN_FILE,
                 fix="recalibrate and update the pin (a new era), or restore the file",
             )
     return found

@@ -98,8 +98,9 @@ def test_a_suite_without_a_pin_argument_is_pinned_by_the_file_beside_its_thresho
     text = "calibrated: true\nhigh: 0.9\nlow: 0.2\n"
     suite = _suite(tmp_path, text)
     before = code_fingerprint(suite)
-    with pytest.raises(UserError, match="the pin None"):
+    with pytest.raises(UserError, match="the pin None") as err:
         stamp(suite)
+    assert err.value.field == PIN_FILE  # the fix is in the file, the code names no pin
     assert suite.thresholds is not None
     pin_file = tmp_path / PIN_FILE
     pin_file.write_text(sha256_file(suite.thresholds) + "\n")
