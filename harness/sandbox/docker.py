@@ -44,6 +44,7 @@ from harness.sandbox.dockerio import (
     limit_watch,
     own,
     remove_network,
+    thaw,
     unpack_archive,
 )
 from harness.sandbox.engine import docker_client
@@ -321,14 +322,25 @@ class DockerSandbox:
         wrapped = ["timeout", "-s", "KILL", f"{timeout:g}", *cmd] if timeout else list(cmd)
         api = self.client.api
         began = time.monotonic()
+
+        def create() -> str:
+            return str(
+                api.exec_create(
+                    container.id,
+                    wrapped,
+                    environment=env or None,
+                    workdir=cwd or self.spec.project_dir,
+                    user=f"{self.user[0]}:{self.user[1]}",
+                )["Id"]
+            )
+
         try:
-            exec_id = api.exec_create(
-                container.id,
-                wrapped,
-                environment=env or None,
-                workdir=cwd or self.spec.project_dir,
-                user=f"{self.user[0]}:{self.user[1]}",
-            )["Id"]
+            try:
+                exec_id = create()
+            except APIError as exc:  # left frozen by a kill whose thaw failed: thaw, again
+                if "is paused" not in str(exc) or not thaw(container):
+                    raise
+                exec_id = create()
         except APIError as exc:
             raise InfraError(f"docker exec failed in {self.name}: {exc}") from exc
         cap = self.spec.policy.bytes("output_limit")

@@ -11,6 +11,7 @@ import posixpath
 import shutil
 import tarfile
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -81,16 +82,33 @@ def kill_processes(container: Container, keep: set[int], user: tuple[int, int]) 
     if host_pids(str(container.id), keep, parent) is not None:
         try:
             container.pause()
+        except (APIError, NotFound):  # a failed freeze may still leave it frozen
+            thaw(container)  # then the kill from inside below
+        else:
             try:
-                pids = host_pids(str(container.id), keep, parent) or []
-                kill_host_pids(pids)
+                kill_host_pids(host_pids(str(container.id), keep, parent) or [])
             finally:
-                container.unpause()
+                thaw(container)
             return
-        except (APIError, NotFound):
-            pass
     with contextlib.suppress(APIError, NotFound):
         container.exec_run(["kill", "-9", "-1"], user=f"{user[0]}:{user[1]}", detach=True)
+
+
+def thaw(container: Container, attempts: int = 6) -> bool:
+    """Unpause ``container``, trying again while the engine refuses (under load the
+    freezer's thaw can fail once); False if it stays paused. A container left frozen
+    would refuse every later command, the copy-out of transcripts included."""
+    for attempt in range(attempts):
+        try:
+            container.unpause()
+            return True
+        except NotFound:
+            return True
+        except APIError as exc:
+            if "not paused" in str(exc).lower():
+                return True
+        time.sleep(0.1 * (attempt + 1))
+    return False
 
 
 def remove_network(network: Network) -> str | None:
@@ -180,5 +198,6 @@ __all__ = [
     "limit_watch",
     "own",
     "remove_network",
+    "thaw",
     "unpack_archive",
 ]
