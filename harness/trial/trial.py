@@ -39,6 +39,7 @@ from harness.util.fs import read_json, write_atomic, write_json
 from harness.verify.engine import copy_hidden_into
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import make_request
+from harness.verify.scoring_bridge import check_suite_pin
 from harness.verify.verdict import decide
 
 POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
@@ -485,6 +486,7 @@ def execute(
 ) -> TrialResult:
     """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
     backend = get_backend(opts.sandbox)
+    check_suite_pin(loaded)
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
     with holding(workspace_path(loaded, settings)):
         return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)

@@ -11,13 +11,14 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import UserError
 from harness.scoring import (
     Score,
     Scorer,
     TestTargetResult,
+    check_pin,
     render_json,
     render_text,
     suite_from_tests,
@@ -28,6 +29,9 @@ from harness.util.registry import Registry
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
 from harness.verify.verdict import decide
+
+if TYPE_CHECKING:
+    from harness.scenario.model import LoadedScenario
 
 TESTS_SUITE_VERSION = "1.0.0"
 CHECK_PREFIX = "tests:"
@@ -50,6 +54,14 @@ def load_suite_module(suite_dir: Path) -> Any:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def check_suite_pin(loaded: LoadedScenario) -> None:
+    """Refuse, before a run is written, a scenario whose calibrated thresholds miss their
+    pin: its scorer would refuse at verification, after the agent's whole run."""
+    suite_dir = loaded.scenario.verify.suite
+    if suite_dir:
+        check_pin(load_suite_module(loaded.directory / suite_dir).suite)
 
 
 def _graded_counts(t: Any) -> TestTargetResult:

@@ -5,6 +5,7 @@ workspace another harness process holds is refused with one line (stale locks re
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -149,3 +150,19 @@ def test_a_second_exec_of_a_busy_workspace_is_refused(
     assert f"in use by another harness process (pid {proc.pid})" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and time.monotonic() - began < 60
     assert cli("exec", "t/calc", "--agent", "nop", "--sandbox", "local").returncode == 1
+
+
+@pytest.mark.integration
+def test_a_calibrated_suite_that_misses_its_pin_is_refused_before_any_run(
+    project: Path, cli: CLI
+) -> None:
+    """The scorer would refuse at verification, after the agent's whole run: exec says so
+    first, in one line naming the pin file, and writes no run."""
+    folder = project / "scenarios" / "apps" / "meridian-console"
+    shutil.copytree(REPO_ROOT / "scenarios" / "apps" / "meridian-console", folder)
+    (folder / "suite" / "thresholds.pin").write_text("0" * 64 + "\n")
+    done = cli("exec", "apps/meridian-console", "--agent", "nop", "--sandbox", "local")
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and "thresholds.pin" in line and "does not match" in line
+    assert sorted(p.name for p in project.iterdir()) == ["agents.yml", "llms.yml", "scenarios"]
