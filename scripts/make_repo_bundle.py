@@ -31,6 +31,7 @@ DEFAULT_MESSAGE = "scenario repository"
 IGNORED_PARTS = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 
+# fmt: off
 GIT_CONFIG = [
     "-c", "init.defaultBranch=main",
     "-c", "commit.gpgsign=false",
@@ -41,6 +42,7 @@ GIT_CONFIG = [
     "-c", f"user.name={FIXED_NAME}",
     "-c", f"user.email={FIXED_EMAIL}",
 ]
+# fmt: on
 
 
 def _git(args: list[str], cwd: Path) -> str:

@@ -33,11 +33,17 @@ from harness.grader.progress import Progress, ids
 from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
-from harness.scoring.era import PIN_FILE, code_fingerprint, load_thresholds, sha256_file
+from harness.scoring.era import (
+    PIN_ARGUMENT,
+    PIN_FILE,
+    code_fingerprint,
+    load_thresholds,
+    sha256_file,
+)
 from harness.util.fs import write_atomic
 from harness.verify.scoring_bridge import load_suite_module
 
-_PIN = re.compile(r"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')")
+_PIN = re.compile(PIN_ARGUMENT)
 
 
 @dataclass

@@ -108,7 +108,9 @@ def fingerprint(paths: list[Path], *, unpinned: bool = False) -> str:
     return digest.hexdigest()
 
 
-_PIN = re.compile(rb"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')")
+#: A suite's ``thresholds_pin=`` argument as its source spells it (None or a hex string).
+PIN_ARGUMENT = r"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')"
+_PIN = re.compile(PIN_ARGUMENT.encode())
 
 
 def _graded_file(path: Path) -> bool:
