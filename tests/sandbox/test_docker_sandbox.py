@@ -101,6 +101,20 @@ def test_timeout_kills_and_is_recorded(client: docker.DockerClient, image: str, 
     assert leftovers(client, trial) == []
 
 
+def test_a_container_left_frozen_is_thawed_by_the_next_command(
+    client: docker.DockerClient, image: str, trial: str
+) -> None:
+    """A kill whose thaw the engine refused leaves the container paused; the next command
+    (the copy-out of transcripts, say) thaws it instead of failing with a 409."""
+    with DockerSandbox(_spec(image, trial), client=client) as box:
+        container = client.containers.get(box.container_id)
+        container.pause()
+        assert box.exec(["echo", "alive"], timeout=30).stdout == "alive\n"
+        container.reload()
+        assert container.status == "running"
+    assert leftovers(client, trial) == []
+
+
 def test_failure_inside_block_removes_everything(
     client: docker.DockerClient, image: str, trial: str
 ) -> None:
