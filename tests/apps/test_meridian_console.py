@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -156,6 +157,7 @@ def _score(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
     m = _suite()
     scorer = _scorers.setdefault("suite", Scorer(m.suite))  # one selftest (~18 s) per module
     tree = tmp / name
+    tmp.mkdir(parents=True, exist_ok=True)
     shutil.copytree(SCENARIO / "solution", tree)
     patches = [patch] if isinstance(patch, Path) else list(patch or [])
     if patches:
@@ -168,16 +170,44 @@ def _score(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
         return scorer.score(ev)
 
 
+def _why(score: Any) -> str:
+    """The unmet MUSTs with what their failing checks saw (a CI failure explains itself)."""
+    rows = [
+        f"{r.check} {r.score} ({r.status}): {r.detail}"
+        for r in score.rows
+        if set(r.musts) & set(score.unmet) and r.score < 1.0
+    ]
+    return f"unmet {score.unmet}, fired {score.fired}; " + " | ".join(rows)
+
+
+#: The MUSTs a console error leaves unmet (``journey.load`` and the ``fe.*`` checks rooted
+#: in it). Once, in one CI run, the reference failed on them alone; 26 scorings here
+#: (quiet, at load 4-17, two side by side) did not repeat it, and that run printed no
+#: detail. A right app failing on them alone is scored once more, and what the browser
+#: logged the first time becomes a warning in the test report; any other unmet MUST, a
+#: fired critical, or the same failure twice fails the test.
+CONSOLE_ONLY = frozenset({"M-UI-1", "M-FE-1"})
+
+
+def _score_right(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
+    """Score an app that must meet the SPEC (see ``CONSOLE_ONLY``)."""
+    got = _score(tmp / "first", patch, name)
+    if got.spec_met or got.fired or not set(got.unmet) <= CONSOLE_ONLY:
+        return got
+    warnings.warn(f"{name} scored again after a console-only failure: {_why(got)}", stacklevel=2)
+    return _score(tmp / "again", patch, name)
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return _score(tmp_path_factory.mktemp("meridian-console"), None, "reference")
+    return _score_right(tmp_path_factory.mktemp("meridian-console"), None, "reference")
 
 
 @pytest.mark.integration
 @pytest.mark.browser
 @_needs_chromium
 def test_reference_meets_the_spec_and_one_defect_fails(reference: Any, tmp_path: Path) -> None:
-    assert reference.spec_met and not reference.unmet and not reference.fired, reference.unmet
+    assert reference.spec_met and not reference.unmet and not reference.fired, _why(reference)
     assert reference.measurable and reference.final >= 0.9
     name, must, critical = CI_DEFECT
     got = _score(tmp_path, SCENARIO / "defects" / f"{name}.patch", name)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.apps.test_meridian_console import _needs_chromium, _score
+from tests.apps.test_meridian_console import _needs_chromium, _score_right, _why
 
 RIGHT = Path(__file__).resolve().parents[1] / "data" / "meridian-console-right"
 
@@ -25,6 +25,6 @@ RIGHT = Path(__file__).resolve().parents[1] / "data" / "meridian-console-right"
 @pytest.mark.browser
 @_needs_chromium
 def test_an_app_at_the_specs_bounds_meets_the_spec(tmp_path: Path) -> None:
-    got = _score(tmp_path, [RIGHT / "bounds.patch", RIGHT / "offscreen-blit.patch"], "bounds")
-    assert got.spec_met and not got.unmet and not got.fired, (got.unmet, got.fired)
+    got = _score_right(tmp_path, [RIGHT / "bounds.patch", RIGHT / "offscreen-blit.patch"], "bounds")
+    assert got.spec_met and not got.unmet and not got.fired, _why(got)
     assert got.measurable and got.final >= 0.9, got.final
