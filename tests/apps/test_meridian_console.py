@@ -157,7 +157,6 @@ def _score(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
     m = _suite()
     scorer = _scorers.setdefault("suite", Scorer(m.suite))  # one selftest (~18 s) per module
     tree = tmp / name
-    tmp.mkdir(parents=True, exist_ok=True)
     shutil.copytree(SCENARIO / "solution", tree)
     patches = [patch] if isinstance(patch, Path) else list(patch or [])
     if patches:
