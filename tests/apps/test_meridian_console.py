@@ -191,7 +191,7 @@ CONSOLE_ONLY = frozenset({"M-UI-1", "M-FE-1"})
 def _score_right(tmp: Path, patch: Path | list[Path] | None, name: str) -> Any:
     """Score an app that must meet the SPEC (see ``CONSOLE_ONLY``)."""
     got = _score(tmp / "first", patch, name)
-    if got.spec_met or got.fired or not set(got.unmet) <= CONSOLE_ONLY:
+    if got.spec_met or got.fired or not got.unmet or not set(got.unmet) <= CONSOLE_ONLY:
         return got
     warnings.warn(f"{name} scored again after a console-only failure: {_why(got)}", stacklevel=2)
     return _score(tmp / "again", patch, name)
