@@ -37,7 +37,7 @@ from harness.gateway.calls import (
     retry_after_seconds,
     snippet,
 )
-from harness.gateway.hosttimes import reported_ttft_s
+from harness.gateway.hosttimes import engine_timings, reported_ttft_s
 from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
 from harness.gateway.relay import (
     ChatFraming,
@@ -276,6 +276,7 @@ class FleetUpstream:
             if mode == "json":
                 opened.json_body = reply_json(call, await resp.aread())
                 att.usage = opened.json_body.get("usage")
+                att.timings = engine_timings(opened.json_body)
                 if call.endpoint in (CHAT, COMPLETIONS):
                     att.ttft_s = reported_ttft_s(opened.json_body)
                     att.ttft_reported = att.ttft_s is not None
