@@ -79,7 +79,9 @@ def measure(
 
 def latency(targets: dict[str, tuple[str, str]], n: int) -> dict:
     results = {}
-    with httpx.Client(timeout=30) as c:
+    # a connection idle for a few seconds may have been closed by the host (llama.cpp's
+    # server drops idle ones after 5 s): the client lets them go sooner, as the gateway does
+    with httpx.Client(timeout=60, limits=httpx.Limits(keepalive_expiry=1.0)) as c:
         for stream in (False, True):
             for url, model in targets.values():
                 measure(c, url, model, stream, 20)  # warm up every path
@@ -107,6 +109,8 @@ def latency(targets: dict[str, tuple[str, str]], n: int) -> dict:
                 "minimal_p50_ms": statistics.median(anchor),
                 "minimal_added_p50_ms": added_min,
                 "vs_minimal": statistics.median(via) / statistics.median(anchor),
+                "vs_direct": statistics.median(via) / statistics.median(direct),
+                "minimal_vs_direct": statistics.median(anchor) / statistics.median(direct),
                 "added_vs_minimal": added / added_min if added_min > 0 else float("nan"),
                 "held_added_p50_ms": added_held,
                 "added_vs_held": added / added_held if added_held > 0 else float("nan"),
@@ -116,7 +120,9 @@ def latency(targets: dict[str, tuple[str, str]], n: int) -> dict:
 
 async def burst(url: str, model: str, concurrency: int, calls: int) -> float:
     """Requests per second: ``calls`` non-streamed calls, ``concurrency`` at a time."""
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    limits = httpx.Limits(
+        max_connections=concurrency, max_keepalive_connections=concurrency, keepalive_expiry=1.0
+    )
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
         queue = iter(range(calls))
 
@@ -154,6 +160,8 @@ def throughput(
         "minimal_rps": mini,
         "direct_rps": statistics.median(rps["direct"]),
         "vs_minimal": gw / mini,
+        # throughput as a cost: direct's requests/s over the gateway's (<= 1.1 the goal)
+        "direct_over_gateway": statistics.median(rps["direct"]) / gw,
     }
 
 
@@ -190,7 +198,35 @@ def overhead(
     return results
 
 
-def report_overhead(res: dict) -> list[str]:
+def report_direct(res: dict) -> list[str]:
+    """The figures anchored on the host itself (``--engine``): the gateway over direct."""
+    o = res["overhead"]
+    t = o["throughput"]
+    load = res.get("load_average")
+    lines = [
+        "",
+        "== gateway x the engine called directly (p50s, interleaved call by call) ==",
+        f"non-stream latency: direct {o['non-stream']['direct_p50_ms']:.2f} ms, gateway "
+        f"{o['non-stream']['gateway_p50_ms']:.2f} ms: {o['non-stream']['vs_direct']:.3f}x "
+        f"(minimal proxy {o['non-stream']['minimal_vs_direct']:.3f}x)",
+        f"stream TTFB: direct {o['stream TTFB']['direct_p50_ms']:.2f} ms, gateway "
+        f"{o['stream TTFB']['gateway_p50_ms']:.2f} ms: {o['stream TTFB']['vs_direct']:.3f}x "
+        f"(minimal proxy {o['stream TTFB']['minimal_vs_direct']:.3f}x)",
+        f"throughput at concurrency {t['concurrency']}: direct {t['direct_rps']:.1f} req/s, "
+        f"gateway {t['gateway_rps']:.1f}: {t['direct_over_gateway']:.3f}x (direct / gateway)",
+        "goal: each <= 1.1x on a quiet machine",
+    ]
+    if load:
+        lines.append(
+            "load average (1/5/15 min) before: {:.2f} {:.2f} {:.2f}; after: "
+            "{:.2f} {:.2f} {:.2f}".format(*load)
+        )
+    return lines
+
+
+def report_overhead(res: dict, anchor: str = "minimal") -> list[str]:
+    if anchor == "direct":
+        return report_overhead(res) + report_direct(res)
     lines = [
         "",
         "== gateway overhead (ms per call; host answers instantly; anchor: minimal proxy,"
