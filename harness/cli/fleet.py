@@ -49,6 +49,24 @@ def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return inner
 
 
+def _load(fleet: Path | None) -> FleetConfig:
+    """The fleet file's hosts, any ``kind: engine`` started; with no fleet file at all, the
+    built-in engine host (llama.cpp's server on the built-in model), started here."""
+    from harness.fleet.builtin import BUILTIN, engine_fleet_file, materialize
+    from harness.fleet.engine_model import SMOLLM2
+
+    path = fleet or default_fleet_path()
+    if fleet is None and not path.is_file():
+        Console(stderr=True).print(
+            f"no fleet file ({path}): starting the built-in engine host ({SMOLLM2.name})",
+            highlight=False,
+        )
+        return load_fleet(engine_fleet_file(SMOLLM2.name, BUILTIN))
+    if not path.is_file():
+        return load_fleet(path)  # the one-line error naming the file
+    return load_fleet(materialize(path))
+
+
 @fleet_app.command("status")
 @_friendly
 def status(
@@ -59,7 +77,7 @@ def status(
     """Probe every host: reachable, model loaded, quantization, format, arch, context, slots."""
     from harness.fleet.probe import fingerprint, probe_fleet, served
 
-    cfg = load_fleet(fleet)
+    cfg = _load(fleet)
     statuses = probe_fleet(cfg, timeout)
     fp = fingerprint(cfg, statuses)
     if as_json:
@@ -88,7 +106,7 @@ def status(
                 row = [
                     name,
                     "yes" if st.reachable else "[red]NO[/red]",
-                    st.api or "-",
+                    " ".join(x for x in (st.api, st.engine) if x) or "-",
                     ident or "-",
                 ]
                 if info:
@@ -132,7 +150,7 @@ def bench(
     """Measure each host's prefill and decode tokens/second with a fixed prompt; store them."""
     from harness.fleet.bench import run_bench, save_bench
 
-    cfg = load_fleet(fleet)
+    cfg = _load(fleet)
     data = run_bench(cfg, max_tokens=max_tokens, runs=runs)
     path = save_bench(out or cfg.bench_path(), data)
     table = Table(title="fleet bench")

@@ -89,15 +89,22 @@ def model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | 
                 fix="give the path of a recorded cassette (JSONL)",
             )
         return None
+    if llm.engine is not None:  # served by an engine harness starts (the built-in fleet)
+        from harness.fleet.builtin import engine_fleet_file
+
+        return engine_fleet_file(llm.name, llm.engine)
     fleet = settings.fleet_file
     if not fleet.is_file():
         raise UserError(
             f"model '{llm.name}' needs the fleet, and there is no fleet file",
             file=fleet,
             field="hosts",
-            fix="copy fleet.yml.example to fleet.yml, or pass --replay CASSETTE",
+            fix="copy fleet.yml.example to fleet.yml, pass --model smollm2-135m (the "
+            "built-in engine) or --replay CASSETTE",
         )
-    return fleet
+    from harness.fleet.builtin import materialize  # starts any `kind: engine` host
+
+    return materialize(fleet)
 
 
 def fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
