@@ -25,9 +25,9 @@ from urllib.parse import urlsplit
 
 import docker
 import yaml
-from docker.errors import APIError, DockerException, NotFound
 
 from harness.errors import UserError
+from harness.fleet.router_service import bridge_address
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -40,6 +40,8 @@ class Relay:
         self.server = socket.create_server((listen_host, 0))
         self.address = f"{listen_host}:{self.server.getsockname()[1]}"
         self._closed = threading.Event()
+        self._lock = threading.Lock()
+        self._open: list[socket.socket] = []  # both ends of every relayed connection
         self._thread = threading.Thread(target=self._accept, name=f"relay-{target}", daemon=True)
         self._thread.start()
 
@@ -55,13 +57,22 @@ class Relay:
                 client.close()
                 continue
             upstream.settimeout(None)
+            with self._lock:  # (the ones a finished stream closed are let go)
+                self._open = [s for s in self._open if s.fileno() != -1] + [client, upstream]
             for src, dst in ((client, upstream), (upstream, client)):
                 threading.Thread(target=_pump, args=(src, dst), daemon=True).start()
 
     def close(self) -> None:
+        """Stop listening (a blocked accept is woken by the shutdown) and cut open streams."""
         self._closed.set()
-        with contextlib.suppress(OSError):
-            self.server.close()
+        with self._lock:
+            sockets, self._open = [self.server, *self._open], []
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                sock.close()
+        self._thread.join(timeout=5)
 
 
 def _pump(src: socket.socket, dst: socket.socket) -> None:
@@ -105,16 +116,16 @@ def published_by_container(client: docker.DockerClient, port: int) -> str | None
     return None
 
 
-def bridge_gateway(client: docker.DockerClient) -> str:
+def bridge_gateway() -> str:
     """This machine's address on Docker's default bridge (``172.17.0.1`` usually)."""
-    try:
-        config = client.networks.get("bridge").attrs["IPAM"]["Config"]
-        return str(config[0]["Gateway"])
-    except (NotFound, APIError, DockerException, KeyError, IndexError) as exc:
+    address = bridge_address()
+    if address == "127.0.0.1":
         raise UserError(
-            f"Docker's default bridge has no gateway address ({exc})",
+            "fleet hosts on this machine's loopback need Docker's default bridge, and there "
+            "is none",
             fix="run with --sandbox local, or give fleet hosts an address containers reach",
-        ) from exc
+        )
+    return address
 
 
 def reach_loopback_hosts(fleet_yml: Path, client: docker.DockerClient) -> list[Relay]:
@@ -131,7 +142,7 @@ def reach_loopback_hosts(fleet_yml: Path, client: docker.DockerClient) -> list[R
         parts = urlsplit(url)
         address = published_by_container(client, port)
         if address is None:
-            listen = bridge_gateway(client)
+            listen = bridge_gateway()
             try:
                 relay = Relay(listen, port)
             except OSError as exc:

@@ -1,0 +1,97 @@
+"""The built-in fleet: ``--model smollm2-135m`` (or ``gguf:PATH``, or a fleet.yml host of
+``kind: engine``) is served by llama.cpp's server that harness starts itself; a Docker
+trial against it ends with an honest classification, the tokens the gateway records are
+the engine's, the run's fingerprint names the engine build, the GGUF's sha256 and its
+quantisation, and the engine is gone once the process ends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.config.entrants import GGUF_PREFIX, Registry, gguf_model_name
+from harness.errors import UserError
+from harness.fleet.builtin import materialize
+from harness.fleet.config import parse_fleet
+from harness.fleet.engine_host import ENGINE_LABEL
+from harness.fleet.engine_model import SMOLLM2
+from tests._docker import client_or_skip
+from tests.conftest import REPO_ROOT
+from tests.support.calc import add_entrants, harness, write_calc
+
+
+@pytest.mark.unit
+def test_a_users_gguf_is_an_entrant_for_any_model_using_agent(tmp_path: Path) -> None:
+    reg = Registry.load(REPO_ROOT)
+    _agent, llm = reg.resolve("mini-swe-agent", f"{GGUF_PREFIX}/models/My Model.Q8_0.gguf")
+    assert llm.name == llm.model == "gguf-My-Model.Q8_0" and llm.local
+    assert llm.engine == "gguf:/models/My Model.Q8_0.gguf"
+    assert gguf_model_name("gguf:x/../a.gguf") == "gguf-a"
+    with pytest.raises(UserError, match="uses no model"):
+        reg.resolve("oracle", "gguf:/m.gguf")
+    builtin = reg.llm("smollm2-135m")
+    assert builtin.engine == "builtin" and builtin.model == SMOLLM2.name
+
+
+@pytest.mark.unit
+def test_an_engine_host_needs_a_model_and_an_address_comes_later(tmp_path: Path) -> None:
+    cfg = parse_fleet(
+        {"hosts": [{"name": "e", "kind": "engine", "model": "builtin"}], "models": {}}
+    )
+    assert cfg.hosts[0].started is False
+    with pytest.raises(UserError, match="needs `model: builtin`"):
+        parse_fleet({"hosts": [{"name": "e", "kind": "engine"}]})
+    with pytest.raises(UserError, match="base_url is required"):
+        parse_fleet({"hosts": [{"name": "h"}]})
+    plain = tmp_path / "fleet.yml"
+    plain.write_text("hosts:\n  - {name: h, base_url: 'http://10.0.0.1:1234'}\n")
+    assert materialize(plain) == plain  # nothing to start: the user's own file
+
+
+AGENT = """
+  - name: toolcall-short
+    version: "1.0"
+    supports-llms: [smollm2-135m]
+    adapter: tests.support.agents:ShortToolCallAgent
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.engine
+@pytest.mark.integration
+def test_a_docker_trial_against_the_built_in_model(project: Path, tmp_path: Path) -> None:
+    client = client_or_skip()
+    write_calc(project, tmp_path / "src", environment="{image: python, agent-timeout: 120s}")
+    add_entrants(project, AGENT)
+    assert not (project / "fleet.yml").exists()  # no fleet file: the built-in engine
+    res = harness(
+        project,
+        *("exec", "--agent", "toolcall-short", "--model", "smollm2-135m"),
+        *("--sandbox", "docker", "t/calc"),
+    )
+    # the model answers in text (no tool call edits calc.py): the agent's failure, not an error
+    assert res.returncode == 1, res.stdout + res.stderr
+    (run,) = [p for p in (project / "results" / "t" / "calc").iterdir() if p.is_dir()]
+    usage = json.loads((run / "progress.json").read_text())["usage"]
+    rows = [json.loads(x) for x in (run / "gateway" / "telemetry.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == [200] and rows[0]["host"] == "local-engine"
+    # the tokens the gateway recorded are the ones the engine reported in its reply
+    engine_said = usage["self_reported"]
+    assert rows[0]["prompt_tokens"] == engine_said["prompt_tokens"] > 0
+    assert rows[0]["completion_tokens"] == engine_said["completion_tokens"] <= 12
+    assert rows[0]["engine_timings"]["predicted_per_second"] > 0
+    meta = json.loads((run / "run.json").read_text())
+    host = meta["fleet"]["identifiers"][SMOLLM2.name]["hosts"]["local-engine"]
+    assert host["sha256"] == SMOLLM2.sha256 and host["quantization"] == "Q4_1"
+    assert host["engine"].startswith("b") and host["format"] == "gguf"
+    # the engine stopped with the process that started it
+    port = meta["fleet"]["hosts"]["local-engine"]["base_url"].rsplit(":", 1)[1]
+    published = [
+        bind["HostPort"]
+        for c in client.containers.list(all=True, filters={"label": ENGINE_LABEL})
+        for binds in (c.attrs["NetworkSettings"]["Ports"] or {}).values()
+        for bind in binds or []
+    ]
+    assert port not in published
