@@ -13,15 +13,18 @@ cleanup`` removes any a killed process left: they carry ``harness=1``).
 from __future__ import annotations
 
 import atexit
+import contextlib
+import json
 import os
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from harness.config.entrants import GGUF_PREFIX
-from harness.config.settings import cache_dir
+from harness.config.settings import cache_dir, read_env
 from harness.errors import UserError
 from harness.fleet.config import FleetConfig, load_fleet
 from harness.fleet.engine_host import EngineHost, start_engine
@@ -29,6 +32,7 @@ from harness.fleet.engine_model import SMOLLM2, GgufFile, describe_gguf, ensure_
 
 BUILTIN = "builtin"
 HOST_NAME = "local-engine"
+ENGINES_ENV = "HARNESS_ENGINE_FLEETS"  # {model: fleet file} of the engines a job started
 
 _lock = threading.Lock()
 _engines: dict[tuple[str, str], EngineHost] = {}  # (sha256, alias) -> running host
@@ -84,7 +88,11 @@ def engine_entry(host: EngineHost) -> dict[str, Any]:
 
 
 def engine_fleet_file(model_name: str, spec: str) -> Path:
-    """A fleet file whose one host is the engine serving ``spec`` as ``model_name``."""
+    """A fleet file whose one host is the engine serving ``spec`` as ``model_name``: the
+    one the job process started (``job_engines``), else one started here."""
+    started = _job_fleets().get(model_name)
+    if started is not None and Path(started).is_file():
+        return Path(started)
     model = model_file(spec)
     alias = SMOLLM2.name if spec == BUILTIN else model_name
     host = shared_engine(model, alias)
@@ -94,6 +102,35 @@ def engine_fleet_file(model_name: str, spec: str) -> Path:
         "routing": {"default_prefill_tps": 700, "default_decode_tps": 150},
     }
     return _write(data, f"{model_name}-{model.sha256[:12]}")
+
+
+def _job_fleets() -> dict[str, str]:
+    with contextlib.suppress(ValueError, TypeError):
+        found = json.loads(read_env(ENGINES_ENV) or "{}")
+        if isinstance(found, dict):
+            return {str(k): str(v) for k, v in found.items()}
+    return {}
+
+
+@contextlib.contextmanager
+def job_engines(models: Mapping[str, str]) -> Iterator[dict[str, str]]:
+    """Start the engines a job's models need (entrant name -> ``builtin`` or a GGUF path)
+    in the job's process, name their fleet files in ``HARNESS_ENGINE_FLEETS`` for its
+    trials (each runs in a worker process of its own), and stop them when the job ends."""
+    if not models:
+        yield {}
+        return
+    old = read_env(ENGINES_ENV)
+    try:
+        files = {name: str(engine_fleet_file(name, spec)) for name, spec in models.items()}
+        os.environ.update({ENGINES_ENV: json.dumps(files)})  # for the trials (a write)
+        yield files
+    finally:
+        if old is None:
+            os.environ.pop(ENGINES_ENV, None)
+        else:
+            os.environ.update({ENGINES_ENV: old})
+        stop_engines()
 
 
 def materialize(fleet_file: Path) -> Path:

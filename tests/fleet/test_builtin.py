@@ -7,9 +7,11 @@ quantisation, and the engine is gone once the process ends."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.config.entrants import GGUF_PREFIX, Registry, gguf_model_name
 from harness.errors import UserError
@@ -95,3 +97,37 @@ def test_a_docker_trial_against_the_built_in_model(project: Path, tmp_path: Path
         for bind in binds or []
     ]
     assert port not in published
+
+
+@pytest.mark.unit
+def test_a_jobs_trials_share_the_engine_the_job_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.fleet import builtin
+    from harness.fleet.engine_host import EngineHost
+    from harness.fleet.engine_model import GgufFile
+
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(builtin.ENGINES_ENV, raising=False)
+    gguf = GgufFile(tmp_path / "m.gguf", "ab" * 32, "Q8_0")
+    started: list[EngineHost] = []
+    stopped: list[str] = []
+
+    def start(model: GgufFile, alias: str, **_kw: object) -> EngineHost:
+        host = EngineHost("local-engine", alias, model, f"c{len(started)}", "http://127.0.0.1:9",
+                          "http://172.17.0.9:8080", 4)  # fmt: skip
+        started.append(host)
+        return host
+
+    monkeypatch.setattr(builtin, "start_engine", start)
+    monkeypatch.setattr(builtin, "model_file", lambda spec, **_kw: gguf)
+    monkeypatch.setattr(EngineHost, "stop", lambda self: stopped.append(self.container_id))
+    with builtin.job_engines({"gguf-m": "gguf:/x/m.gguf"}) as files:
+        # a trial worker inherits the environment: it finds the job's engine, starts none
+        assert builtin.engine_fleet_file("gguf-m", "gguf:/x/m.gguf") == Path(files["gguf-m"])
+        data = parse_fleet(yaml.safe_load(Path(files["gguf-m"]).read_text()))
+        assert data.hosts[0].sha256 == "ab" * 32 and data.hosts[0].quantization == "Q8_0"
+        assert data.models["gguf-m"].upstream == "gguf-m"
+        assert len(started) == 1
+    assert stopped == ["c0"] and not Path(files["gguf-m"]).exists()
+    assert builtin.ENGINES_ENV not in os.environ
