@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.errors import HarnessError, InfraError
+from harness.errors import HarnessError, InfraError, UserError
 from harness.fleet.config import FleetConfig, default_fleet_path, load_fleet
 
 fleet_app = typer.Typer(
@@ -190,6 +190,49 @@ def bench(
     typer.echo(f"stored in {path}")
     if not any(r.get("prefill_tps") for r in data["hosts"].values()):
         raise InfraError("no host could be measured", file=cfg.source)
+
+
+@fleet_app.command("check")
+@_friendly
+def check(
+    fleet: Path | None = FLEET_OPT,
+    agents: str | None = typer.Option(
+        None, "--agents", help="comma-separated agents (default: every agent it knows)"
+    ),
+    model: list[str] | None = typer.Option(
+        None, "--model", help="check only this fleet model (repeatable)"
+    ),
+) -> None:
+    """Probe each model with each agent's protocol: works / degraded / fails, with why."""
+    from harness.config.settings import Settings
+    from harness.gateway.check import AGENT_NEEDS, CHECK_FILE, check_fleet, save_check
+
+    names = [a.strip() for a in agents.split(",") if a.strip()] if agents else list(AGENT_NEEDS)
+    cfg = _load(fleet)
+    unknown = [m for m in model or [] if m not in cfg.models]
+    if unknown:
+        raise UserError(
+            f"the fleet has no model {', '.join(unknown)}",
+            file=cfg.source,
+            field="--model",
+            fix=f"use one of: {', '.join(cfg.models) or 'none (add models: to the fleet)'}",
+        )
+    result = check_fleet(cfg, names, model or None)
+    table = Table(title="fleet check: agent x model")
+    for col in ("agent", "model", "verdict", "why"):
+        table.add_column(col)
+    colour = {"works": "green", "degraded": "yellow", "fails": "red"}
+    for pair in result["pairs"]:
+        level = pair["level"]
+        table.add_row(
+            pair["agent"],
+            pair["model"],
+            f"[{colour[level]}]{level}[/{colour[level]}]",
+            "; ".join(pair["reasons"]) or "-",
+        )
+    Console().print(table)
+    project = fleet.parent if fleet else Settings.from_env().fleet_file.parent
+    typer.echo(f"stored in {save_check(project / CHECK_FILE, result)}")
 
 
 @gateway_app.command("serve")
