@@ -112,17 +112,28 @@ def _job_fleets() -> dict[str, str]:
     return {}
 
 
+def fleet_key(fleet_file: Path) -> str:
+    """The key of a user's fleet file among a job's started fleets."""
+    return f"fleet:{fleet_file.resolve()}"
+
+
 @contextlib.contextmanager
-def job_engines(models: Mapping[str, str]) -> Iterator[dict[str, str]]:
-    """Start the engines a job's models need (entrant name -> ``builtin`` or a GGUF path)
-    in the job's process, name their fleet files in ``HARNESS_ENGINE_FLEETS`` for its
-    trials (each runs in a worker process of its own), and stop them when the job ends."""
-    if not models:
+def job_engines(
+    models: Mapping[str, str], fleet_file: Path | None = None
+) -> Iterator[dict[str, str]]:
+    """Start the engines a job needs in the job's process: its models' (entrant name ->
+    ``builtin`` or a GGUF path) and the ``kind: engine`` hosts of ``fleet_file``. Their
+    fleet files are named in ``HARNESS_ENGINE_FLEETS`` for the job's trials (each runs in
+    a worker process of its own); the engines stop when the job ends."""
+    needs_fleet = fleet_file is not None and fleet_file.is_file() and not _all_started(fleet_file)
+    if not models and not needs_fleet:
         yield {}
         return
     old = read_env(ENGINES_ENV)
     try:
         files = {name: str(engine_fleet_file(name, spec)) for name, spec in models.items()}
+        if needs_fleet and fleet_file is not None:
+            files[fleet_key(fleet_file)] = str(materialize(fleet_file))
         os.environ.update({ENGINES_ENV: json.dumps(files)})  # for the trials (a write)
         yield files
     finally:
@@ -136,6 +147,9 @@ def job_engines(models: Mapping[str, str]) -> Iterator[dict[str, str]]:
 def materialize(fleet_file: Path) -> Path:
     """``fleet_file`` itself when all its hosts have addresses; else a copy in which each
     ``kind: engine`` host has been started and given its address."""
+    started = _job_fleets().get(fleet_key(fleet_file))
+    if started is not None and Path(started).is_file():
+        return Path(started)  # the job process started them: its trials share them
     cfg = load_fleet(fleet_file)
     if all(h.started for h in cfg.hosts):
         return fleet_file
@@ -151,6 +165,13 @@ def materialize(fleet_file: Path) -> Path:
     if cfg.bench_file is None:  # keep the bench beside the user's fleet file
         data["bench_file"] = str(cfg.bench_path())
     return _write(data, fleet_file.stem)
+
+
+def _all_started(fleet_file: Path) -> bool:
+    try:
+        return all(h.started for h in load_fleet(fleet_file).hosts)
+    except UserError:
+        return True  # a broken file: the trials report it themselves
 
 
 def _alias(cfg: FleetConfig, host: str) -> str:

@@ -169,7 +169,7 @@ class JobRunner:
         if not todo:
             self.ledger.save()
             return outcome
-        from harness.fleet.builtin import job_engines
+        from harness.fleet.builtin import fleet_key, job_engines
         from harness.fleet.router_service import job_router
 
         # one routing state for the whole job: every trial's gateway leases hosts from it
@@ -178,8 +178,12 @@ class JobRunner:
         try:
             with (
                 self.executor,
-                job_router(fleet, self.executor.router_host()),
-                job_engines(self._engines(todo)),  # one engine per model, shared by trials
+                # one engine per model file, shared by the job's trials
+                job_engines(self._engines(todo), fleet) as started,
+                job_router(
+                    started.get(fleet_key(fleet), fleet) if fleet else None,
+                    self.executor.router_host(),
+                ),
             ):
                 return self._run(todo, outcome)
         finally:

@@ -131,3 +131,19 @@ def test_a_jobs_trials_share_the_engine_the_job_started(
         assert len(started) == 1
     assert stopped == ["c0"] and not Path(files["gguf-m"]).exists()
     assert builtin.ENGINES_ENV not in os.environ
+
+    # a fleet.yml host of kind engine: started by the job, its address given to the trials
+    user = tmp_path / "fleet.yml"
+    user.write_text(
+        "hosts:\n  - {name: gpu, kind: engine, model: m.gguf}\n"
+        "  - {name: lan, base_url: 'http://10.0.0.2:1234'}\n"
+        "models:\n  coder: {upstream: {gpu: my-model, lan: q/m}}\n"
+    )
+    with builtin.job_engines({}, user) as files:
+        made = Path(files[builtin.fleet_key(user)])
+        assert builtin.materialize(user) == made and len(started) == 2  # no second engine
+        hosts = {h.name: h for h in parse_fleet(yaml.safe_load(made.read_text())).hosts}
+        assert hosts["gpu"].base_url == "http://127.0.0.1:9" and hosts["gpu"].kind == "engine"
+        assert started[-1].alias == "my-model"  # what the fleet's models ask it for
+        assert hosts["lan"].base_url == "http://10.0.0.2:1234"
+    assert stopped == ["c0", "c1"] and user.read_text().count("kind: engine") == 1
