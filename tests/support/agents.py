@@ -208,7 +208,6 @@ class RetryingAgent:
                 "KEY": ctx.api_key,
                 "TASK": ctx.instructions,
                 "MODEL": ctx.model.id_for(self.name),
-                "MAX_TOKENS": str(self.max_tokens or ""),
             },
             timeout=ctx.timeout_s,
         )
