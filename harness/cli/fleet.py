@@ -269,6 +269,10 @@ def serve_cmd(
     fleet_cfg: FleetConfig | Path = path
     if replay and fleet is None and not path.is_file():
         fleet_cfg = FleetConfig()  # replaying needs no fleet
+    elif not replay and path.is_file() and not all(h.started for h in load_fleet(path).hosts):
+        from harness.fleet.builtin import materialize  # its `kind: engine` hosts, started
+
+        fleet_cfg = materialize(path)
     config = build_config(
         fleet_cfg,
         telemetry=telemetry,
