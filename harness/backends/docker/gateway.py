@@ -106,6 +106,11 @@ class TrialGateway:
             self.sandbox.copy_in(Path(tmp), ROOT)
         if self.replay is None:  # reach the fleet's hosts through the default bridge
             self.sandbox.client.networks.get("bridge").connect(self.sandbox.container_id)
+            if self.relays:  # relays to loopback hosts: for this container alone
+                box = self.sandbox.client.containers.get(self.sandbox.container_id)
+                address = box.attrs["NetworkSettings"]["Networks"]["bridge"]["IPAddress"]
+                for relay in self.relays:
+                    relay.allow(address)
         pythonpath = HARNESS_PYTHONPATH
         args = [
             "python3",

@@ -9,7 +9,8 @@ starts, each such host in its fleet.yml is given an address the container can re
   container's own address on Docker's default bridge, where the gateway is attached too;
 - any other port gets a relay: a listener on the bridge's gateway address (this machine,
   as the containers on the bridge see it) that forwards to ``127.0.0.1:PORT`` and to
-  nothing else. Only the ports the fleet names are relayed, for the trial's lifetime.
+  nothing else, for the trial's gateway container only (other containers on the bridge
+  are turned away). Only the ports the fleet names are relayed, for the trial's lifetime.
 
 Where no relay can be opened the trial is refused up front, with the fix in one line.
 """
@@ -33,10 +34,13 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 class Relay:
-    """Forward TCP from ``(listen_host, <free port>)`` to ``127.0.0.1:target`` until closed."""
+    """Forward TCP from ``(listen_host, <free port>)`` to ``127.0.0.1:target`` until closed,
+    for the peers allowed (none until ``allow``: the trial's gateway, once its address is
+    known; every other container on the bridge is turned away)."""
 
     def __init__(self, listen_host: str, target: int) -> None:
         self.target = target
+        self.allowed: set[str] = set()
         self.server = socket.create_server((listen_host, 0))
         self.address = f"{listen_host}:{self.server.getsockname()[1]}"
         self._closed = threading.Event()
@@ -48,9 +52,12 @@ class Relay:
     def _accept(self) -> None:
         while not self._closed.is_set():
             try:
-                client, _ = self.server.accept()
+                client, peer = self.server.accept()
             except OSError:
                 return  # closed
+            if peer[0] not in self.allowed:
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target), timeout=10)
             except OSError:
@@ -61,6 +68,10 @@ class Relay:
                 self._open = [s for s in self._open if s.fileno() != -1] + [client, upstream]
             for src, dst in ((client, upstream), (upstream, client)):
                 threading.Thread(target=_pump, args=(src, dst), daemon=True).start()
+
+    def allow(self, address: str) -> None:
+        """Let connections from ``address`` (the gateway container's) through."""
+        self.allowed.add(address)
 
     def close(self) -> None:
         """Stop listening (a blocked accept is woken by the shutdown) and cut open streams."""

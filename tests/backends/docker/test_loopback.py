@@ -4,6 +4,7 @@ each, or the bridge address of the container publishing the port), and nothing e
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -28,20 +29,28 @@ def test_only_loopback_urls_are_rewritten() -> None:
     assert loopback_port("https://api.example.invalid") is None
 
 
-def _curl(client, url: str) -> bytes:  # type: ignore[no-untyped-def]
-    """GET ``url`` from a container on Docker's default bridge (as the gateway sits)."""
+@contextlib.contextmanager
+def _box(client):  # type: ignore[no-untyped-def]
+    """A container on Docker's default bridge (where the gateway sits); yields it and its
+    address there."""
     box = client.containers.run(
         base_tag(client),
-        ["curl", "-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", url],
+        ["sleep", "300"],
         detach=True,
         network="bridge",
         labels={"harness": "1", "harness.test": "loopback"},
     )
     try:
-        box.wait(timeout=60)
-        return bytes(box.logs(stdout=True, stderr=False))
+        box.reload()
+        yield box, box.attrs["NetworkSettings"]["Networks"]["bridge"]["IPAddress"]
     finally:
         box.remove(force=True)
+
+
+def _curl(box, url: str) -> bytes:  # type: ignore[no-untyped-def]
+    """GET ``url`` from ``box``: the HTTP status, or 000 when nothing answered."""
+    cmd = ["curl", "-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", url]
+    return bytes(box.exec_run(cmd).output)
 
 
 @pytest.mark.docker
@@ -75,14 +84,20 @@ def test_a_relay_reaches_its_one_port_and_nothing_else(tmp_path: Path) -> None:
             assert relayed == f"http://{relays[0].address}/v1" and relayed.startswith(
                 f"http://{addr}:"
             )
-            assert _curl(client, relayed + "/models") == b"200"
-            # the other loopback service stays out of reach from the bridge
-            other_port = other.url.rsplit(":", 1)[1]
-            assert _curl(client, f"http://{addr}:{other_port}/v1/models") == b"000"
+            with _box(client) as (gateway, ip), _box(client) as (stranger, _):
+                assert _curl(gateway, relayed + "/models") == b"000"  # none allowed yet
+                relays[0].allow(ip)  # the trial's gateway container
+                assert _curl(gateway, relayed + "/models") == b"200"
+                assert _curl(stranger, relayed + "/models") == b"000"  # another container
+                # the other loopback service stays out of reach from the bridge
+                other_port = other.url.rsplit(":", 1)[1]
+                assert _curl(gateway, f"http://{addr}:{other_port}/v1/models") == b"000"
+                for relay in relays:
+                    relay.close()
+                assert _curl(gateway, relayed + "/models") == b"000"  # closed with the trial
         finally:
             for relay in relays:
                 relay.close()
-        assert _curl(client, relayed + "/models") == b"000"  # closed with the trial
 
 
 @pytest.mark.docker
