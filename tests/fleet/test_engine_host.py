@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.docker, pytest.mark.engine]
 
 def test_the_engine_serves_the_model_and_leaves_nothing_behind() -> None:
     client = client_or_skip()
+    trial = new_trial()
     with engine(parallel=2) as host:
         models = httpx.get(f"{host.url}/v1/models", timeout=10).json()
         assert ALIAS in [m["id"] for m in models["data"]]
@@ -29,13 +30,18 @@ def test_the_engine_serves_the_model_and_leaves_nothing_behind() -> None:
         assert fp["engine"] == "llama.cpp" and fp["parallel"] == 2 and fp["build"] == host.build
         assert host.host_entry(from_containers=True)["base_url"] == host.bridge_url
         # a container on the default bridge reaches it at bridge_url
-        probe = client.containers.run(
+        box = client.containers.run(
             base_tag(client),
-            ["curl", "-sf", f"{host.bridge_url}/health"],
-            remove=True,
+            ["curl", "-sf", "-m", "10", f"{host.bridge_url}/health"],
+            detach=True,
             network="bridge",
+            labels={"harness": "1", "harness.trial": trial},
         )
-        assert b"ok" in probe
+        try:  # (run with remove=True may lose a quick container's output)
+            box.wait(timeout=60)
+            assert b"ok" in box.logs(stdout=True, stderr=False)
+        finally:
+            box.remove(force=True)
         the_id = host.container_id
     assert not client.containers.list(all=True, filters={"id": the_id})
     assert not [c for c in client.containers.list(all=True, filters={"label": ENGINE_LABEL})
