@@ -77,6 +77,9 @@ def _one_call(client: httpx.Client, url: str, model: str, stream: bool, i: int) 
         json=body_for(model, stream, i),
         headers={"Authorization": "Bearer key-0"},
     ) as r:
+        if r.status_code != 200:
+            r.read()
+            raise AssertionError(f"{url}: HTTP {r.status_code}: {r.text[:300]}")
         if stream:
             chunks = r.iter_raw()
             head = next(chunks, b"")
@@ -87,7 +90,6 @@ def _one_call(client: httpx.Client, url: str, model: str, stream: bool, i: int) 
         else:
             r.read()
             t1 = time.perf_counter()
-        assert r.status_code == 200, r.text
     return t1
 
 
