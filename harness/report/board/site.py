@@ -17,6 +17,7 @@ from typing import Any
 from harness.report import collect, trialview
 from harness.report.board import pages, trialpage
 from harness.report.board.assets import CSS, JS
+from harness.report.board.enginepage import engine_html
 from harness.report.board.incremental import (
     Manifest,
     code_signature,
@@ -99,7 +100,8 @@ def _render_run(run: RunResult, out: Path) -> str:
     shots = copy_screenshots(run, out)
     diff, note = _diff(run)
     # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
-    trial = trial_html(load_view(run.run_dir, run.report, diff=""), shots)
+    view = load_view(run.run_dir, run.report, diff="")
+    trial = trial_html(view, shots) + engine_html(view)  # the engine's timings: own section
     return run_page(run, shots, diff, note, trial)
 
 
