@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.results import Phase
 from harness.trial import containment
+from harness.trial.modelnotes import model_notes
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.proof import environment as proof_environment
 from harness.verify.proof import grader_verdict
@@ -38,6 +39,9 @@ def trial_report(
     extra = {**containment.report_fields(meta.as_json(), last), "scoring_slot": slot}
     if last is not None and last.outcome == "error" and not outcome.error:
         extra["error"] = f"agent phase: {last.detail}"  # the harness's, named
+    notes = model_notes(trial.run_dir, str(meta.as_json().get("model") or "the model"))
+    if notes:
+        extra["model_notes"] = notes  # e.g. tool calls answered in text: the pair's limit
     diff = meta.as_json().get("workspace_diff")
     if diff is not None:
         extra["workspace_diff"] = diff
