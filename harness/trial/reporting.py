@@ -39,7 +39,8 @@ def trial_report(
     extra = {**containment.report_fields(meta.as_json(), last), "scoring_slot": slot}
     if last is not None and last.outcome == "error" and not outcome.error:
         extra["error"] = f"agent phase: {last.detail}"  # the harness's, named
-    notes = model_notes(trial.run_dir, str(meta.as_json().get("model") or "the model"))
+    assert trial.run is not None
+    notes = model_notes(trial.run.path, str(meta.as_json().get("model") or "the model"))
     if notes:
         extra["model_notes"] = notes  # e.g. tool calls answered in text: the pair's limit
     diff = meta.as_json().get("workspace_diff")
