@@ -1,0 +1,29 @@
+"""How long an image's first build took when measured (seconds, on the project's 2-core
+machine), so that a first run says what it is building and about how long it takes.
+Figures, not promises: they were taken under the load named in docs/PERFORMANCE.md and
+docs/QUICKSTART-REAL-MODEL.md; an image not measured gets no estimate."""
+
+from __future__ import annotations
+
+COLD_BUILD_S = {
+    "base": 120,
+    "env-python": 90,
+    "gateway": 60,
+    "engine": 86,
+    "agent-mini": 180,
+    "agent-aider": 600,
+    "agent-node": 120,
+    "agent-claude": 300,
+    "agent-codex": 472,
+    "agent-opencode": 300,
+    "agent-qwen": 300,
+    "agent-openhands": 723,
+}
+
+
+def estimate(name: str) -> str:
+    """`` (about N min cold)`` for a measured image, else ``""``."""
+    seconds = COLD_BUILD_S.get(name)
+    if seconds is None:
+        return ""
+    return f" (about {max(1, round(seconds / 60))} min cold)"
