@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from harness import __version__
+from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
@@ -55,7 +56,7 @@ def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
             fix="pass --scenarios a,b or --all (every non-smoke scenario)",
         )
     for name in names:
-        load_scenario(name, root)  # a bad name fails before anything runs
+        check_lock(load_scenario(name, root), root)  # a bad name fails before anything runs
     return names
 
 
@@ -141,6 +142,9 @@ def run_job(
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
     console = console or Console()
     registry = Registry.load(require_project(settings))
+    root = require_scenarios(settings)
+    for name in config.scenarios:  # a resumed job's stored scenarios, checked again
+        check_lock(load_scenario(name, root), root)
     plan = expand(config, registry)
     for note in plan.skipped:
         console.print(f"skipped {note}", markup=False, highlight=False, soft_wrap=True)
