@@ -138,8 +138,12 @@ def run_job(
     force: bool = False,
     console: Console | None = None,
     executor: Executor | None = None,
+    retry_errors: bool = True,
 ) -> JobOutcome:
-    """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
+    """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``.
+
+    Trials an earlier invocation left as infrastructure errors are run again
+    (``retry_errors``), each up to ``1 + max_interruptions`` attempts."""
     console = console or Console()
     registry = Registry.load(require_project(settings))
     root = require_scenarios(settings)
@@ -168,11 +172,15 @@ def run_job(
             max_interruptions=max_interruptions,
             progress=progress,
             executor=executor,
+            retry_errors=retry_errors,
         )
-        todo, _ = runner.prepare()
+        todo, entries = runner.prepare()
         tally.done = len(plan.trials) - len(todo)
         tally.errors, tally.failed = runner.errors, runner.failed
         outcome = JobOutcome(total=len(plan.trials), already_done=tally.done)
+        outcome.retried = list(runner.retried)
+        if todo or runner.errors:  # else the job is complete (entries not even read)
+            outcome.final = {e.key: e.status for e in entries}
         console.print(
             f"job {job.name}: {len(plan.trials)} trials, {tally.done} already complete, "
             f"{len(todo)} to run ({job.path})",
@@ -180,9 +188,41 @@ def run_job(
             soft_wrap=True,
             highlight=False,
         )
+        if runner.retried:
+            console.print(
+                f"retrying {len(runner.retried)} trial(s) that ended in an infrastructure "
+                "error (--no-retry-errors leaves them)",
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
+        elif runner.errors:
+            console.print(
+                f"{runner.errors} trial(s) left as infrastructure errors (--no-retry-errors)",
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
         with progress:
             runner.run(todo, outcome)
         return outcome
+
+
+def _retry_lines(outcome: JobOutcome) -> list[str]:
+    """What the retry of earlier errors came to, and the errors the job still has."""
+    lines = []
+    if outcome.retried:
+        recovered = outcome.recovered()
+        lines.append(
+            f"retried {len(outcome.retried)} earlier infrastructure error(s): "
+            f"{len(recovered)} recovered, {len(outcome.retried) - len(recovered)} not"
+        )
+    if outcome.errors_left:
+        lines.append(
+            f"{outcome.errors_left} trial(s) of this job are infrastructure errors; fix the "
+            "cause (the job's ledger names it) and run the same command again"
+        )
+    return lines
 
 
 def run_command(
@@ -220,8 +260,18 @@ def run_command(
     ] = False,
     max_interruptions: Annotated[
         int,
-        typer.Option("--max-interruptions", help="retries per trial after infrastructure errors"),
+        typer.Option(
+            "--max-interruptions",
+            help="retries per trial and invocation after infrastructure errors",
+        ),
     ] = 2,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(
+            "--retry-errors/--no-retry-errors",
+            help="run again the trials an earlier run left as infrastructure errors",
+        ),
+    ] = True,
     executor: Annotated[
         str,
         typer.Option(
@@ -292,6 +342,7 @@ def run_command(
             force=force,
             console=console,
             executor=where,
+            retry_errors=retry_errors,
         )
     except HarnessError as exc:
         typer.echo(f"harness: {exc.one_line()}", err=True)
@@ -303,8 +354,10 @@ def run_command(
     console.print(
         f"job {job_dir.name} finished: {counts}", markup=False, highlight=False, soft_wrap=True
     )
+    for line in _retry_lines(outcome):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     if outcome.statuses.get("refused"):
         raise typer.Exit(EXIT_BAD_INPUT)
-    if outcome.statuses.get("error"):
+    if outcome.statuses.get("error") or outcome.errors_left:
         raise typer.Exit(EXIT_INFRA)
     raise typer.Exit(EXIT_SUCCESS)
