@@ -15,7 +15,7 @@ from rich.console import Console
 
 from harness import __version__
 from harness.authoring.lock import check_lock
-from harness.backends import check_backend
+from harness.backends import check_backend, get_backend
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
 from harness.config.project import require_project, require_scenarios
@@ -28,6 +28,7 @@ from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
 from harness.scenario.model import list_scenarios, load_scenario
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.trial.preflight import preflight_matrix
 
 EXIT_INTERRUPTED = 130
 
@@ -147,8 +148,9 @@ def run_job(
     console = console or Console()
     registry = Registry.load(require_project(settings))
     root = require_scenarios(settings)
-    for name in config.scenarios:  # a resumed job's stored scenarios, checked again
-        check_lock(load_scenario(name, root), root)
+    loaded = [load_scenario(name, root) for name in config.scenarios]
+    for scenario in loaded:  # a resumed job's stored scenarios, checked again
+        check_lock(scenario, root)
     plan = expand(config, registry)
     for note in plan.skipped:
         console.print(f"skipped {note}", markup=False, highlight=False, soft_wrap=True)
@@ -158,6 +160,14 @@ def run_job(
             field="--agents/--models",
             fix="pick models the agents support (agents.yml supports-llms)",
         )
+    preflight_matrix(  # the machine can run it: before the job folder is made
+        [(t.agent, t.model) for t in plan.trials],
+        loaded,
+        registry,
+        get_backend(config.sandbox),
+        settings,
+        Path(config.replay) if config.replay else None,
+    )
     with job.exclusive():
         _check_resume(job, config, force)
         job.write_config(config, __version__)

@@ -29,6 +29,7 @@ from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
 from harness.trial.hooks import emit, error_fields, seconds_since
+from harness.trial.preflight import preflight_trial
 from harness.trial.reporting import trial_report
 from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
@@ -487,6 +488,7 @@ def execute(
     """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
     backend = get_backend(opts.sandbox)
     check_suite_pin(loaded)
+    preflight_trial(loaded, registry, opts, backend, settings)  # before anything is written
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
     with holding(workspace_path(loaded, settings)):
         return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
