@@ -11,7 +11,6 @@ into ``ctx.out_dir``, and classifies the exit with ``classify_exit``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import Any
 from harness.agents.base import AgentContext, AgentExit, AgentResult
 from harness.errors import InfraError, UserError
 from harness.sandbox.base import ExecResult
+from harness.sandbox.owner import owner_labels
 from harness.util.agentfiles import OverCap
 
 AGENT_DIR = "/tmp/harness-agent"  # config, task and transcripts; never in the workspace
@@ -321,7 +321,7 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
         network_mode="none",
         environment={"HOME": "/tmp", "NO_COLOR": "1"},
         # the pid tells this process's probe from another's of the same image
-        labels={"harness": "1", "harness.phase": "agent-version", "harness.pid": str(os.getpid())},
+        labels={"harness": "1", "harness.phase": "agent-version", **owner_labels()},
     )
     try:
         container.start()
