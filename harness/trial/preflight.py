@@ -26,7 +26,7 @@ from harness.config.entrants import Registry
 from harness.config.settings import Settings, read_env
 from harness.errors import InfraError, UserError
 from harness.scenario.model import LoadedScenario
-from harness.scenario.repo import CACHE_HINT, cached_mirror, remote_source
+from harness.scenario.repo import CACHE_HINT, cached_mirror, remote_source, resolve_source
 from harness.trial.entrant import RunOptions, model_access
 
 MIN_FREE_MB = 256  # a trial writes a few MB; less than this fills up mid-trial
@@ -184,6 +184,11 @@ def _resolve(host: str) -> str | None:
 
 
 def check_repos(scenarios: list[LoadedScenario], settings: Settings) -> None:
+    """Each scenario's repository can be had: a bundle or path exists (else the user's
+    mistake, exit 2), a remote one is cached or its host resolves (else exit 3)."""
+    for loaded in scenarios:
+        if remote_source(loaded.scenario.repo.strip(), loaded.directory) is None:
+            resolve_source(loaded)  # a missing bundle or path: one line, exit 2
     problems = repo_problems(scenarios, settings)
     if not problems:
         return

@@ -120,3 +120,13 @@ def test_a_replay_model_without_a_cassette_is_the_users_mistake(
     done = run_harness(project, *base, *agent, *model, "--sandbox", "docker", env=env)
     line = _refused(done, 2, tmp_path)
     assert "--replay" in line and "only replays a recorded cassette" in line
+
+
+@pytest.mark.parametrize("args", [EXEC, RUN], ids=["exec", "run"])
+def test_a_missing_bundle_is_refused_before_anything_is_written(
+    args: list[str], project: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    (project / "scenarios/smoke/py-fast/repo.bundle").unlink()
+    done = run_harness(project, *args, "--sandbox", "local", env=env)
+    line = _refused(done, 2, tmp_path)
+    assert "bundle 'repo.bundle' not found" in line
