@@ -26,7 +26,7 @@ from harness.config.entrants import Registry
 from harness.config.settings import Settings, read_env
 from harness.errors import InfraError, UserError
 from harness.scenario.model import LoadedScenario
-from harness.scenario.repo import CACHE_HINT, cached_mirror, remote_source, resolve_source
+from harness.scenario.repo import cached_mirror, remote_source, resolve_source
 from harness.trial.entrant import RunOptions, model_access
 
 MIN_FREE_MB = 256  # a trial writes a few MB; less than this fills up mid-trial
@@ -198,5 +198,5 @@ def check_repos(scenarios: list[LoadedScenario], settings: Settings) -> None:
     raise error(
         f"{first.scenario}: repository {first.repo} cannot be cloned: {first.why}{more}",
         field="repo",
-        fix=f"{CACHE_RECIPE} ({CACHE_HINT})",
+        fix=CACHE_RECIPE,
     )
