@@ -199,9 +199,11 @@ def run_job(
             highlight=False,
         )
         if runner.retried:
+            shown = ", ".join(runner.retried[:5])
+            more = f" (+{len(runner.retried) - 5} more)" if len(runner.retried) > 5 else ""
             console.print(
                 f"retrying {len(runner.retried)} trial(s) that ended in an infrastructure "
-                "error (--no-retry-errors leaves them)",
+                f"error (--no-retry-errors leaves them): {shown}{more}",
                 markup=False,
                 soft_wrap=True,
                 highlight=False,
