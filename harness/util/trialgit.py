@@ -426,7 +426,17 @@ def changed_lines(gitdir: Path, worktree: Path, baseline: str) -> dict[str, set[
         staged = stage(gitdir, worktree, baseline, Path(tmp) / "index")
         out = run(
             gitdir,
-            ["diff", "--cached", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--"],
+            [
+                "diff",
+                "--cached",
+                "-U0",
+                "--no-renames",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                baseline,
+                "--",
+            ],
             worktree=worktree,
             index=staged.index,
         ).stdout

@@ -53,7 +53,8 @@ def mutants_of(path: str, source: str, lines: set[int] | None) -> list[Mutant]:
         except (SyntaxError, ValueError):  # parso is lenient; a broken file has none
             return []
     if path.endswith(TOKENS):
-        out, seen = [], defaultdict(int)
+        out: list[Mutant] = []
+        seen: dict[str, int] = defaultdict(int)
         for site in text_ops.sites(source):
             n = seen[site.operator]
             seen[site.operator] += 1
@@ -76,7 +77,9 @@ def mutate(source: str, mutant: Mutant) -> str | None:
     return python_ops.apply(source, site)
 
 
-def enumerate_tree(files: Mapping[str, str], changed: Mapping[str, set[int] | None]) -> list[Mutant]:
+def enumerate_tree(
+    files: Mapping[str, str], changed: Mapping[str, set[int] | None]
+) -> list[Mutant]:
     """The mutants of the changed files (``changed``: path -> lines, None for all)."""
     out: list[Mutant] = []
     for path in sorted(changed):

@@ -44,7 +44,9 @@ class FloatNudge(Operator):  # type: ignore[misc]
 
     def mutate(self, node: Any, index: int) -> Any:
         value = float(node.value.replace("_", "")) * self.FACTORS[index]
-        return pytree.Number(f"{value:.6g}" if "." in f"{value:.6g}" else f"{value:.1f}", node.start_pos, node.prefix)
+        return pytree.Number(
+            f"{value:.6g}" if "." in f"{value:.6g}" else f"{value:.1f}", node.start_pos, node.prefix
+        )
 
     @classmethod
     def examples(cls) -> tuple[Any, ...]:
@@ -71,7 +73,11 @@ class DropCall(Operator):  # type: ignore[misc]
 
 #: SQL edits inside a string literal: (name, pattern, replacement).
 SQL_EDITS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("order-dropped", re.compile(r"\s+ORDER\s+BY\s+[\w.,\s]+?(?=\s+LIMIT\b|\s+OFFSET\b|\)|['\"]|$)", re.I), ""),
+    (
+        "order-dropped",
+        re.compile(r"\s+ORDER\s+BY\s+[\w.,\s]+?(?=\s+LIMIT\b|\s+OFFSET\b|\)|['\"]|$)", re.I),
+        "",
+    ),
     ("asc-desc", re.compile(r"\bASC\b", re.I), "DESC"),
     ("desc-asc", re.compile(r"\bDESC\b", re.I), "ASC"),
     ("ignore-replace", re.compile(r"\bOR\s+IGNORE\b", re.I), "OR REPLACE"),
@@ -136,7 +142,7 @@ class SplitTransaction(Operator):  # type: ignore[misc]
         assert found is not None
         code, suite, at = found
         indent = suite.children[at].get_first_leaf().prefix.rsplit("\n", 1)[-1]
-        stmt = parso.parse(code + "\n").children[0]
+        stmt = parso.parse(code + "\n").children[0]  # type: ignore[no-untyped-call]
         stmt.get_first_leaf().prefix = indent
         stmt.parent = suite
         suite.children.insert(at + 1, stmt)
@@ -172,9 +178,7 @@ def operators() -> tuple[tuple[str, Operator], ...]:
     core = [
         (name, get_operator(name)())
         for name in operator_names()
-        if name.startswith("core/")
-        and name not in _SKIPPED
-        and not get_operator(name).arguments()
+        if name.startswith("core/") and name not in _SKIPPED and not get_operator(name).arguments()
     ]
     return (*core, *((name, cls()) for name, cls in HARNESS_OPERATORS.items()))
 

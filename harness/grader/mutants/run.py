@@ -23,41 +23,17 @@ from harness.errors import InfraError, UserError
 from harness.grader.controls import ControlRunner
 from harness.grader.ledger import read_lines, write_lines
 from harness.grader.memo import tree_digest
+from harness.grader.mutants.ledger import MUTANTS_LEDGER, scorer_of
 from harness.grader.mutants.points import Mutant, enumerate_tree, mutate, sample
 from harness.grader.mutants.score import MutantLine, MutationScore, Outcome, mutation_score
 from harness.grader.mutants.triage import equivalents
 from harness.scenario.model import LoadedScenario
 from harness.scoring import Score
 from harness.scoring.coverage import succeeds
-from harness.scoring.era import code_fingerprint
 from harness.trial.workspace import read_state
 from harness.util import trialgit
 from harness.util.fs import copytree
 from harness.verify.proof import thresholds_for
-from harness.verify.scoring_bridge import load_suite_module
-
-MUTANTS_LEDGER = "mutants.jsonl"
-
-
-def scorer_of(loaded: LoadedScenario) -> str:
-    """What a mutant line counts for: the suite's code fingerprint, else the scenario's
-    content (its hidden tests and rules)."""
-    suite = loaded.scenario.verify.suite
-    if suite:
-        return code_fingerprint(load_suite_module(loaded.directory / suite).suite)
-    return loaded.sha256
-
-
-def ledger_lines(loaded: LoadedScenario) -> list[MutantLine]:
-    """The lines of the scenario's mutant ledger that the current scorer wrote."""
-    scorer = scorer_of(loaded)
-    lines = read_lines(loaded.directory / MUTANTS_LEDGER, MutantLine)
-    return [line for line in lines if line.scorer == scorer]
-
-
-def current_score(loaded: LoadedScenario) -> MutationScore:
-    """The mutation score of the current scorer, from the ledger and the triage."""
-    return mutation_score(ledger_lines(loaded), equivalents(loaded.directory))
 
 
 @dataclasses.dataclass
@@ -103,7 +79,9 @@ class MutantRunner:
         OracleAgent.apply(self.loaded, tree)
         baseline = read_state(tree, self.loaded).baseline
         gitdir = trialgit.git_dir(tree)
-        changed = trialgit.changed_lines(gitdir if gitdir.is_dir() else tree / ".git", tree, baseline)
+        changed = trialgit.changed_lines(
+            gitdir if gitdir.is_dir() else tree / ".git", tree, baseline
+        )
         files: dict[str, str] = {}
         for rel in changed:
             try:
@@ -123,7 +101,9 @@ class MutantRunner:
                 fix="make the reference pass (harness exec --agent oracle) first",
             )
 
-    def score(self, tree: Path, files: dict[str, str], mutant: Mutant, seed: str) -> MutantLine | None:
+    def score(
+        self, tree: Path, files: dict[str, str], mutant: Mutant, seed: str
+    ) -> MutantLine | None:
         """One mutant scored (or read from the ledger); None when it changes nothing."""
         text = mutate(files[mutant.path], mutant)
         if text is None:
@@ -222,12 +202,4 @@ def run_mutants(
     return MutantsRun(len(every), chosen, lines, reused, score)
 
 
-__all__ = [
-    "MUTANTS_LEDGER",
-    "MutantsRun",
-    "current_score",
-    "ledger_lines",
-    "list_mutants",
-    "run_mutants",
-    "scorer_of",
-]
+__all__ = ["MutantsRun", "list_mutants", "run_mutants"]
