@@ -55,7 +55,7 @@ def shared_engine(model: GgufFile, alias: str, *, name: str = HOST_NAME) -> Engi
     with _lock:
         host = _engines.get(key)
         if host is None:
-            host = start_engine(model, alias, name=name, labels={"harness.pid": str(os.getpid())})
+            host = start_engine(model, alias, name=name)
             _engines[key] = host
         return host
 
