@@ -45,6 +45,12 @@ func IsSorted(nums []int) bool {
 \treturn true
 }
 """
+OWN_TEST = """package sorting
+
+import "testing"
+
+func TestAgentsOwn(t *testing.T) { t.Fatal("the agent's own test fails") }
+"""
 WRONG = RIGHT.replace("nums[i] < nums[i-1]", "nums[i] <= nums[i-1]")
 
 
@@ -84,10 +90,18 @@ def real(project: Path, tmp_path: Path) -> dict[str, Path]:
         "wrong": _patch(project, mirror, "wrong", {"internal/sorting/sorting.go": WRONG}),
         "sub": _patch(project, mirror, "sub", {"internal/sorting/impl/sorting.go": RIGHT}),
         "notes": _patch(project, mirror, "notes", {"internal/sorting/NOTES.md": "todo\n"}),
+        "own-test": _patch(
+            project,
+            mirror,
+            "own-test",
+            {"internal/sorting/sorting.go": RIGHT, "internal/sorting/own_test.go": OWN_TEST},
+        ),
     }
 
 
-def _run(cli: CLI, real: dict[str, Path], answer: str, *sandbox: str) -> Any:
+def _run(
+    cli: CLI, real: dict[str, Path], answer: str, *sandbox: str, commit: bool = False
+) -> Any:
     env = {
         "GOPROXY": "off",
         "GOSUMDB": "off",
@@ -99,6 +113,8 @@ def _run(cli: CLI, real: dict[str, Path], answer: str, *sandbox: str) -> Any:
     else:
         agent = ["--agent", "patcher"]
         env["HARNESS_TEST_PATCH"] = str(real[answer])
+    if commit:
+        env["HARNESS_TEST_PATCH_COMMIT"] = "1"
     return cli("exec", "smoke/easy_success", *agent, *sandbox, env=env)
 
 
@@ -139,3 +155,30 @@ def test_smoke_easy_success_no_change_and_sub_folder_fail_in_docker(
     report = _report(project)
     assert report["outcome"] == "failed" and report.get("error") is None
     assert not all(r["ok"] for r in report["rules"])
+
+
+# Deliberate differences (docs/GOAGENTBENCH.md, "Where harness decides otherwise").
+
+
+def test_an_agent_s_own_test_file_in_a_tested_package_is_removed_not_run(
+    project: Path, real: dict[str, Path], cli: CLI
+) -> None:
+    """goagentbench runs the agent's failing own_test.go and fails; harness removes a
+    test file the agent added to a tested package (it could steer the run: a TestMain,
+    an init) and grades the hidden tests: success, with the removal in the report."""
+    done = _run(cli, real, "own-test", "--sandbox", "local")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = _report(project)
+    assert report["outcome"] == "success"
+    assert "internal/sorting/own_test.go" in json.dumps(report["containment"]["restored"])
+
+
+def test_a_committed_answer_counts(project: Path, real: dict[str, Path], cli: CLI) -> None:
+    """goagentbench diffs against HEAD and sees no change in a committed answer (fails);
+    harness diffs against the scenario's commit, so an agent that commits (aider does by
+    default) is graded on its work."""
+    done = _run(cli, real, "right", "--sandbox", "local", commit=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = _report(project)
+    assert report["outcome"] == "success"
+    assert "internal/sorting/sorting.go" in report["changed_files"]
