@@ -99,9 +99,7 @@ def real(project: Path, tmp_path: Path) -> dict[str, Path]:
     }
 
 
-def _run(
-    cli: CLI, real: dict[str, Path], answer: str, *sandbox: str, commit: bool = False
-) -> Any:
+def _run(cli: CLI, real: dict[str, Path], answer: str, *sandbox: str, commit: bool = False) -> Any:
     env = {
         "GOPROXY": "off",
         "GOSUMDB": "off",
