@@ -127,6 +127,7 @@ class EraTable:
     pairs: dict[tuple[int, int], Paired] = field(default_factory=dict)  # ranked positions
     holm_p: dict[tuple[int, int], float] = field(default_factory=dict)
     family: int = 0  # pairs in Holm's family (those enough shared scenarios could separate)
+    runs: list[RunResult] = field(default_factory=list)  # the era's runs (goagentbench's CSV)
 
     @property
     def same_sets(self) -> bool:
@@ -315,7 +316,9 @@ def summarise(runs: list[RunResult]) -> list[EraTable]:
     Entrants enter the ranking in entrant order, so ties read the same whatever order
     the runs came in (a job on a cluster finishes its trials in another order)."""
     by_era = entrant_groups(runs)
-    return [
-        rank_table(era, [summarise_entrant(by_era[era][k]) for k in sorted(by_era[era])])
-        for era in sorted(by_era)
-    ]
+    tables = []
+    for era in sorted(by_era):
+        table = rank_table(era, [summarise_entrant(by_era[era][k]) for k in sorted(by_era[era])])
+        table.runs = [r for k in sorted(by_era[era]) for r in by_era[era][k]]
+        tables.append(table)
+    return tables

@@ -142,9 +142,11 @@ def test_an_infra_error_never_displaces_the_agents_newest_result(results: Path) 
 def test_include_tokens_adds_the_token_columns(results: Path) -> None:
     write_result(results, "py/a", "r-a-01", agent="alpha", usage={"prompt_tokens": 1200})
     plain = next(csv.reader(io.StringIO(_run("report", "--format", "csv"))))
-    assert "prompt_tokens" not in plain and "success_rate" in plain
+    assert "avg_tok_input" not in plain and "success_rate" in plain
     rows = list(csv.DictReader(io.StringIO(_run("report", "--format", "csv", "--include-tokens"))))
-    assert rows[0]["prompt_tokens"] == "1200.0"
+    assert rows[0]["avg_tok_input"] == "1200"  # goagentbench's CSV (report.gabcsv)
+    data = json.loads(_run("report", "--format", "json"))["eras"][0]["entrants"]
+    assert data[0]["prompt_tokens"] == 1200.0
     assert "tok in" in _run("report", "--include-tokens") and "tok in" not in _run("report")
 
 
