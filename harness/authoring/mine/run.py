@@ -31,9 +31,26 @@ class MineOptions:
     commits: tuple[str, ...] = ()  # only these commits (else the first-parent walk)
 
 
-def runner_of(repo: Path, sha: str) -> Runner:
-    found = git(["cat-file", "-e", f"{sha}:go.mod"], repo, check=False)
-    return "go" if found.returncode == 0 else "pytest"
+def has_go_mod(repo: Path, sha: str) -> bool:
+    return git(["cat-file", "-e", f"{sha}:go.mod"], repo, check=False).returncode == 0
+
+
+def runner_of(repo: Path, sha: str, tests: list[str] | None = None) -> Runner:
+    """Go when the tree has a go.mod, or (a Go repository from before modules: pflag
+    until 2019) when the changed test files are Go tests and none is Python."""
+    if has_go_mod(repo, sha):
+        return "go"
+    tests = tests or []
+    go = any(t.endswith("_test.go") for t in tests)
+    return "go" if go and not any(t.endswith(".py") for t in tests) else "pytest"
+
+
+def module_path(repo_name: str) -> str:
+    """The module path a Go repository without go.mod is given (its import path)."""
+    name = repo_name.rstrip("/").removesuffix(".git").removesuffix(".bundle")
+    if re.match(r"^[a-z0-9.-]+\.[a-z]+/", name):
+        return name
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name.rsplit("/", 1)[-1]) or "repo"
 
 
 def final_targets(
@@ -141,10 +158,18 @@ def one(
     if problem:
         return Entry(*head, "shape", problem)
     assert commit.parent is not None  # shape_problem refuses root commits
-    runner = runner_of(repo, commit.parent)
+    runner = runner_of(repo, commit.parent, parts.tests)
     targets = targets_for(runner, parts.tests)
     if not targets:
-        return Entry(*head, "shape", "no runnable test target among the changed test files")
+        return Entry(
+            *head,
+            "shape",
+            f"no runnable {runner} test target among the changed test files "
+            f"({', '.join(parts.tests[:4])})",
+        )
+    synthesized = None
+    if runner == "go" and not has_go_mod(repo, commit.parent):
+        synthesized = module_path(repo_name)  # GOPATH-era code: a module of its import path
     draft = Draft(
         name=draft_name(repo_name, commit.sha),
         runner=runner,
@@ -156,6 +181,7 @@ def one(
         tests=parts.tests,
         code=parts.code,
         targets=targets,
+        go_module=synthesized,
     )
     solution = solution_diff(repo, commit.parent, commit.sha, parts.code + parts.other)
     probe_root = tmp / "probe" / commit.sha[:12]
