@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from harness.authoring.leaks import find_leaks, watch_list
 from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write_draft
 from harness.authoring.mine.funnel import Entry, Funnel
 from harness.authoring.mine.prove import RUNS, Proof, Prover
@@ -208,5 +209,9 @@ def one(
         "pass_to_pass": [f"{t} :: {n}" for t, n in proof.p2p],
         "flaky_dropped": [f"{t} :: {n}" for t, n in proof.flaky],
     }
+    text = solution.decode(errors="replace")
+    draft.provenance["do_not_tell"] = watch_list(text)  # what the task text must not spell out
+    said = find_leaks(f"{commit.subject}\n{commit.sha}", text)  # the subject the draft quotes
+    draft.provenance["leaks"] = [f.line() for f in said]
     folder = write_draft(options.out, draft, solution)
     return Entry(*head, "drafted", folder.relative_to(options.out).as_posix(), *counts)
