@@ -364,3 +364,21 @@ docs = ["sphinx"]
     )
     assert project_requirements(None, setup_py) == (["text-unidecode>=1.3"], ["b"])
     assert project_requirements("not toml [", "def (") == ([], [])
+
+
+def test_a_test_file_s_import_is_installed_when_the_project_declares_it() -> None:
+    """Issue 50: test dependencies declared outside the test extras (a `dev` extra, a
+    dependency group) are installed when a test file imports them, and only then."""
+    from harness.provision.pyreqs import imported_by_tests
+
+    pyproject = (
+        '[project]\nname = "x"\n[project.optional-dependencies]\n'
+        'dev = ["freezegun>=1.0", "black"]\ndocs = ["mkdocs"]\n'
+        '[dependency-groups]\ntesting = ["hypothesis", {include-group = "dev"}]\n'
+    )
+    tests = [
+        "import freezegun\nfrom hypothesis import given\nimport os\n",
+        "from . import helper\nimport mkdocs_ext\n",
+    ]
+    assert imported_by_tests(pyproject, tests) == ["freezegun>=1.0", "hypothesis"]
+    assert imported_by_tests(None, tests) == []
