@@ -100,7 +100,8 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         lambda entry: (tree / entry).is_dir(),
         request.rules_dialect,
     )
-    rules_ok = all(r.ok for r in rules)
+    # broken rules decide the verdict (not for validate --deep: it grades no change)
+    rules_ok = all(r.ok for r in rules) or request.compile_only
     if request.copy_only:  # an author's look at the hidden files: nothing runs
         hidden = copy_hidden(request, tree)
         guard = None
@@ -156,8 +157,12 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
     if partial is not None and not rules_ok:
         partial = 0.0  # goagentbench runs no tests at all then
     env_error = None
-    if not request.compile_only and rules_ok:  # broken rules decide: no check overrules them
+    if not request.compile_only:
         env_error = confirm_env_error(tree, request, targets)
+    toolchain = toolchain_ran(request, tree)
+    if env_error and not rules_ok:  # broken rules decided already: no check overrules them
+        toolchain = noted(toolchain, env_error)
+        env_error = None
     outcome = VerifyOutcome(
         success=False,  # decided below, once (verify/verdict.py)
         partial_score=partial,
@@ -167,7 +172,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         hidden_files=hidden,
         duration_s=time.monotonic() - start,
         error=env_error,
-        toolchain=toolchain_ran(request, tree),
+        toolchain=toolchain,
         **(guard.fields() if guard else {}),  # type: ignore[arg-type]
     )
     if request.compile_only:
