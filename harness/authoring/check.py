@@ -14,11 +14,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.authoring.leaks import ACCEPTED, scenario_leaks
 from harness.authoring.lock import check_lock
 from harness.config.entrants import Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError
 from harness.grader.controls import CONTROLS_FILE, run_controls
+from harness.grader.mutants.ledger import current_score
+from harness.grader.mutants.score import FLAG_BELOW
 from harness.scenario.model import LoadedScenario
 from harness.trial.entrant import RunOptions
 from harness.trial.trial import execute
@@ -103,6 +106,25 @@ def _todos(loaded: LoadedScenario) -> Step:
     return Step("placeholders", True, "none left")
 
 
+def _leaks(loaded: LoadedScenario) -> Step:
+    """The task text against the solution (``authoring.leaks``): a finding is fixed in
+    the text or accepted in ``accepted-leaks.txt``."""
+    scn = loaded.scenario
+    found, ok = scenario_leaks(loaded.directory, scn.agent.instructions, scn.spec, scn.solution)
+    if found:
+        shown = "; ".join(f.line() for f in found[:4])
+        keys = ", ".join(repr(f.key) for f in found)
+        return Step(
+            "leaks",
+            False,
+            f"{len(found)} finding(s): {shown} (fix the text, or accept with a line in "
+            f"{ACCEPTED}: {keys})",
+        )
+    if not scn.solution:
+        return Step("leaks", True, "no solution to compare with")
+    return Step("leaks", True, f"none{f' ({len(ok)} accepted)' if ok else ''}")
+
+
 def _lock(loaded: LoadedScenario, settings: Settings) -> Step:
     try:
         status = check_lock(loaded, settings.scenario_root)
@@ -150,6 +172,19 @@ def _entrant(loaded: LoadedScenario, settings: Settings, agent: str, sandbox: st
     return Step(f"entrant {agent}", ok, detail)
 
 
+def _mutants(loaded: LoadedScenario) -> Step:
+    """The near misses the grader catches, from the scenario's mutant ledger: read, not
+    run (``harness mutants`` takes minutes); an app suite's bar is in its controls."""
+    if not loaded.scenario.solution:
+        return Step("mutants", True, "no reference solution: no mutants")
+    found = current_score(loaded)
+    if not found.judged:
+        return Step("mutants", True, f"none scored: run `harness mutants {loaded.name}`")
+    flagged = found.score is not None and found.score < FLAG_BELOW
+    detail = found.line() + (f"; FLAGGED: under {FLAG_BELOW}" if flagged else "")
+    return Step("mutants", True, detail)
+
+
 def check(
     loaded: LoadedScenario,
     settings: Settings,
@@ -160,8 +195,10 @@ def check(
     report = CheckReport(loaded.name, loaded.version, loaded.sha256)
     report.steps.append(_validate(loaded, settings))
     report.steps.append(_todos(loaded))
+    report.steps.append(_leaks(loaded))
     report.steps.append(_lock(loaded, settings))
     report.steps.append(_controls(loaded, settings, sandbox))
+    report.steps.append(_mutants(loaded))
     for agent in entrants:
         report.steps.append(_entrant(loaded, settings, agent, sandbox))
     return report

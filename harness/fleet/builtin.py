@@ -59,7 +59,7 @@ def shared_engine(model: GgufFile, alias: str, *, name: str = HOST_NAME) -> Engi
         if host is None:
             say(f"starting the engine (llama.cpp's server) for {alias}; once per run")
             started = time.monotonic()
-            host = start_engine(model, alias, name=name, labels={"harness.pid": str(os.getpid())})
+            host = start_engine(model, alias, name=name)
             say(f"engine ready at {host.url} in {time.monotonic() - started:.0f} s")
             _engines[key] = host
         return host

@@ -6,7 +6,8 @@ sits on Docker's default bridge, where every trial's gateway container is attach
 it uses a fleet, and publishes its port on this machine's loopback for processes here
 (``harness fleet status``, a local gateway, the tests). ``EngineHost.host_entry()`` is
 its fleet.yml host entry; ``stop()`` removes the container. Containers carry the labels
-``harness=1`` and ``harness.engine=1``, so ``harness sandbox cleanup`` removes leftovers.
+``harness=1``, ``harness.engine=1`` and their maker (project, host, pid), so ``harness
+sandbox cleanup`` removes those a dead process left.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from harness.errors import InfraError
 from harness.fleet.engine_model import GgufFile
 from harness.images.build import ensure_image
 from harness.sandbox.engine import docker_client
+from harness.sandbox.owner import owner_labels
 
 IMAGE = "engine"
 PORT = 8080
@@ -112,7 +114,8 @@ def start_engine(
             ref.tag,
             engine_command(model, alias, parallel=parallel, context=context, threads=threads),
             detach=True,
-            labels={"harness": "1", ENGINE_LABEL: "1", **(labels or {})},
+            # its project and maker (harness sandbox cleanup removes a dead process's)
+            labels={"harness": "1", ENGINE_LABEL: "1", **owner_labels(), **(labels or {})},
             volumes={str(model.path.parent): {"bind": MOUNT, "mode": "ro"}},
             ports=ports,
             network="bridge",

@@ -57,3 +57,19 @@ def test_an_engine_that_cannot_load_its_model_is_an_infra_error(tmp_path: Path) 
         bad_model = GgufFile(bad, "0" * 64, "unknown")
         start_engine(bad_model, "broken", timeout=60, labels={"harness.trial": trial})
     assert leftovers(client, trial) == []
+
+
+def test_sandbox_cleanup_finds_and_removes_an_engine_left_behind() -> None:
+    from harness.fleet.engine_model import ensure_builtin_model
+    from harness.sandbox.cleanup import cleanup, find_leftovers
+
+    client = client_or_skip()
+    trial = new_trial()
+    host = start_engine(ensure_builtin_model(), ALIAS, labels={"harness.trial": trial})
+    try:
+        found = find_leftovers(trial=trial, client=client)  # this project's, this maker's
+        assert [f.kind for f in found] == ["container"]
+        assert cleanup(trial=trial, client=client)["containers"] == 1
+        assert leftovers(client, trial) == []
+    finally:
+        host.stop()
