@@ -5,18 +5,14 @@ docs/QUICKSTART-REAL-MODEL.md; an image not measured gets no estimate."""
 
 from __future__ import annotations
 
-COLD_BUILD_S = {
-    "base": 120,
-    "env-python": 90,
-    "gateway": 60,
+COLD_BUILD_S = {  # measured at load 4-6 (engine) and 20-32 (the agents); see the docs
     "engine": 86,
-    "agent-mini": 180,
-    "agent-aider": 600,
-    "agent-node": 120,
-    "agent-claude": 300,
+    "agent-mini": 774,
+    "agent-aider": 630,
+    "agent-node": 45,
+    "agent-claude": 35,
     "agent-codex": 472,
-    "agent-opencode": 300,
-    "agent-qwen": 300,
+    "agent-opencode": 720,
     "agent-openhands": 723,
 }
 
