@@ -103,13 +103,15 @@ def test_a_real_agent_live_against_the_built_in_model(
     assert len({r["call"] for r in _rows(run) if r.get("status") != "budget"}) <= CALLS
     for r in rows:  # call by call, the gateway's count is the engine's
         assert r["host"] == "local-engine"
-        usage, timings = r["engine_usage"], r["engine_timings"]
+        usage = r["engine_usage"]  # the host's own usage numbers, as it sent them
         prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
         completion = usage.get("completion_tokens", usage.get("output_tokens"))
         assert r["prompt_tokens"] == prompt > 0, r
         assert r["completion_tokens"] == completion, r
-        assert r["completion_tokens"] == timings["predicted_n"], r
-        assert r["prompt_tokens"] == timings["prompt_n"] + timings["cache_n"], r
+        timings = r.get("engine_timings")  # llama.cpp's own counts, where it sent them
+        if timings and "predicted_n" in timings:
+            assert r["completion_tokens"] == timings["predicted_n"], r
+            assert r["prompt_tokens"] == timings["prompt_n"] + timings["cache_n"], r
     progress = json.loads((run / "progress.json").read_text())["usage"]
     assert progress["prompt_tokens"] == sum(r["prompt_tokens"] for r in rows)
     assert progress["completion_tokens"] == sum(r["completion_tokens"] for r in rows)
@@ -118,7 +120,7 @@ def test_a_real_agent_live_against_the_built_in_model(
     view = run_harness(project, "view", str(run), timeout=120)
     assert view.returncode == 0, view.stderr
     assert view.stdout.count("\n-- call ") == len(rows), view.stdout
-    assert "[timing] ttft" in view.stdout and "(engine)" in view.stdout
+    assert "[timing] ttft" in view.stdout
     assert "engine telemetry over" in view.stdout
 
     # a model that answered every tools request in text: the report says so
