@@ -14,6 +14,7 @@ COLD_BUILD_S = {  # measured at load 4-6 (engine) and 20-32 (the agents); see th
     "agent-codex": 472,
     "agent-opencode": 720,
     "agent-openhands": 723,
+    "agent-qwen": 420,
 }
 
 
