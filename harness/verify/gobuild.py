@@ -101,14 +101,12 @@ def _own_cache(seed: Path | None, dest: Path, uid: int | None) -> Path:
 
 def seed_for(env: dict[str, str]) -> Path | None:
     """The toolchain's seed: found under ``HARNESS_GOSEED`` (Docker: built before the
-    verifier started, mounted read-only), or built now when that folder is ours."""
+    verifier started, mounted read-only), or built now (on a host, by this process,
+    before anything of the tree runs)."""
     root = env.get(goseed.ROOT_ENV)
     if not root:
         return None
-    found = goseed.find(Path(root), env)
-    if found is None and os.access(root, os.W_OK):
-        found = goseed.build(Path(root), env)
-    return found
+    return goseed.find(Path(root), env) or goseed.build(Path(root), env)
 
 
 def test2json(env: dict[str, str], dest: Path) -> Path | None:

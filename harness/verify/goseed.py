@@ -35,7 +35,7 @@ SEED_TIMEOUT_S = 900.0
 _TOOL_ENV = ("PATH", "GOROOT", *KEY_ENV)
 
 
-def _tool_env(env: dict[str, str], cache: str, tmp: str) -> dict[str, str]:
+def tool_env(env: dict[str, str], cache: str, tmp: str) -> dict[str, str]:
     """Only what picks the toolchain and its build settings; no module, no tree."""
     out = {k: env[k] for k in _TOOL_ENV if k in env}
     out.update(
@@ -68,7 +68,7 @@ def key(env: dict[str, str]) -> str | None:
             ran = subprocess.run(
                 [go, "env", "GOVERSION", "GOROOT", "GOTOOLDIR"],
                 cwd=tmp,
-                env=_tool_env(env, f"{tmp}/cache", tmp),
+                env=tool_env(env, f"{tmp}/cache", tmp),
                 capture_output=True,
                 text=True,
                 timeout=60,
@@ -111,15 +111,18 @@ def build(root: Path, env: dict[str, str]) -> Path | None:
         return seed
     old = os.umask(0o022)  # whatever the caller's: nobody else may write a seed
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
+        except OSError:  # a read-only seeds folder (a verifier container's)
+            return None
         try:
             cache, tmp = work / "cache", work / "tmp"
             tmp.mkdir()
             ran = subprocess.run(
                 [go, "build", "std"],
                 cwd=tmp,
-                env=_tool_env(env, str(cache), str(tmp)),
+                env=tool_env(env, str(cache), str(tmp)),
                 capture_output=True,
                 timeout=SEED_TIMEOUT_S,
             )

@@ -35,6 +35,8 @@ from harness.verify.heldnames import reject
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
 from harness.verify.testuser import TestUser, run_reaped, test_home
+from harness.verify.twins import go as gotwins
+from harness.verify.twins import verdict as twins
 
 Kind = Literal["required", "partial"]
 AgentFiles = tuple[Sequence[str], Sequence[str]]  # (changed files, hidden files)
@@ -238,7 +240,32 @@ def run_go(
         forged = unselected(tests, run)
     if canary and forged is None:  # the agent's code rewrote the binary's test table
         forged = golinkname.reach(tree, changed, hidden)
+    if canary and forged is None and result.ok:  # passed: does it pass its twin too?
+        forged = _twin(cmd[4], run, tree, go_env, timeout, user, hidden, result)
     return reject(result, forged) if forged else result
+
+
+def _twin(
+    pattern: str,
+    run: str | None,
+    tree: Path,
+    go_env: dict[str, str],
+    timeout: float,
+    user: TestUser | None,
+    hidden: Sequence[str],
+    result: TargetResult,
+) -> str | None:
+    """Why a passing Go target is forged by its negative twin (``verify.twins``)."""
+    seed = gobuild.seed_for(go_env)
+    twin = gotwins.plan(pattern, tree, hidden, go_env, gobuild.builder_of(user), seed)
+    if twin is None:
+        return None
+    closed = [tree / h for h in hidden]
+    with gotwins.swapped(twin):
+        _, output = gobuild.build_and_run(
+            pattern, run, tree, go_env, timeout, user, closed, _home_env
+        )
+    return twins.forged(result.tests, parse_go_json(output), twin.tests)
 
 
 def refused_target(target: str, kind: Kind, cmd: list[str], why: str) -> TargetResult:
