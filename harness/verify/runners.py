@@ -258,7 +258,8 @@ def _twin(
     """Why a passing Go target is forged by its negative twin (``verify.twins``)."""
     seed = gobuild.seed_for(go_env)
     twin = gotwins.plan(pattern, tree, hidden, go_env, gobuild.builder_of(user), seed)
-    if twin is None:
+    passed = {c.name for c in result.tests if c.passed}
+    if twin is None or not twin.tests & passed:  # no test it changes ran here
         return None
     closed = [tree / h for h in hidden]
     with gotwins.swapped(twin):
