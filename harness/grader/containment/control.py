@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.config.entrants import NO_MODEL, LLMEntry
 from harness.config.project import require_scenarios
-from harness.config.settings import Settings
+from harness.config.settings import Settings, cache_dir
 from harness.errors import HarnessError, UserError
 from harness.grader.containment.agent import AGENT_NAME, AGENT_VERSION, AttackAgent
 from harness.grader.containment.catalogue import Attack
@@ -160,7 +160,22 @@ def _victim(
         raise
     except HarnessError as exc:
         return [f"the next trial failed as the harness's fault: {exc.one_line()}"]
-    return [f"next trial: {r}" for r in expectations(attack, result.outcome, result.report)]
+    reasons = [f"next trial: {r}" for r in expectations(attack, result.outcome, result.report)]
+    return reasons + [f"left in the harness cache: {p}" for p in planted(values["token"])]
+
+
+def planted(token: str, limit: int = 5) -> list[str]:
+    """Entries of the harness cache (shared folders followed once) whose name holds
+    ``token``: what a trial wrote into state other trials read."""
+    found: list[str] = []
+    root = cache_dir()
+    tops = sorted(root.iterdir()) if root.is_dir() else []
+    for top in tops:
+        for folder, dirs, files in os.walk(top.resolve() if top.is_dir() else top):
+            found += [str(Path(folder, n)) for n in [*dirs, *files] if token in n]
+            if len(found) >= limit:
+                return found[:limit]
+    return found
 
 
 def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult:
