@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.grader.ledger import LEDGER
+from harness.grader.calibration_ledger import LEDGER
 from harness.scoring import Score
 from harness.util.fs import write_json
 

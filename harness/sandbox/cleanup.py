@@ -19,7 +19,7 @@ import docker
 from docker.errors import APIError, NotFound
 
 from harness.sandbox.base import Sandbox
-from harness.sandbox.dockerio import remove_network
+from harness.sandbox.docker_io import remove_network
 from harness.sandbox.engine import docker_client
 
 EXIT_SIGTERM = 143

@@ -23,7 +23,7 @@ from harness.trial import containment
 from harness.trial.entrant import RunOptions, resolve_entrant
 from harness.trial.trial import POINTER, Trial, TrialResult
 from harness.trial.workspace import workspace_path
-from harness.trial.wslock import holding
+from harness.trial.workspace_lock import holding
 
 
 def start_only(

@@ -20,12 +20,12 @@ from harness.provision.toolchain import expand
 from harness.util.fs import copy_destinations, copy_pairs, hidden_paths, link_on_the_way
 from harness.util.git import changed_files, git
 from harness.verify.guard import TestGuard
-from harness.verify.outcome import TargetResult, VerifyOutcome
+from harness.verify.isolation.test_user import effective_user, hand_over
+from harness.verify.outcome import Kind, TargetResult, VerifyOutcome
 from harness.verify.request import VerifyRequest
 from harness.verify.rules import check_rules
-from harness.verify.runners import Kind, run_target
+from harness.verify.runners import run_target
 from harness.verify.scoring_bridge import attach_score
-from harness.verify.testuser import effective_user, hand_over
 from harness.verify.verdict import decide
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.verify.testuser import LOCAL_TEST_UID
+from harness.verify.isolation.test_user import LOCAL_TEST_UID
 
 if TYPE_CHECKING:
     from harness.config.settings import Settings
@@ -111,7 +111,7 @@ def _tests_from(loaded: LoadedScenario, settings: Settings | None) -> Path | Non
     if loaded.scenario.verify.tests_from is None:
         return None
     from harness.config.settings import Settings
-    from harness.verify.testsfrom import materialize
+    from harness.verify.tests_from import materialize
 
     return materialize(loaded, settings or Settings.from_env())
 
@@ -154,12 +154,12 @@ def _provisioned(
 
 def _docker_gocache(cache: Path) -> Path:
     """The containers' verifier build cache: apart from the host's, and owned by the
-    verifier's Go builder (``verify.gocache``: the test user's uid + 1), which fills it;
+    verifier's Go builder (``verify.go.cache``: the test user's uid + 1), which fills it;
     the tests read it and cannot write it. A cache the test user owned (earlier harness
     versions let the tests write it, as ``gocache-verify-docker``) is never used."""
 
     from harness.sandbox.docker import SANDBOX_UID
-    from harness.verify.gocache import BUILDER_OFFSET
+    from harness.verify.go.cache import BUILDER_OFFSET
 
     owner = SANDBOX_UID + BUILDER_OFFSET
     gocache = cache / "gocache-verify-docker-built"

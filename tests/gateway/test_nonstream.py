@@ -15,7 +15,7 @@ from starlette.routing import Route
 from harness.fleet.config import parse_fleet
 from harness.fleet.stubhost import Faults, TestHost
 from harness.gateway import GatewayServer
-from harness.gateway.hosttimes import reported_ttft_s
+from harness.gateway.host_times import reported_ttft_s
 from harness.util.serving import ThreadedServer
 
 MODEL = "org/coder"

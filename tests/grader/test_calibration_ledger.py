@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from harness.grader import controls
-from harness.grader.ledger import Entry, Ledger, rebuilt
+from harness.grader.calibration_ledger import Entry, Ledger, rebuilt
 from harness.scoring import Score, Status, Suite, graded
 from harness.scoring.scorer import Scorer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.grader.progress import Progress, duration, ids
+from harness.grader.scoring_progress import Progress, duration, ids
 
 pytestmark = pytest.mark.unit
 

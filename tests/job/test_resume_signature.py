@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import harness.job.runner as runner_module
-from harness.job import resumesig
+from harness.job import resume_signature
 from harness.job.ledger import TrialEntry
 from harness.job.ledgercache import StoredEntries
 from harness.job.plan import Trial
@@ -65,7 +65,7 @@ def test_a_complete_job_resumes_from_its_signature(tmp_path: Path, scans: list[s
     first = _runner(tmp_path, trials)
     todo, entries = first.prepare()  # full scan, nothing fresh: the signature recorded
     assert todo == [] and scans == [JOB] and first.failed == 1
-    assert (first.job.path / resumesig.RECORD_FILE).is_file()
+    assert (first.job.path / resume_signature.RECORD_FILE).is_file()
 
     again = _runner(tmp_path, trials)
     todo, stored = again.prepare()
@@ -77,7 +77,7 @@ def test_a_complete_job_resumes_from_its_signature(tmp_path: Path, scans: list[s
 def _signed(tmp_path: Path, trials: list[Trial]) -> dict[str, Path]:
     runs = _complete(tmp_path, trials)
     _runner(tmp_path, trials).prepare()
-    assert (tmp_path / "jobs" / JOB / resumesig.RECORD_FILE).is_file()
+    assert (tmp_path / "jobs" / JOB / resume_signature.RECORD_FILE).is_file()
     return runs
 
 
@@ -88,7 +88,7 @@ def test_a_run_folder_removed_by_hand_is_run_again(tmp_path: Path, scans: list[s
     runner = _runner(tmp_path, trials)
     todo, entries = runner.prepare()
     assert todo == [trials[1]] and [e.status for e in entries] == ["done", "interrupted"]
-    assert not (runner.job.path / resumesig.RECORD_FILE).exists()  # not complete: none kept
+    assert not (runner.job.path / resume_signature.RECORD_FILE).exists()  # not complete: none kept
 
 
 def test_a_run_added_to_a_scenario_folder_is_classified(tmp_path: Path, scans: list[str]) -> None:
@@ -142,10 +142,10 @@ def test_an_unfinished_job_and_fresh_mtimes_record_no_signature(
     _age(tmp_path)
     runner = _runner(tmp_path, trials)
     assert runner.prepare()[0] == trials[1:]
-    assert not (runner.job.path / resumesig.RECORD_FILE).exists()
+    assert not (runner.job.path / resume_signature.RECORD_FILE).exists()
     _result(tmp_path, trials[1], "r-01")  # the folder it lands in: changed just now
     assert _runner(tmp_path, trials).prepare()[0] == []
-    assert not (runner.job.path / resumesig.RECORD_FILE).exists(), "a fresh mtime trusted"
+    assert not (runner.job.path / resume_signature.RECORD_FILE).exists(), "a fresh mtime trusted"
     scans.clear()
     assert _runner(tmp_path, trials).prepare()[0] == [] and scans == [JOB]
 
@@ -153,6 +153,6 @@ def test_an_unfinished_job_and_fresh_mtimes_record_no_signature(
 def test_a_damaged_record_is_ignored(tmp_path: Path, scans: list[str]) -> None:
     trials = _trials()
     _signed(tmp_path, trials)
-    (tmp_path / "jobs" / JOB / resumesig.RECORD_FILE).write_text("{not json")
+    (tmp_path / "jobs" / JOB / resume_signature.RECORD_FILE).write_text("{not json")
     scans.clear()
     assert _runner(tmp_path, trials).prepare()[0] == [] and scans == [JOB]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from docker.errors import APIError, NotFound
 
-from harness.sandbox import dockerio
-from harness.sandbox.dockerio import kill_processes, thaw
+from harness.sandbox import docker_io
+from harness.sandbox.docker_io import kill_processes, thaw
 
 
 class FakeContainer:
@@ -42,14 +42,14 @@ class FakeContainer:
 
 @pytest.fixture(autouse=True)
 def _no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dockerio.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(docker_io.time, "sleep", lambda _s: None)
 
 
 @pytest.fixture
 def killed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
-    monkeypatch.setattr(dockerio, "host_pids", lambda *_a: [41, 42])
-    monkeypatch.setattr(dockerio, "kill_host_pids", seen.extend)
+    monkeypatch.setattr(docker_io, "host_pids", lambda *_a: [41, 42])
+    monkeypatch.setattr(docker_io, "kill_host_pids", seen.extend)
     return seen
 
 

@@ -17,11 +17,10 @@ from harness.grader.containment.agent import script
 from harness.grader.containment.catalogue import Attack, load_attacks
 from harness.grader.containment.control import expectations, token_processes
 from harness.verify import outcome as results
-from harness.verify import testuser
 from harness.verify.guard import target_scopes
-from harness.verify.heldnames import pytest_names, reject, rejection
-from harness.verify.outcome import TargetResult
-from harness.verify.restore import (
+from harness.verify.isolation import test_user
+from harness.verify.isolation.held_names import pytest_names, reject, rejection
+from harness.verify.isolation.restore import (
     blob_id,
     go_redirects,
     pytest_section,
@@ -29,7 +28,8 @@ from harness.verify.restore import (
     to_restore,
     why_runner_file,
 )
-from harness.verify.testuser import TestUser, run_reaped
+from harness.verify.isolation.test_user import TestUser, run_reaped
+from harness.verify.outcome import TargetResult
 from tests.conftest import make_repo
 
 pytestmark = pytest.mark.unit
@@ -179,7 +179,7 @@ def test_a_test_run_that_hangs_is_killed(tmp_path: Path) -> None:
 def test_a_test_run_that_writes_without_end_is_kept_to_a_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(testuser, "OUTPUT_KEEP", 4096)
+    monkeypatch.setattr(test_user, "OUTPUT_KEEP", 4096)
     flood = "head -c 3000000 /dev/zero | tr '\\0' x; echo done >&2"
     ran = run_reaped(["sh", "-c", flood], tmp_path, dict(os.environ), 30, None)
     assert ran.returncode == 0 and "done" in ran.output  # stderr read to its end too
@@ -248,12 +248,12 @@ def test_expectations_name_what_differs() -> None:
 
 
 def test_without_root_nobody_else_runs_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness.verify import testuser
+    from harness.verify.isolation import test_user
 
-    monkeypatch.setattr(testuser.os, "geteuid", lambda: 1000)
-    assert testuser.effective_user(61001, True) is None
-    assert testuser.statement(None).startswith("NOT enforced")
-    monkeypatch.setattr(testuser.os, "geteuid", lambda: 0)
-    assert testuser.effective_user(61001, False) == TestUser(61001, False)
-    assert testuser.effective_user(None, False) is None
-    assert testuser.statement(TestUser(10001)).startswith("enforced: tests ran as uid 10001")
+    monkeypatch.setattr(test_user.os, "geteuid", lambda: 1000)
+    assert test_user.effective_user(61001, True) is None
+    assert test_user.statement(None).startswith("NOT enforced")
+    monkeypatch.setattr(test_user.os, "geteuid", lambda: 0)
+    assert test_user.effective_user(61001, False) == TestUser(61001, False)
+    assert test_user.effective_user(None, False) is None
+    assert test_user.statement(TestUser(10001)).startswith("enforced: tests ran as uid 10001")

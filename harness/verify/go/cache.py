@@ -28,7 +28,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.verify.testuser import TestUser, owned_dir, run_reaped, test_home
+from harness.verify.isolation.test_user import TestUser, owned_dir, run_reaped, test_home
 
 BUILDER_OFFSET = 1  # the cache's owner is the test user's uid + 1
 

@@ -10,7 +10,7 @@ random test name and a random failure message, added to the target's ``-run`` pa
 A package that reported events but not its canary failing with that message did not
 run its tests as written: the target is rejected. Before it fails, the canary checks
 that the binary's output still leads straight to ``go test`` and, when it does not,
-ends the binary without failing (``verify.gooutput``): a filter that rewrites the
+ends the binary without failing (``verify.go.output``): a filter that rewrites the
 stream's failures is rejected the same way. A package that reported nothing is not
 judged here (the pattern did not reach it; its build failure is reported as such).
 Pure apart from ``write`` and ``remove``.
@@ -25,7 +25,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.verify import gooutput
+from harness.verify.go import output
 from harness.verify.outcome import TestCase
 
 PACKAGE = re.compile(r"^package\s+([A-Za-z_]\w*)", re.MULTILINE)
@@ -157,11 +157,11 @@ class GoCanary:
 
     def source(self, package: str) -> str:
         token = self.func.removeprefix("Test")
-        imports = "".join(f'\t"{p}"\n' for p in gooutput.IMPORTS)
+        imports = "".join(f'\t"{p}"\n' for p in output.IMPORTS)
         return (
             f"package {package}\n\nimport (\n{imports})\n\n"
-            f"func {self.func}(t *testing.T) {{\n\t{gooutput.call(token)}\n"
-            f"\tt.Fatal({json.dumps(self.message)})\n}}\n{gooutput.source(token)}"
+            f"func {self.func}(t *testing.T) {{\n\t{output.call(token)}\n"
+            f"\tt.Fatal({json.dumps(self.message)})\n}}\n{output.source(token)}"
         )
 
     def write(self, tree: Path) -> None:
@@ -215,7 +215,7 @@ def judge(
         if pkg not in expected:
             continue
         seen.add(pkg)
-        if ev.get("Action") == "output" and (found := gooutput.note(str(ev.get("Output")))):
+        if ev.get("Action") == "output" and (found := output.note(str(ev.get("Output")))):
             notes.setdefault(pkg, found)  # the canary's check ended the binary (stderr)
         if ev.get("Test") != canary.func:
             continue

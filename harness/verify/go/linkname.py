@@ -4,7 +4,7 @@
 the generated test main's table of tests (names and functions), which it can rewrite
 before any test runs: every hidden test's function swapped for an empty one, the
 canary's (a name the suite does not hold) left alone. Every test then runs and passes,
-the canary fails as it must, and every hidden test is reported (``verify.gounrun``):
+the canary fails as it must, and every hidden test is reported (``verify.go.unrun``):
 what an honest run of correct code looks like. The same holds for the ``testing``
 package's internals. So a Go file the agent changed or added that links a name of the
 ``main`` package (the generated test main), of ``testing`` or of a package below it, or

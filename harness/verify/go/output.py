@@ -8,9 +8,9 @@ child or a goroutine that writes the rest through, ``--- FAIL`` rewritten into `
 PASS`` and the canary's lines spared. So before it fails, the canary checks that
 ``os.Stdout`` and ``os.Stderr`` are descriptors 1 and 2, that both are pipes whose read
 end its parent (``go test``) holds, and that the parent is not a copy of the binary
-itself. When one is not, it ends the binary at once with ``outputpipe.TAMPERED``,
+itself. When one is not, it ends the binary at once with ``output_pipe.TAMPERED``,
 without failing: its failure with its message is then missing from the stream, so the
-target is rejected (``gocanary.judge``), whatever a filter makes of the rest. A
+target is rejected (``go.canary.judge``), whatever a filter makes of the rest. A
 parent's descriptors that cannot be read (no ``/proc``, access denied) leave that part
 unchecked. Extra writers of the pipe (a subprocess a test starts with the binary's
 output) only add lines and are not charged. (A filter that is undone before the canary
@@ -19,7 +19,7 @@ runs is not seen: the same class as a forger that finds the canary.) Pure: Go so
 
 from __future__ import annotations
 
-from harness.verify.outputpipe import TAMPERED
+from harness.verify.isolation.output_pipe import TAMPERED
 
 IMPORTS = ("os", "strconv", "strings", "syscall", "testing")  # all linked by testing
 NOTE = "[harness] output check: "

@@ -1,6 +1,6 @@
 """Every test of the hidden suite that a Go target selects must be reported.
 
-The canary (``verify.gocanary``) proves that the test binary ran the canary as written,
+The canary (``verify.go.canary``) proves that the test binary ran the canary as written,
 not that it ran the rest: code of the agent's that runs before the tests (an ``init()``)
 can rewrite ``os.Args`` so that ``-test.run`` selects the canary alone, or the canary
 and the tests it found passing in a run of its own. ``go test`` then reports only the
@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from harness.verify.gocanary import GoCanary, split_run
+from harness.verify.go.canary import GoCanary, split_run
 from harness.verify.outcome import TestCase
 
 #: ``func TestXxx(t *testing.T)`` as ``go test`` finds tests (Xxx not lower-case)

@@ -1,6 +1,6 @@
 """Refuse test results that name tests the hidden suite does not hold.
 
-After restoration (``verify.restore``) the tested folders hold the baseline's and the
+After restoration (``verify.isolation.restore``) the tested folders hold the baseline's and the
 hidden tests only; the names they declare are read from the source (pytest: ``test*``
 functions and methods, ``Test*`` classes, module-level ``test*`` names; Go: ``Test``,
 ``Example`` and ``Fuzz`` functions). A parsed result that names anything else, or passes

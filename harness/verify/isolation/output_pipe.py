@@ -8,8 +8,8 @@ through, rewriting failures into passes on the way. So the controller names its 
 the test process (``ENV``: the ``pipe:[inode]`` that ``/proc/self/fd`` shows), and the
 trusted code checks, each time it writes, that its descriptor is still that pipe. When
 it is not, it ends the process at once with ``TAMPERED``, a status no output filter can
-rewrite, and the controller rejects the target (``verify.reportstream``; Go's canary
-checks its own pipe to ``go test``, ``verify.gooutput``). Pure apart from ``name``.
+rewrite, and the controller rejects the target (``verify.python.plugins.report_stream``; Go's canary
+checks its own pipe to ``go test``, ``verify.go.output``). Pure apart from ``name``.
 """
 
 from __future__ import annotations

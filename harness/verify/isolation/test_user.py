@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.util.capped import Capped
-from harness.verify import outputpipe
+from harness.verify.isolation import output_pipe
 
 REAPER = Path(__file__).with_name("reaper.py")
 LOCAL_TEST_UID = 61001  # no passwd entry needed; beside appkit.jail's APP_UID 61000
@@ -178,11 +178,11 @@ def _collect(
 ) -> tuple[int | None, str]:
     """Run the reaper with its output read as it comes (``OUTPUT_KEEP`` bytes of each
     stream kept); (its exit status, or None when it outlived ``limit``; the output).
-    The pipes are the controller's own, named to the run (``outputpipe.ENV``)."""
+    The pipes are the controller's own, named to the run (``output_pipe.ENV``)."""
     (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
     try:
         proc = subprocess.Popen(
-            wrapper, cwd=cwd, env={**env, outputpipe.ENV: outputpipe.name(out_w)},
+            wrapper, cwd=cwd, env={**env, output_pipe.ENV: output_pipe.name(out_w)},
             stdout=out_w, stderr=err_w,
         )  # fmt: skip
     except BaseException:

@@ -2,7 +2,7 @@
 
 Code under test runs inside the test process, so it can rewrite what pytest reports (strip
 the failures from the JUnit file at exit, patch ``TestReport``, exit 0 early). The names
-check (``heldnames``) cannot see that when the forged names are the suite's own. So every
+check (``isolation.held_names``) cannot see that when the forged names are the suite's own. So every
 pytest target also runs one file harness writes just before it, with a random name and a
 random assertion message, that fails by construction. A report in which every test passed
 and the canary passed too, lost its message, or is missing (a forger that deletes the

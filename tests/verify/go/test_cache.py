@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.gocache import build_command, builder_of, warm_command, warm_key
-from harness.verify.runners import run_go
-from harness.verify.testuser import TestUser, hand_over
+from harness.verify.go.cache import build_command, builder_of, warm_command, warm_key
+from harness.verify.go.run import run_go
+from harness.verify.isolation.test_user import TestUser, hand_over
 
 TEST = """package p
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.gocanary import GoCanary, judge, package_dirs, split_run
+from harness.verify.go.canary import GoCanary, judge, package_dirs, split_run
 from harness.verify.outcome import TestCase as Case
 from harness.verify.runners import run_target
 from tests.support.forgers import GO_CODE as CODE

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.golinkname import reach
+from harness.verify.go.linkname import reach
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify import gooutput
+from harness.verify.go import output
 from harness.verify.runners import run_target
 from tests.support.forgers import GO_CODE as CODE
 from tests.support.forgers import GO_FIXED as FIXED
@@ -53,8 +53,8 @@ func init() {
 
 
 def test_the_note_is_read_from_the_output() -> None:
-    assert gooutput.note(f"x\n{gooutput.NOTE}descriptor 1 moved\n") == "descriptor 1 moved"
-    assert gooutput.note("--- FAIL: TestX\n") is None
+    assert output.note(f"x\n{output.NOTE}descriptor 1 moved\n") == "descriptor 1 moved"
+    assert output.note("--- FAIL: TestX\n") is None
 
 
 def _run(tree: Path) -> tuple[bool, str | None]:

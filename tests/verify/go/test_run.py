@@ -1,4 +1,4 @@
-"""Runner output parsing and command building (no subprocesses)."""
+"""The Go runner's output parsing and command building (no subprocesses)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.runners import go_command, parse_go_json, parse_junit
+from harness.verify.go.run import go_command, parse_go_json
 
 pytestmark = pytest.mark.unit
 
@@ -81,20 +81,3 @@ def test_go_command_forms(tmp_path: Path) -> None:
     )
     cmd = go_command("p/a_test.go", tmp_path)
     assert cmd[4] == "./p" and cmd[-1] == "^(TestOne|TestTwo)$"
-
-
-def test_junit_parsing() -> None:
-    xml = """<testsuites><testsuite>
-      <testcase classname="t.test_a" name="test_ok"/>
-      <testcase classname="t.test_a" name="test_bad">
-        <failure message="assert 1 == 2">trace</failure></testcase>
-      <testcase classname="t.test_a" name="test_err"><error message="boom"/></testcase>
-      <testcase classname="t.test_a" name="test_skip"><skipped/></testcase>
-    </testsuite></testsuites>"""
-    cases = parse_junit(xml)
-    assert [(c.name.split("::")[1], c.passed) for c in cases] == [
-        ("test_ok", True),
-        ("test_bad", False),
-        ("test_err", False),
-    ]
-    assert "assert 1 == 2" in cases[1].output and cases[2].error == "error"

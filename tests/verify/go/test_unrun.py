@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.gocanary import GoCanary
-from harness.verify.gounrun import declared, reported, unrun, unselected
+from harness.verify.go.canary import GoCanary
+from harness.verify.go.unrun import declared, reported, unrun, unselected
 from harness.verify.outcome import TestCase as Case
 
 pytestmark = pytest.mark.unit

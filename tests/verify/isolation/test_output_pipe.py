@@ -7,17 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify import outputpipe
+from harness.verify.isolation import output_pipe
+from harness.verify.isolation.test_user import run_reaped
 from harness.verify.runners import run_target
-from harness.verify.testuser import run_reaped
 from tests.support.forgers import PY_CALC as CALC
 from tests.support.forgers import PY_HIDDEN as HIDDEN
 from tests.support.forgers import spare_junit
 
 
 def test_only_the_tampered_status_is_a_rejection() -> None:
-    assert outputpipe.rejection(outputpipe.TAMPERED) is not None
-    assert outputpipe.rejection(0) is outputpipe.rejection(1) is outputpipe.rejection(None) is None
+    assert output_pipe.rejection(output_pipe.TAMPERED) is not None
+    assert (
+        output_pipe.rejection(0) is output_pipe.rejection(1) is output_pipe.rejection(None) is None
+    )
 
 
 SHOW = "import os; print(os.environ[{env!r}], os.readlink('/proc/self/fd/1'))"
@@ -25,7 +27,7 @@ SHOW = "import os; print(os.environ[{env!r}], os.readlink('/proc/self/fd/1'))"
 
 @pytest.mark.integration
 def test_the_run_is_told_which_pipe_harness_reads(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-c", SHOW.format(env=outputpipe.ENV)]
+    cmd = [sys.executable, "-c", SHOW.format(env=output_pipe.ENV)]
     ran = run_reaped(cmd, tmp_path, {}, 60, None)
     named, seen = ran.output.split()
     assert ran.returncode == 0 and named == seen and named.startswith("pipe:[")
@@ -85,4 +87,4 @@ def test_a_report_stream_filtered_in_process_is_rejected(tmp_path: Path) -> None
     assert run() == (True, None)  # a real pass that prints and spawns stays a pass
     (tmp_path / "calc.py").write_text(CALC + FILTER)
     ok, error = run()
-    assert not ok and error is not None and f"exit {outputpipe.TAMPERED}" in error
+    assert not ok and error is not None and f"exit {output_pipe.TAMPERED}" in error

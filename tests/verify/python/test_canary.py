@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.canary import Canary, applies, split
 from harness.verify.outcome import TestCase as Case
+from harness.verify.python.canary import Canary, applies, split
 from harness.verify.runners import run_target
 
 BIRD = Canary("test_0a1b2c.py", "test_3d4e5f", "feedbeef", "Test_9a8b")

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.verify.pylayout import src_layout
-from harness.verify.runners import PYTEST_SRC, pytest_boot, run_pytest
+from harness.verify.python.boot import PYTEST_SRC, pytest_boot
+from harness.verify.python.layout import src_layout
+from harness.verify.python.run import run_pytest
 
 
 def src_project(root: Path, packaging: str = 'package-dir = {"" = "src"}\n') -> Path:

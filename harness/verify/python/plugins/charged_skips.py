@@ -4,8 +4,8 @@ pytest leaves skipped tests out of the results, as a suite's own ``skipif`` or
 ``importorskip`` means: not applicable here. But the agent's code runs inside the tests,
 and it can raise ``unittest.SkipTest`` (or call ``pytest.skip``/``pytest.xfail``)
 wherever its answer would be wrong: every hidden test it cannot pass then reads
-*skipped*, and the target passes on the tests that remain. So the boot script registers a
-small plugin, before the tree joins ``sys.path``: a skip (or an imperative xfail) whose
+*skipped*, and the target passes on the tests that remain. So the boot script registers this
+plugin, before the tree joins ``sys.path``: a skip (or an imperative xfail) whose
 traceback passes through a file the agent changed or added is reported as a failure
 naming that file and line; a module skipped at collection from such a file is a
 collection error. A skip raised while an ``assert`` statement of any file ran is a
@@ -20,28 +20,33 @@ raises from code compiled under another file name is not seen (the same class as
 forger that finds the canary).
 
 The agent's files reach the plugin as a listing the controller writes (one path per line,
-relative to the tree), named by ``HARNESS_AGENT_FILES``.
+relative to the tree), named by ``HARNESS_AGENT_FILES`` (``verify.python.agent_files``).
+
+Runs in the test process (any Python 3.8+ with pytest), read as text and handed to it by
+the boot script (``verify.python.boot``), before the tree joins ``sys.path``: it imports
+only what pytest itself needs and nothing of harness. The other plugins read its
+``CHARGED``, ``listed`` and ``_charged``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+import ast
+import os
+import sys
+import unittest
+import unittest.case
+from typing import TYPE_CHECKING, Any
 
-ENV = "HARNESS_AGENT_FILES"
-
-# Runs in the test process (any Python 3.8+ with pytest), so it imports only what pytest
-# itself needs and nothing of harness.
-PLUGIN = '''
-_m = _types.ModuleType("harness_skipcharge")
-exec(compile(r"""
-import ast, os, sys, unittest, unittest.case
 import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+    from types import TracebackType
 
 _root = os.getcwd()
 
 
-def listed(env):
+def listed(env: str) -> set[str]:
     # the real paths a controller's listing names (one tree-relative path a line)
     out = set()
     listing = os.environ.pop(env, "")
@@ -49,7 +54,7 @@ def listed(env):
         try:
             with open(listing, encoding="utf-8", errors="replace") as fh:
                 for line in fh:
-                    rel = line.rstrip("\\n")
+                    rel = line.rstrip("\n")
                     if rel:
                         out.add(os.path.realpath(os.path.join(_root, rel)))
         except OSError:
@@ -59,10 +64,10 @@ def listed(env):
 
 CHARGED = listed("HARNESS_AGENT_FILES")
 SKIPS = (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest)
-_KNOWN = {}  # code file -> whether it is the agent's
+_KNOWN: dict[str, bool] = {}  # code file -> whether it is the agent's
 
 
-def _charged(path):
+def _charged(path: str) -> bool:
     known = _KNOWN.get(path)
     if known is None:
         try:
@@ -73,7 +78,7 @@ def _charged(path):
     return known
 
 
-def _where(tb):
+def _where(tb: TracebackType | None) -> str | None:
     while tb is not None:
         code = tb.tb_frame.f_code
         if _charged(code.co_filename):
@@ -82,10 +87,10 @@ def _where(tb):
     return None
 
 
-_ASSERTS = {}  # source file -> the lines its assert statements span
+_ASSERTS: dict[str, set[int]] = {}  # source file -> the lines its assert statements span
 
 
-def _assert_lines(path):
+def _assert_lines(path: str) -> set[int]:
     lines = _ASSERTS.get(path)
     if lines is None:
         lines = set()
@@ -105,7 +110,7 @@ def _assert_lines(path):
 _CASE = unittest.case.__file__
 
 
-def _in_assert(tb):
+def _in_assert(tb: TracebackType | None) -> str | None:
     # a skip raised while an assert statement ran: a failing assert whose AssertionError
     # the code under test rebound (in the test module's own globals, say) to a skip; or
     # while unittest's assert methods or fail() ran (a test class's failureException
@@ -123,7 +128,7 @@ def _in_assert(tb):
     return None
 
 
-def _wrap_add_skip():
+def _wrap_add_skip() -> None:
     # unittest catches a SkipTest raised in a TestCase and hands pytest only its reason:
     # the traceback is read here, while unittest's except clause still holds it
     try:
@@ -132,7 +137,7 @@ def _wrap_add_skip():
         return
     real = TestCaseFunction.addSkip
 
-    def addSkip(self, testcase, reason, *args, **kwargs):
+    def addSkip(self: Any, testcase: Any, reason: str, *args: Any, **kwargs: Any) -> None:
         exc = sys.exc_info()
         if isinstance(exc[1], SKIPS):
             where = _where(exc[2]) or _in_assert(exc[2])
@@ -140,16 +145,16 @@ def _wrap_add_skip():
                 self._harness_skipped_at = where
         return real(self, testcase, reason, *args, **kwargs)
 
-    TestCaseFunction.addSkip = addSkip
+    TestCaseFunction.addSkip = addSkip  # type: ignore[method-assign]
 
 
 _wrap_add_skip()
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
     exc = call.excinfo  # before pytest's unittest plugin swaps a SkipTest for its own skip
-    outcome = yield
+    outcome: Any = yield
     rep = outcome.get_result()
     exc = exc or call.excinfo  # a TestCase's skip: set by pytest's unittest plugin
     if not CHARGED or exc is None or not rep.skipped or not exc.errisinstance(SKIPS):
@@ -163,8 +168,8 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector):
-    outcome = yield
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None]:
+    outcome: Any = yield
     rep = outcome.get_result()
     if not CHARGED or not rep.skipped or not isinstance(rep.longrepr, tuple):
         return
@@ -172,29 +177,7 @@ def pytest_make_collect_report(collector):
     if _charged(path):
         rep.outcome = "failed"
         rep.longrepr = "skipped at collection by the code under test at %s:%s: %s" % (
-            os.path.relpath(path, _root), rep.longrepr[1], rep.longrepr[2],
+            os.path.relpath(path, _root),
+            rep.longrepr[1],
+            rep.longrepr[2],
         )
-""", "<harness skipcharge>", "exec"), _m.__dict__)
-_harness_plugins.append(_m)
-'''
-
-
-def listing(changed: Iterable[str], hidden: Iterable[str]) -> str:
-    """The agent's Python files (changed or added, the hidden files left out), one a line."""
-    held = set(hidden)
-    rels = sorted({c for c in changed if c.endswith(".py") and c not in held})
-    return "".join(f"{rel}\n" for rel in rels if "\n" not in rel)
-
-
-def write_listing(home: Path, changed: Iterable[str], hidden: Iterable[str]) -> Path | None:
-    """The listing in the test user's home (the controller's file), or None when empty."""
-    return place(home / "agent-files.txt", listing(changed, hidden))
-
-
-def place(path: Path, text: str) -> Path | None:
-    """``text`` at ``path``, read-only to the test user; None (nothing written) when empty."""
-    if not text:
-        return None
-    path.write_text(text, encoding="utf-8")
-    path.chmod(0o444)
-    return path

@@ -15,33 +15,37 @@ that calls ``inspect.stack()`` for any reason reads every caller's source, the h
 test's too, and is charged (``sys._getframe`` reads no source).
 
 The hidden files reach the plugin as a listing the controller writes (one path per
-line, relative to the tree), named by ``HARNESS_HIDDEN_FILES``.
+line, relative to the tree), named by ``HARNESS_HIDDEN_FILES`` (``verify.python.hidden_files``).
+
+Runs in the test process (any Python 3.8+ with pytest), read as text and handed to it by
+the boot script (``verify.python.boot``), which gives it ``CHARGED``, ``LISTED`` and
+``_agents`` of ``charged_skips``: standard library only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+import linecache
+import os
+import sys
+from typing import TYPE_CHECKING, Any
 
-from harness.verify.skipcharge import place
-
-ENV = "HARNESS_HIDDEN_FILES"
-
-# Runs in the test process (any Python 3.8+ with pytest): standard library only.
-PLUGIN = '''
-_p = _types.ModuleType("harness_peekguard")
-_p.__dict__.update(CHARGED=_m.CHARGED, LISTED=_m.listed, _agents=_m._charged)
-exec(compile(r"""
-import linecache, os, sys
 import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator
+
+# given by the boot script, before this runs: charged_skips's listing, reader and check
+CHARGED: set[str] = globals()["CHARGED"]
+LISTED: Callable[[str], set[str]] = globals()["LISTED"]
+_agents: Callable[[str], bool] = globals()["_agents"]
 
 _root = os.getcwd()
 HIDDEN = {h for h in LISTED("HARNESS_HIDDEN_FILES") if h.endswith(".py")}
 NAMES = {os.path.basename(h) for h in HIDDEN}
-PEEKS = []
+PEEKS: list[str] = []
 
 
-def _reads(args):
+def _reads(args: tuple[Any, ...]) -> bool:
     mode = args[1] if len(args) > 1 else None
     flags = args[2] if len(args) > 2 else 0
     if isinstance(mode, str):
@@ -51,7 +55,7 @@ def _reads(args):
     return True
 
 
-def _audit(event, args):
+def _audit(event: str, args: tuple[Any, ...]) -> None:
     if event != "open" or not args or not _reads(args):
         return
     path = args[0]
@@ -65,18 +69,23 @@ def _audit(event, args):
         return
     if real not in HIDDEN:
         return
-    frame = sys._getframe(1)
+    frame: Any = sys._getframe(1)
     while frame is not None:
         where = frame.f_code.co_filename
         if _agents(where):
-            PEEKS.append("%s:%d read %s" % (
-                os.path.relpath(where, _root), frame.f_lineno, os.path.relpath(real, _root),
-            ))
+            PEEKS.append(
+                "%s:%d read %s"
+                % (
+                    os.path.relpath(where, _root),
+                    frame.f_lineno,
+                    os.path.relpath(real, _root),
+                )
+            )
             return
         frame = frame.f_back
 
 
-def _said():
+def _said() -> str:
     out = "the code under test read the hidden tests: %s" % "; ".join(sorted(set(PEEKS))[:3])
     del PEEKS[:]
     return out
@@ -87,8 +96,8 @@ if HIDDEN and CHARGED:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector):
-    outcome = yield
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None]:
+    outcome: Any = yield
     if PEEKS:
         rep = outcome.get_result()
         rep.outcome = "failed"
@@ -96,30 +105,16 @@ def pytest_make_collect_report(collector):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
+def pytest_runtest_setup(item: pytest.Item) -> None:
     for key in list(linecache.cache):
         if os.path.basename(key) in NAMES:
             linecache.cache.pop(key, None)
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
+    outcome: Any = yield
     if PEEKS:
         rep = outcome.get_result()
         rep.outcome = "failed"
         rep.longrepr = _said()
-""", "<harness peekguard>", "exec"), _p.__dict__)
-_harness_plugins.append(_p)
-'''
-
-
-def listing(hidden: Iterable[str]) -> str:
-    """The hidden suite's Python files, one a line."""
-    rels = sorted({h for h in hidden if h.endswith(".py") and "\n" not in h})
-    return "".join(f"{rel}\n" for rel in rels)
-
-
-def write_listing(home: Path, hidden: Iterable[str]) -> Path | None:
-    """The listing in the test user's home (the controller's file), or None when empty."""
-    return place(home / "hidden-files.txt", listing(hidden))

@@ -20,23 +20,37 @@ function compiled from a file, not the agent's, and its code one that file compi
 function an empty ``__code__`` compiled under the suite file's name); else the test fails.
 Entries pytest sets itself while it runs (hooks it installs on a module, state it
 caches) are not recorded: only what a module defines.
+
+Runs in the test process (any Python 3.8+ with pytest), read as text and handed to it by
+the boot script (``verify.python.boot``), which gives it ``_agents`` (``charged_skips``'s
+check of a file): standard library only.
 """
 
 from __future__ import annotations
 
-# Runs in the test process (any Python 3.8+ with pytest): standard library only.
-PLUGIN = '''
-_g = _types.ModuleType("harness_runnerguard")
-_g.__dict__["_agents"] = _m._charged
-exec(compile(r"""
-import ast, builtins, inspect, os, sys, types, unittest, unittest.case
+import ast
+import builtins
+import inspect
+import os
+import sys
+import types
+import unittest
+import unittest.case  # noqa: F401  (as it booted: the module unittest's asserts run in)
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator
+
+# given by the boot script, before this runs: charged_skips's check of a file
+_agents: Callable[[str], bool] = globals()["_agents"]
 
 BUILTINS = (
     "AssertionError", "BaseException", "Exception", "isinstance", "issubclass", "type",
     "bool", "len", "repr", "str", "all", "any", "hasattr", "getattr", "id", "object",
     "callable", "iter", "next", "sorted", "super", "NotImplemented",
-)
+)  # fmt: skip
 KINDS = (types.FunctionType, type, classmethod, staticmethod, property)
 # modules that show, time or help, but decide nothing a report says
 IDLE = (
@@ -45,17 +59,17 @@ IDLE = (
     "_pytest.setuponly", "_pytest.cacheprovider", "_pytest.debugging", "_pytest.logging",
     "_pytest.faulthandler", "_pytest.tmpdir", "_pytest._argcomplete", "_pytest._io",
     "_pytest.freeze_support", "_pytest.stash", "_pytest.timing", "unittest.mock",
-)
-SWAPPED = {}  # nodeid -> why the test collected is not the suite's own
-PENDING = []  # plugins the tree registered while the tests ran
-STARTED = []
-SEEN = {}
-WATCH = []  # (the owner's namespace, attribute, value at boot), for the quick check
+)  # fmt: skip
+SWAPPED: dict[str, str] = {}  # nodeid -> why the test collected is not the suite's own
+PENDING: list[str] = []  # plugins the tree registered while the tests ran
+STARTED: list[bool] = []
+SEEN: dict[tuple[int, str], tuple[Any, str, str, Any]] = {}
+WATCH: list[tuple[dict[str, Any], str, Any]] = []  # (owner's namespace, attribute, boot value)
 MISSING = object()
 ROOT = os.path.realpath(os.getcwd())
 
 
-def _watch(owner, label, value):
+def _watch(owner: Any, label: str, value: Any) -> None:
     key = (id(owner), label)
     if key not in SEEN:
         attr = label.rsplit(".", 1)[-1]
@@ -63,7 +77,7 @@ def _watch(owner, label, value):
         WATCH.append((owner.__dict__, attr, value))
 
 
-def _record_module(name, module):
+def _record_module(name: str, module: Any) -> None:
     space = getattr(module, "__dict__", None)
     if not isinstance(space, dict):
         return
@@ -79,24 +93,24 @@ def _record_module(name, module):
                     _watch(value, name + "." + attr + "." + meth, impl)
 
 
-def record():
+def record() -> None:
     for attr in BUILTINS:
         if attr in builtins.__dict__:
             _watch(builtins, "builtins." + attr, builtins.__dict__[attr])
     for name, module in list(sys.modules.items()):
-        if name in ("pytest", "unittest", "pluggy") or name.startswith(
+        if name in ("pytest", "unittest", "pluggy") or name.startswith(  # noqa: SIM102
             ("_pytest.", "unittest.", "pluggy.")
         ):
             if not (name + ".").startswith(tuple(i + "." for i in IDLE)):
                 _record_module(name, module)
 
 
-def _current(owner, attr):
+def _current(owner: Any, attr: str) -> Any:
     space = owner.__dict__
-    return space[attr] if attr in space else MISSING
+    return space[attr] if attr in space else MISSING  # noqa: SIM401
 
 
-def changed():
+def changed() -> list[str]:
     if not PENDING and all([space.get(attr, MISSING) is value for space, attr, value in WATCH]):
         return []
     out = PENDING[:]
@@ -113,7 +127,7 @@ def changed():
     return sorted(out)
 
 
-def _say(labels):
+def _say(labels: list[str]) -> str:
     shown = ", ".join(labels[:5]) + (" and %d more" % (len(labels) - 5) if len(labels) > 5 else "")
     return "the test runner was changed while this ran: %s (put back)" % shown
 
@@ -121,13 +135,13 @@ def _say(labels):
 record()
 
 
-def _ours(value):  # defined in a file of the tree (the agent's or the suite's)
+def _ours(value: Any) -> bool:  # defined in a file of the tree (the agent's or the suite's)
     if isinstance(value, (classmethod, staticmethod)):
         value = value.__func__
     if isinstance(value, property):
         value = value.fget
     code = getattr(value, "__code__", None)
-    path = getattr(code, "co_filename", None)
+    path: str | None = getattr(code, "co_filename", None)
     if path is None:
         module = sys.modules.get(getattr(value, "__module__", None) or "")
         path = getattr(module, "__file__", None)
@@ -137,14 +151,14 @@ def _ours(value):  # defined in a file of the tree (the agent's or the suite's)
     return path == ROOT or path.startswith(ROOT + os.sep)
 
 
-def _plugin_file(plugin):
+def _plugin_file(plugin: Any) -> str:
     if isinstance(plugin, types.ModuleType):
         return getattr(plugin, "__file__", None) or ""
     cls = plugin if isinstance(plugin, type) else type(plugin)
     return getattr(sys.modules.get(cls.__module__), "__file__", None) or ""
 
 
-def pytest_plugin_registered(plugin, manager):
+def pytest_plugin_registered(plugin: Any, manager: pytest.PytestPluginManager) -> None:
     # once the session runs, a plugin from the tree that is not a conftest is the code
     # under test hooking the runner (its hookwrappers could rewrite any report): it is
     # unregistered, and the collector or test it came in fails
@@ -164,7 +178,7 @@ def pytest_plugin_registered(plugin, manager):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_sessionstart(session):
+def pytest_sessionstart(session: pytest.Session) -> Generator[None]:
     # pytest's own plugins patch its classes while it configures (legacypath sets
     # Config._getini_unknown_type): a change to pytest since boot from outside the tree
     # is taken as the runner's; builtins and unittest never change so, and a change from
@@ -183,8 +197,8 @@ def pytest_sessionstart(session):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector):
-    outcome = yield
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None]:
+    outcome: Any = yield
     labels = changed()
     if labels:
         rep = outcome.get_result()
@@ -192,13 +206,13 @@ def pytest_make_collect_report(collector):
         rep.longrepr = "collecting %s: %s" % (collector.nodeid or "the session", _say(labels))
 
 
-def _stand_in(item):
+def _stand_in(item: Any) -> str | None:
     # why the collected test is not the one its file defines (None: it is): its module
     # was not imported from its file, or its function was not compiled from a file
     # (code made by exec) or was compiled from the agent's
     module = getattr(item, "module", None)
     spec = getattr(module, "__spec__", None)
-    origin = getattr(spec, "origin", None)
+    origin: Any = getattr(spec, "origin", None)
     where = str(getattr(item, "path", None) or getattr(item, "fspath", ""))
     try:
         same = bool(origin) and os.path.realpath(origin) == os.path.realpath(where)
@@ -206,9 +220,10 @@ def _stand_in(item):
         same = False
     if module is not None and not same:
         return "its module %s is not the one imported from %s" % (
-            getattr(module, "__name__", "?"), os.path.relpath(where, ROOT),
+            getattr(module, "__name__", "?"),
+            os.path.relpath(where, ROOT),
         )
-    func = getattr(item, "obj", None)
+    func: Any = getattr(item, "obj", None)
     try:
         func = inspect.unwrap(getattr(func, "__func__", func))
     except Exception:
@@ -231,20 +246,20 @@ def _stand_in(item):
     return None
 
 
-COMPILED = {}  # source file -> every code object it compiles to (None: it cannot)
+COMPILED: dict[str, list[types.CodeType] | None] = {}  # source file -> the code it compiles to
 
 
-def _codes(code, out):
+def _codes(code: types.CodeType, out: list[types.CodeType]) -> None:
     out.append(code)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             _codes(const, out)
 
 
-def _compiled(path, config):
+def _compiled(path: str, config: pytest.Config) -> list[types.CodeType] | None:
     if path in COMPILED:
         return COMPILED[path]
-    out = []
+    out: Any = []  # None: it cannot be compiled
     try:
         with open(path, "rb") as fh:
             source = fh.read()
@@ -260,10 +275,10 @@ def _compiled(path, config):
     except (OSError, SyntaxError, ValueError):
         out = None
     COMPILED[path] = out
-    return out
+    return COMPILED[path]
 
 
-def pytest_collection_finish(session):
+def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         why = _stand_in(item)
         if why:
@@ -271,8 +286,8 @@ def pytest_collection_finish(session):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
+    outcome: Any = yield
     if call.when == "call" and item.nodeid in SWAPPED:
         rep = outcome.get_result()
         rep.outcome = "failed"
@@ -284,6 +299,3 @@ def pytest_runtest_makereport(item, call):
         rep = outcome.get_result()
         rep.outcome = "failed"
         rep.longrepr = _say(labels)
-""", "<harness runnerguard>", "exec"), _g.__dict__)
-_harness_plugins.append(_g)
-'''

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.verify.python.agent_files import listing
 from harness.verify.runners import run_target
-from harness.verify.skipcharge import listing
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.verify.outcome import TestCase as Case
-from harness.verify.reportstream import TAG, logged, rejection, without
+from harness.verify.python.logged_outcomes import TAG, logged, rejection, without
 from harness.verify.runners import run_target
 from tests.support.forgers import PY_CALC as CALC
 from tests.support.forgers import PY_HIDDEN as HIDDEN
