@@ -138,3 +138,52 @@ def test_a_module_named_to_import_module_counts(tmp_path: Path) -> None:
 def test_harness_holds_one_loose_module() -> None:
     loose = {p.name for p in ROOT.glob("*.py")} - {"__init__.py", "__main__.py"}
     assert loose == {"errors.py"}
+
+
+# verify/'s own order, top -> bottom: the flow (engine of a verification and its parts),
+# the runner map, one package per runner (never importing each other), process isolation,
+# and the result types everything returns
+VERIFY_LAYERS: list[set[str]] = [
+    {"flow"},
+    {"runners"},
+    {"python", "go"},
+    {"isolation"},
+    {"outcome"},
+    {"rules"},
+]
+
+
+def _verify_unit(module: str) -> str:
+    parts = module.split(".")[2:]  # harness.verify.<part>...
+    if not parts:
+        return "flow"
+    if parts[0] in {"python", "go", "isolation", "runners", "outcome", "rules"}:
+        return parts[0]
+    return "flow"
+
+
+def _verify_rank(unit: str) -> int:
+    return next(len(VERIFY_LAYERS) - i for i, layer in enumerate(VERIFY_LAYERS) if unit in layer)
+
+
+def test_verify_imports_point_down_its_own_layers() -> None:
+    modules = _modules()
+    broken = []
+    for name, path in sorted(modules.items()):
+        if not name.startswith("harness.verify.") and name != "harness.verify":
+            continue
+        here = _verify_unit(name)
+        for target in sorted(_imports(name, path)):
+            if target == "harness.verify" or not target.startswith("harness.verify."):
+                continue  # `from harness.verify import go`: the module, not the package
+            if target not in modules and target.rpartition(".")[0] in modules:
+                target = target.rpartition(".")[0]  # `from mod import name`
+            there = _verify_unit(target)
+            if there != here and _verify_rank(there) >= _verify_rank(here):
+                broken.append(f"{name} ({here}) imports {target} ({there})")
+    assert broken == [], "verify's layering broken:\n" + "\n".join(broken)
+
+
+def test_verify_runners_are_laid_out_as_the_order_says() -> None:
+    packages = {p.name for p in (ROOT / "verify").iterdir() if (p / "__init__.py").is_file()}
+    assert packages == {"python", "go", "isolation"}
