@@ -124,7 +124,7 @@ def run_go(
     start = time.monotonic()
     with test_home(user.uid if user else None) as home:
         shared = None
-        if user is not None:  # a warm build cache it can read, not write (verify.gocache)
+        if user is not None:  # a warm build cache it can read, not write (verify.go.cache)
             shared = read_only_cache(cmd, tree, go_env, timeout, user)  # no canary in it
             go_env = shared.env
         try:

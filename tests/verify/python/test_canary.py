@@ -113,7 +113,7 @@ def test_a_real_pass_stays_a_pass_and_a_stripped_report_is_rejected(tmp_path: Pa
     (tmp_path / "calc.py").write_text(CALC.replace("a - b", "a + b"))
     assert _run(tmp_path, canary=True) == (True, None, 0)  # only the canary failed
     (tmp_path / "calc.py").write_text(CALC + STRIP)
-    ok, error, _ = _run(tmp_path, canary=False)  # the run's own log tells (reportstream)
+    ok, error, _ = _run(tmp_path, canary=False)  # the run's own log tells (report_stream)
     assert not ok and error is not None and "logged failed" in error
     ok, error, _ = _run(tmp_path, canary=True)
     assert not ok and error is not None and error.startswith("rejected: results forged")

@@ -158,7 +158,7 @@ for name, module in list(sys.modules.items()):
 
 def test_a_test_module_the_code_under_test_stands_in_for_fails(tmp_path: Path) -> None:
     hidden = "from calc import clamp\n\n\ndef test_below():\n    assert clamp(-5, 0, 10) == 0\n"
-    result = _run(_tree(tmp_path / "unlisted", SWAP, hidden), hidden=())  # peekguard off
+    result = _run(_tree(tmp_path / "unlisted", SWAP, hidden), hidden=())  # peek_guard off
     assert not result.ok
     said = _failed(result)["test_below"]
     assert "not the suite's test: its module test_hidden is not the one imported" in said
