@@ -37,8 +37,8 @@ from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetToken
 from harness.trial.entrant import RunOptions
 from harness.trial.trial import TrialResult, execute, run_agent, verify
 from harness.trial.workspace import read_state, setup, workspace_path
-from harness.trial.wslock import holding
-from harness.verify.testsfrom import materialize
+from harness.trial.workspace_lock import holding
+from harness.verify.tests_from import materialize
 
 app = typer.Typer(
     add_completion=False,
@@ -320,7 +320,7 @@ def run_agent_cmd(
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
     opts = _options(agent, model, None, sandbox, replay, record)
     if only_start:  # goagentbench's: the agent is driven by hand, `verify` grades it
-        from harness.trial.gabmodes import start_only
+        from harness.trial.gab_modes import start_only
 
         run = start_only(_load_runnable(scenario), _settings(), _registry(), opts)
         typer.echo(f"run started (no agent ran): {run.path}")
@@ -357,7 +357,7 @@ def verify_cmd(
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
     if only_report:
-        from harness.trial.gabmodes import report_only
+        from harness.trial.gab_modes import report_only
 
         graded = report_only(_load(scenario), _settings(), _sandbox(sandbox))
         typer.echo(graded.text, nl=False)
@@ -492,7 +492,7 @@ def coverage_cmd(
     scenario: Annotated[str, typer.Argument(help="scenario name")],
 ) -> None:
     """Each SPEC MUST id, the checks verifying it, the defects violating it (exit 1: a hole)."""
-    from harness.grader.coverage import coverage
+    from harness.grader.must_coverage import coverage
 
     report = coverage(_load(scenario), _settings().results)
     typer.echo(report.text(), nl=False)

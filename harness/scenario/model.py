@@ -402,7 +402,7 @@ def scenario_dir(name: str, root: Path) -> Path:
     return (root / name).resolve()
 
 
-#: The calibration ledger's file name (``grader.ledger.LEDGER``): evidence of scorings,
+#: The calibration ledger's file name (``grader.calibration_ledger.LEDGER``): evidence of scorings,
 #: not content. Lines added after a scenario is locked (a Docker controls run, another
 #: seed) neither grade nor change what the agent sees, so they make no new version.
 #: The mutant ledger (``mutants.jsonl``) and its triage (``mutants.yml``) are evidence

@@ -34,11 +34,11 @@ from harness.trial.reporting import trial_report
 from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.trial.workspace_lock import holding
 from harness.trial.writefail import FIX, record_failed_write, write_cause
-from harness.trial.wslock import holding
 from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
-from harness.verify.engine import copy_hidden_into
+from harness.verify.flow import copy_hidden_into
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import make_request
 from harness.verify.scoring_bridge import check_suite_pin

@@ -3,8 +3,8 @@
 ``TestGuard`` ties the pieces of a verdict the code under test cannot reach: runner-steering
 files back to the baseline (``restore``), no link on the way to the hidden tests, the
 hidden tests copied (again, before every target: an earlier target's code may have
-changed them), the tree handed to the test user (``testuser``), and, once a target ran,
-its result refused when it names tests the suite does not hold (``heldnames``).
+changed them), the tree handed to the test user (``isolation.test_user``), and, once a target ran,
+its result refused when it names tests the suite does not hold (``isolation.held_names``).
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from harness.util.fs import copy_destinations, hidden_paths
-from harness.verify.heldnames import held_names, reject, rejected_for, rejection
-from harness.verify.outcome import TargetResult
-from harness.verify.request import VerifyRequest
-from harness.verify.restore import (
+from harness.verify.isolation.held_names import held_names, reject, rejected_for, rejection
+from harness.verify.isolation.restore import (
     Restored,
     apply,
     baseline_blobs,
     blob_id,
     restore_runner_files,
 )
-from harness.verify.testuser import effective_user, hand_over, statement, take_back
+from harness.verify.isolation.test_user import effective_user, hand_over, statement, take_back
+from harness.verify.outcome import TargetResult
+from harness.verify.request import VerifyRequest
 
 
 def target_scopes(runner: str, target: str, tree: Path) -> list[str]:

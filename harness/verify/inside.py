@@ -18,7 +18,7 @@ from pathlib import Path
 import harness
 from harness.errors import HarnessError
 from harness.util.fs import write_json
-from harness.verify.engine import verify_tree
+from harness.verify.flow import verify_tree
 from harness.verify.request import VerifyRequest
 
 
@@ -60,7 +60,7 @@ def unstage(staged: Path, root: Path) -> None:
 def _lock_down(root: Path) -> None:
     """Make the verification folder and the harness source unreachable for other users.
 
-    The hidden tests (``verify.testuser``) and an app under test (``appkit.jail``) run as
+    The hidden tests (``verify.isolation.test_user``) and an app under test (``appkit.jail``) run as
     unprivileged users of their own; here, in the scorer container, they must not reach
     the request, the suite, the hidden material, the outcome, the trace or the fixture
     code. ``root`` stays traversable (the tests work in ``root/tree``), not listable.

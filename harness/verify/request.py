@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.verify.isolation.test_user import LOCAL_TEST_UID
 from harness.verify.rules import Dialect
-from harness.verify.testuser import LOCAL_TEST_UID
 
 if TYPE_CHECKING:
     from harness.config.settings import Settings
@@ -62,7 +62,7 @@ class VerifyRequest(BaseModel):
     test_reads_all: bool = True  # on a host: the test user may read (not write) any file
 
 
-GOSEED_INSIDE = "/opt/harness-goseed"  # the Go seeds, read-only (verify.goseed)
+GOSEED_INSIDE = "/opt/harness-goseed"  # the Go seeds, read-only (verify.go.seed)
 
 
 def make_request(
@@ -112,7 +112,7 @@ def _tests_from(loaded: LoadedScenario, settings: Settings | None) -> Path | Non
     if loaded.scenario.verify.tests_from is None:
         return None
     from harness.config.settings import Settings
-    from harness.verify.testsfrom import materialize
+    from harness.verify.tests_from import materialize
 
     return materialize(loaded, settings or Settings.from_env())
 
@@ -136,10 +136,10 @@ def _provisioned(
         cgo = "1" if loaded.scenario.environment.cgo else "0"
         local_env["CGO_ENABLED"] = docker_env["CGO_ENABLED"] = cgo
         # The standard library built by the toolchain alone, read-only to every test and
-        # build (verify.goseed): the local verifier builds its seed itself; a container's
+        # build (verify.go.seed): the local verifier builds its seed itself; a container's
         # is built before it starts (backends.docker.verify) and mounted read-only.
         from harness.config.settings import cache_dir
-        from harness.verify.goseed import ROOT_ENV
+        from harness.verify.go.seed import ROOT_ENV
 
         local_env[ROOT_ENV] = str(cache_dir() / "goseed-local")
         if not on_host:

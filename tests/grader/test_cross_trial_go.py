@@ -19,8 +19,8 @@ import pytest
 from harness.grader.containment.catalogue import load_attacks
 from harness.grader.containment.control import run_attack
 from harness.sandbox.docker import SANDBOX_UID
-from harness.verify.gobuild import BUILDER_OFFSET
-from harness.verify.testuser import LOCAL_TEST_UID
+from harness.verify.go.build import BUILDER_OFFSET
+from harness.verify.isolation.test_user import LOCAL_TEST_UID
 from tests.grader.test_containment_trials import settings
 from tests.support.cache import own_cache
 

@@ -249,7 +249,7 @@ def test_rules_violation_is_goagentbench_row() -> None:
 
 
 def test_partial_fraction_is_not_zeroed_by_a_failed_required_target(tmp_path: Path) -> None:
-    from harness.verify.engine import partial_fraction
+    from harness.verify.flow import partial_fraction
 
     part = _target("./b", "partial", False, [True, False, True, True], code=1)
     assert partial_fraction([part]) == 0.75

@@ -1,6 +1,6 @@
 """The Go seed of a Docker verification, built before the verifier starts.
 
-A verifier container gets the seeds folder read-only (``verify.goseed``); the seed for
+A verifier container gets the seeds folder read-only (``verify.go.seed``); the seed for
 its toolchain is built here first, once per scorer image, toolchain mounts and build
 settings: a one-off container of the scorer image, network-less, with the toolchain
 mounted as the verifier will have it and the seeds folder writable, and nothing of any
@@ -20,7 +20,7 @@ from harness.sandbox.base import SandboxSpec
 from harness.sandbox.docker import DockerSandbox
 from harness.sandbox.inject import HARNESS_PYTHONPATH, harness_source_mount
 from harness.scenario.policy import SandboxPolicy
-from harness.verify.goseed import KEY_ENV, ROOT_ENV, SEED_TIMEOUT_S
+from harness.verify.go.seed import KEY_ENV, ROOT_ENV, SEED_TIMEOUT_S
 from harness.verify.request import GOSEED_INSIDE, VerifyRequest
 
 TOOL_ENV = ("PATH", "GOROOT", *KEY_ENV)
@@ -62,7 +62,7 @@ def ensure_seed(image: str, image_id: str, request: VerifyRequest, policy: Sandb
     try:
         sandbox.start()
         result = sandbox.exec(
-            ["python3", "-m", "harness.verify.goseed", GOSEED_INSIDE, json.dumps(env)],
+            ["python3", "-m", "harness.verify.go.seed", GOSEED_INSIDE, json.dumps(env)],
             cwd="/",
             env={"PYTHONPATH": HARNESS_PYTHONPATH, "HOME": "/tmp"},
             timeout=SEED_TIMEOUT_S + 60,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.util import trialgit
 from harness.util.agentfiles import OverCap, copy_tree
-from harness.verify.engine import verify_tree
+from harness.verify.flow import verify_tree
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
 
