@@ -14,7 +14,7 @@ from typing import Any
 from harness.errors import UserError
 from harness.report.paired import Paired, Plan, compare, plan
 from harness.report.stats import Estimate, clustered, mean, sample_var
-from harness.report.summary import EntrantSummary, EraTable, pair_detail
+from harness.report.summary import EntrantSummary, EraTable, detectable, pair_detail
 
 DEFAULT_DELTA = 0.10
 
@@ -163,8 +163,14 @@ def text(c: Comparison) -> str:
     out.append(f"   scenarios A did better on: {p.b}, B did better on: {p.c}")
     out.append(f"difference A - B (errors as 0): {pair_detail(c.paired_zero)}")
     out.append(f"correlation of per-scenario scores: {_opt(p.correlation)}")
-    if p.mde is not None:
-        out.append(f"minimum detectable difference (80% power, alpha 0.05, T={p.t}): {p.mde:.3f}")
+    value, source = detectable([p], p.t)  # report's own rule, for this pair
+    if value is not None:
+        out.append(
+            f"minimum detectable difference (80% power, alpha 0.05, paired, T={p.t}): "
+            f"{value:.3f} ({source})"
+        )
+    else:
+        out.append(f"minimum detectable difference: none ({source})")
     out += plan_lines(c.plan)
     separable = p.method != "none" and p.p <= 0.05 and (p.diff or 0.0) != 0.0
     out.append(
@@ -188,7 +194,7 @@ def _paired_dict(p: Paired) -> dict[str, Any]:
         "correlation": p.correlation,
         "a_better": p.b,
         "b_better": p.c,
-        "mde": p.mde,
+        "mde": detectable([p], p.t)[0],
     }
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.report.dist import binom_cdf_half, z_quantile
-from harness.report.stats import ALPHA, POWER, mde, sample_var
+from harness.report.stats import ALPHA, POWER, sample_var
 
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 20_251_201
@@ -43,11 +43,6 @@ class Paired:
     var_d: float | None
     b: int = 0  # scenarios A did better on (McNemar: A passed, B failed)
     c: int = 0  # scenarios B did better on
-
-    @property
-    def mde(self) -> float | None:
-        """The difference this comparison detects at 80% power and alpha 0.05."""
-        return None if self.se is None else mde(self.se)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -228,6 +229,21 @@ def pair_detail(p: Paired, p_adj: float | None = None) -> str:
     return f"{p.t} shared, diff {p.diff:+.3f}{ci}, {test}{holm_text}"
 
 
+def detectable(pairs: Iterable[Paired], t: int) -> tuple[float | None, str]:
+    """The minimum detectable paired difference on ``t`` scenarios and where its variance
+    came from: the median non-zero variance of the ``pairs``' differences, else the
+    planning value; None when no exact paired test can separate on ``t`` scenarios.
+    ``report`` (a table's pairs) and ``compare`` (one pair) both ask this."""
+    if smallest_p(t) > ALPHA:
+        return None, f"no exact paired test reaches p < 0.05 on {t} scenario(s); 6 needed"
+    var_ds = [p.var_d for p in pairs if p.var_d and p.t >= 2]
+    if var_ds:
+        var_d, source = statistics.median(var_ds), "median variance of paired differences"
+    else:
+        var_d, source = PLANNING_VAR_D, "planning variance 0.25: no pair whose difference varies"
+    return mde(math.sqrt(var_d / t)), source
+
+
 def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
     """The MDE at the table's size: T = scenarios shared by all (else the largest pair),
     with the median non-zero variance of paired differences (else the planning value)."""
@@ -237,16 +253,8 @@ def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
     table.shared, table.union = len(shared), len(union)
     sizes = [p.t for p in table.pairs.values()]
     t = len(shared) if len(entrants) < 2 or len(shared) >= 2 else max(sizes, default=0)
-    if smallest_p(t) > ALPHA:
-        table.mde_t = t
-        table.mde_source = f"no exact paired test reaches p < 0.05 on {t} scenario(s); 6 needed"
-        return
-    var_ds = [p.var_d for p in table.pairs.values() if p.var_d and p.t >= 2]
-    if var_ds:
-        var_d, source = statistics.median(var_ds), "median variance of paired differences"
-    else:
-        var_d, source = PLANNING_VAR_D, "planning variance 0.25: no pair whose difference varies"
-    table.mde, table.mde_t, table.mde_source = mde(math.sqrt(var_d / t)), t, source
+    table.mde, table.mde_source = detectable(table.pairs.values(), t)
+    table.mde_t = t
 
 
 def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:

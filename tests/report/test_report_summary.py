@@ -36,7 +36,7 @@ def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _invoke(*args: str) -> str:
     out = CliRunner().invoke(_app(), ["report", *args])
     assert out.exit_code == 0, out.output
-    return out.output
+    return out.stdout  # notes (the selection) go to stderr
 
 
 def test_two_eras_print_two_tables_and_errors_stand_apart(results: Path) -> None:

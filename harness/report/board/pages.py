@@ -102,9 +102,11 @@ def _plots(t: EraTable, era_id: str) -> str:
     return "".join(out)
 
 
-def overview(tables: list[EraTable]) -> str:
+def overview(tables: list[EraTable], selection: str = "") -> str:
+    runs = sum(len(e.run_ids) for t in tables for e in t.entrants)
     parts = [
         "<h1>Results by scorer era</h1>",
+        f'<p class="selection">{runs} run(s); {esc(selection or "selection: as given")}</p>',
         '<p class="note">Eras are never mixed. Infra errors are not counted against '
         'the agent. Ranks shared with "=" are differences inside the combined '
         "standard error (not measurable).</p>",

@@ -166,11 +166,12 @@ def _prune(folder: Path, keep: set[str]) -> None:
                 Path(entry.path).unlink(missing_ok=True)
 
 
-def build_board(runs: list[RunResult], out: Path) -> Path:
+def build_board(runs: list[RunResult], out: Path, selection: str = "") -> Path:
     """Write the whole site for ``runs`` into ``out`` (pages of runs no longer shown
     removed); returns the overview's path. A run page whose inputs are unchanged since
     the last build (``incremental``) is kept as it is; the other pages are written only
-    when their text changed."""
+    when their text changed. ``selection`` says which runs were chosen (shown on the
+    overview, as ``harness report`` prints it)."""
     tables: list[EraTable] = summarise(runs)
     out.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
@@ -179,7 +180,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
             shutil.rmtree(out / sub, ignore_errors=True)
     write_if_changed(out / "style.css", CSS)
     write_if_changed(out / "board.js", JS)
-    write_if_changed(out / "index.html", overview(tables))
+    write_if_changed(out / "index.html", overview(tables, selection))
 
     runs_by_id = {r.run_id: r for r in runs}  # one page per run id: the last one wins
     per_entrant: dict[str, list[tuple[EraTable, EntrantSummary, list[RunResult]]]] = defaultdict(
