@@ -25,7 +25,7 @@ from harness.report.board.incremental import (
     write_if_changed,
 )
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
-from harness.report.board.trialpage import trial_html
+from harness.report.board.trialpage import failing_html, trial_html, why_html
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
 from harness.report.trialview import load_view
@@ -99,8 +99,9 @@ def _render_run(run: RunResult, out: Path) -> str:
     shots = copy_screenshots(run, out)
     diff, note = _diff(run)
     # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
-    trial = trial_html(load_view(run.run_dir, run.report, diff=""), shots)
-    return run_page(run, shots, diff, note, trial)
+    view = load_view(run.run_dir, run.report, diff="")
+    top = why_html(view) + failing_html(view, shots)
+    return run_page(run, shots, diff, note, trial_html(view), top)
 
 
 # what forked workers render: set by ``_render_all`` just before the fork
