@@ -89,8 +89,9 @@ def test_the_run_page_puts_why_first_and_folds_the_output(tmp_path: Path) -> Non
     build_board(collect(tmp_path / "results"), site)
     html = (site / "runs" / f"{run.name}.html").read_text()
     why = html.index('<section class="why')
-    for text in ("MUST M-1, MUST M-4", "exited 1: the agent gave up: max steps",
-                 "700 in / 117 out", "$0.0123", "agent 61.5 s", "call c2: h1 (503) -&gt; h2"):  # fmt: skip
+    first = ["MUST M-1, MUST M-4", "exited 1: the agent gave up: max steps", "700 in / 117 out",
+             "$0.0123", "agent 61.5 s", "call c2: h1 (503) -&gt; h2"]  # fmt: skip
+    for text in first:
         assert why < html.index(text) < html.index("<h2>checks</h2>"), text
     assert html.index("<h2>failing checks</h2>") < html.index("<h2>conversation</h2>")
     assert html.count('<details class="output">') == 1  # the output is folded
