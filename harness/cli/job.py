@@ -22,7 +22,7 @@ from harness.config.settings import Settings
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.job.executors.base import Executor, make_executor
 from harness.job.ledger import JobDir, jobs_root
-from harness.job.plan import JobConfig, expand
+from harness.job.plan import JobConfig, expand, select_scenarios
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
 from harness.scenario.model import list_scenarios, load_scenario
@@ -41,22 +41,29 @@ def _split(values: list[str] | None) -> list[str]:
     return out
 
 
-def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
+def _scenarios(
+    names: list[str],
+    all_: bool,
+    settings: Settings,
+    exclude: list[str] | None = None,
+    limit: int | None = None,
+) -> list[str]:
     root = require_scenarios(settings)
     if names and all_:
         raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
-    if all_:
-        names = [n for n in list_scenarios(root) if not n.startswith("smoke/")]
-    if not names:
+    if not names and not all_:
         raise UserError(
             "no scenarios to run",
             file=settings.scenario_root,
             field="--scenarios",
-            fix="pass --scenarios a,b or --all (every non-smoke scenario)",
+            fix="pass --scenarios a,b (or globs, e.g. 'py/*') or --all (every non-smoke scenario)",
         )
-    for name in names:
+    picked = select_scenarios(
+        names, list_scenarios(root), all_=all_, exclude=exclude or [], limit=limit
+    )
+    for name in picked:
         load_scenario(name, root)  # a bad name fails before anything runs
-    return names
+    return picked
 
 
 def _seeds(values: list[str]) -> list[str] | None:

@@ -33,6 +33,25 @@ class RunOptions:
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
     budget: Budget | None = None  # --budget-* limits over the scenario's
+    agent_env: dict[str, str] | None = None  # --agent-env: extra environment for the agent
+    agent_args: tuple[str, ...] = ()  # --agent-arg: extra arguments for the agent's CLI
+
+
+SECRET_NAME = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASS", "AUTH")
+
+
+def agent_extras(opts: RunOptions) -> dict[str, Any]:
+    """What run.json records of ``--agent-env`` and ``--agent-arg`` (a value whose name
+    says it is a secret is recorded as ``***``); empty when neither was given."""
+    out: dict[str, Any] = {}
+    if opts.agent_env:
+        out["agent_env"] = {
+            k: "***" if any(w in k.upper() for w in SECRET_NAME) else v
+            for k, v in opts.agent_env.items()
+        }
+    if opts.agent_args:
+        out["agent_args"] = list(opts.agent_args)
+    return out
 
 
 @dataclass(frozen=True)
@@ -113,4 +132,11 @@ def fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-__all__ = ["Entrant", "RunOptions", "fleet_fingerprint", "model_access", "resolve_entrant"]
+__all__ = [
+    "Entrant",
+    "RunOptions",
+    "agent_extras",
+    "fleet_fingerprint",
+    "model_access",
+    "resolve_entrant",
+]
