@@ -115,16 +115,25 @@ def report_command(
                 notes.append(
                     "no harness project here (no agents.yml); cd into one or set HARNESS_HOME"
                 )
+        target = None
+        if publish or publish_to:  # every refusal before anything is printed or written
+            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
+            target = publish_to or settings.project_root / "README.md"
+            check_markers(target)
+            if not tables:
+                raise UserError(
+                    "no results to publish",
+                    file=settings.results,
+                    field="--publish",
+                    fix="run some trials first (`harness run ...`), or drop --publish",
+                )
         for note in notes:
             typer.echo(f"note: {note}", err=True)
         if power is not None:
             typer.echo(power_text(tables, power), nl=False)
             return
         emit(tables, datetime.now(UTC).isoformat(timespec="seconds"), include_tokens)
-        if publish or publish_to:
-            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
-            target = publish_to or settings.project_root / "README.md"
-            check_markers(target)  # a refusal (exit 2) writes nothing
+        if target is not None:
             folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             update_markdown(tables, target, folder)
             typer.echo(f"published {folder} and updated {target}", err=True)

@@ -61,6 +61,8 @@ class EntrantSummary:
     flip_rate: float | None = None
     budget_hits: int = 0  # runs stopped by the trial's budget (harden, #16)
     limit_hits: int = 0  # runs stopped by a sandbox limit (disk, memory, pids, output)
+    failovers: int = 0  # runs whose model calls failed on one host and moved to another
+    failover_runs: list[str] = field(default_factory=list)  # their run ids (a few)
     rank: int = 0
     vs_above: str = ""  # "", NOT_MEASURABLE or "below"
     vs_above_detail: str = ""  # the paired test against the entrant just above
@@ -110,6 +112,7 @@ class EntrantSummary:
             "completion_tokens": self.completion_tokens,
             "budget_hits": self.budget_hits,
             "limit_hits": self.limit_hits,
+            "failovers": self.failovers,
             "vs_above": self.vs_above,
             "vs_above_detail": self.vs_above_detail,
             "separably_better": self.better,
@@ -155,6 +158,13 @@ class EraTable:
                 f"separates them, Holm-corrected over {self.family} pair(s) "
                 "(pairs too small to ever separate stay out of the family)"
             )
+        for e in self.entrants:
+            if e.failovers:
+                some = ", ".join(e.failover_runs[:3]) + (", ..." if e.failovers > 3 else "")
+                out.append(
+                    f"{e.label}: {e.failovers} run(s) failed over to another model host "
+                    f"({some}; `harness view RUN` shows which call)"
+                )
         if detail:
             out += [f"{e.label} {e.vs_above_detail}" for e in self.entrants if e.vs_above_detail]
         return out
@@ -181,10 +191,19 @@ def _known(values: list[float | None]) -> float | None:
     return mean([v for v in values if v is not None])
 
 
+def failed_over(r: RunResult) -> bool:
+    """Whether the run's model calls failed on one host and went on to another (its
+    usage names several hosts and some attempt failed)."""
+    hosts = r.usage.get("hosts")
+    failed = r.usage.get("failed_attempts")
+    return isinstance(hosts, dict) and len(hosts) > 1 and isinstance(failed, int) and failed > 0
+
+
 def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
     """Statistics of one entrant's runs within one era."""
     first = runs[0]
     graded = [r for r in runs if not r.infra_error]
+    moved = [r.run_id for r in runs if failed_over(r)]
     scores, wins = _clusters(runs, zero_errors=False)
     scores_zero, wins_zero = _clusters(runs, zero_errors=True)
     k = min((len(v) for v in wins.values()), default=0)
@@ -213,6 +232,8 @@ def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
         completion_tokens=_known([r.usage_value("completion_tokens") for r in graded]),
         budget_hits=sum(1 for r in graded if r.report.get("reason") == "budget"),
         limit_hits=sum(1 for r in graded if str(r.report.get("reason", "")).startswith("limit")),
+        failovers=len(moved),
+        failover_runs=moved,
         run_ids=[r.run_id for r in runs],
         clusters=scores,
         clusters_zero=scores_zero,
