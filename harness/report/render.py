@@ -51,6 +51,7 @@ CSV_FIELDS = (
     *TOKEN_FIELDS,
     "budget_hits",
     "limit_hits",
+    "failovers",
     "vs_above",
     "vs_above_detail",
     "separably_better",
