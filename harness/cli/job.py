@@ -220,7 +220,7 @@ def _merged(file: JobFile | None, flags: dict[str, Any]) -> JobFile:
 def _concurrency(value: int | None, source: str) -> int | None:
     if value is not None and value < 1:
         raise UserError(
-            f"--concurrency {value} runs nothing",
+            f"{value} trials at once runs nothing",
             field=source,
             fix="give 1 or more trials at once, e.g. --concurrency 2 (default 1)",
         )
