@@ -232,6 +232,8 @@ def _job_counts(job: JobDir) -> tuple[int, str]:
     what a resumed job's last line counts, not only this invocation's trials."""
     counts: Counter[str] = Counter()
     for path in sorted(job.trials_dir.glob("*.json")):
+        if path.name.endswith((".spec.json", ".out.json")):  # a worker's files, not entries
+            continue
         try:
             entry = TrialEntry.model_validate_json(path.read_text())
         except (OSError, ValueError):
