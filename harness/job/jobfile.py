@@ -2,8 +2,9 @@
 
 Keys are the flags' names without the dashes (``max-interruptions: 3``); lists may be
 YAML lists or comma-separated strings, as on the command line. A flag given on the
-command line with a value other than its default wins over the file. A bad key or value is one line naming the file, the
-field and the fix (exit 2). The file is copied into the job's folder (``job.yaml``).
+command line with a value other than its default wins over the file. A bad key or value
+is one line naming the file, the field and the fix (exit 2). The file is copied into the
+job's folder (``job.yaml``).
 """
 
 from __future__ import annotations
