@@ -53,6 +53,8 @@ class Comparison:
     a_shared: Estimate  # each side's mean on the shared scenarios only
     b_shared: Estimate
     plan: Plan
+    table_mde: float | None = None  # the era table's (what `report` prints), all entrants
+    table_entrants: int = 2
 
 
 def _pick(table: EraTable, spec: Spec, text: str) -> EntrantSummary | None:
@@ -88,6 +90,8 @@ def build(table: EraTable, a: EntrantSummary, b: EntrantSummary, delta: float) -
         clustered({n: a.clusters[n] for n in shared}),
         clustered({n: b.clusters[n] for n in shared}),
         plan(delta, pr.var_d, within, k),
+        table.mde,
+        len(table.entrants),
     )
 
 
@@ -171,6 +175,11 @@ def text(c: Comparison) -> str:
         )
     else:
         out.append(f"minimum detectable difference: none ({source})")
+    if c.table_entrants > 2 and c.table_mde is not None:  # report's figure is the table's
+        out.append(
+            f"   (`harness report` prints the era table's, over {c.table_entrants} entrants: "
+            f"{c.table_mde:.3f})"
+        )
     out += plan_lines(c.plan)
     separable = p.method != "none" and p.p <= 0.05 and (p.diff or 0.0) != 0.0
     out.append(

@@ -95,3 +95,17 @@ def test_too_few_shared_scenarios_give_no_mde_in_either(results: Path) -> None:
     compare, _ = _invoke("compare", "alpha", "beta", *scenarios)
     for text in (report, compare):
         assert "minimum detectable difference: none (no exact paired test" in text
+
+
+def test_with_three_entrants_compare_names_the_tables_mde_too(results: Path) -> None:
+    for s in range(8):
+        score = 1.0 if s % 2 else 0.0
+        outcome = "success" if score else "failed"
+        write_result(
+            results, f"py/s{s}", f"r-g{s:02d}", agent="gamma", score=score, outcome=outcome
+        )
+    report, _ = _invoke("report")
+    compare, _ = _invoke("compare", "alpha", "beta")
+    table = re.search(r"paired, T=\d+\): ([\d.]+)", report)
+    assert table is not None
+    assert f"`harness report` prints the era table's, over 3 entrants: {table.group(1)})" in compare
