@@ -152,3 +152,20 @@ def test_bad_input_to_run_is_exit_2_and_writes_nothing(
         assert len(lines) == 1 and named in lines[0], (args, done.stderr)
     assert not (tmp_path / "jobs").exists() or not any((tmp_path / "jobs").iterdir())
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.integration
+def test_exec_passes_agent_env_and_args_too(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    cmd = [sys.executable, "-m", "harness.cli", "exec", "smoke/py-fast", "--agent", "echoargs"]
+    cmd += ["--sandbox", "local", "--agent-env", "GREETING=hi", "--agent-arg", "-v"]
+    done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # graded either way
+    (run,) = [p.parent for p in (tmp_path / "results").rglob("run.json")]
+    meta = json.loads((run / "run.json").read_text())
+    assert (meta["agent_env"], meta["agent_args"]) == ({"GREETING": "hi"}, ["-v"])
+    assert (run / "agent" / "stdout.txt").read_text().strip() == "env=hi args=-v"
+    bad = subprocess.run([*cmd, "--agent-env", "=x"], cwd=project, env=env, capture_output=True,
+                         text=True, timeout=600)  # fmt: skip
+    assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr
