@@ -50,6 +50,7 @@ class JobFile(BaseModel):
     max_interruptions: int = Field(
         default=2, ge=0, description="retries after infrastructure errors"
     )
+    retry_errors: bool = Field(default=True, description="run an earlier run's errors again")
     executor: str = Field(default="local", description="local or ray")
     address: str | None = Field(default=None, description="the Ray cluster's head")
     router_host: str | None = Field(default=None, description="the shared router's address")
