@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import UserError
-from harness.report.paired import Paired, Plan, compare, plan
+from harness.report.paired import Paired, Plan, compare, plan, varies
 from harness.report.stats import Estimate, clustered, mean, sample_var
 from harness.report.summary import EntrantSummary, EraTable, detectable, pair_detail
 
@@ -227,7 +227,7 @@ def power_text(tables: Sequence[EraTable], delta: float) -> str:
         return "\n".join(plan_lines(plan(delta, None, None, 1))) + "\n"
     out = []
     for t in tables:
-        var_ds = [p.var_d for p in t.pairs.values() if p.var_d is not None]
+        var_ds = [p.var_d for p in t.pairs.values() if varies(p.var_d)]
         var_d = statistics.median(var_ds) if var_ds else None
         withins = [
             w

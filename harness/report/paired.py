@@ -17,6 +17,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from harness.report.dist import binom_cdf_half, z_quantile
 from harness.report.stats import ALPHA, POWER, sample_var
@@ -24,6 +25,7 @@ from harness.report.stats import ALPHA, POWER, sample_var
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 20_251_201
 MIN_SCENARIOS = 6  # 2 / 2^6 < 0.05: the fewest on which an exact paired test can separate
+VAR_EPS = 1e-12  # below this, paired differences do not vary (float dust of equal means)
 PLANNING_VAR_D = 0.25  # binary outcomes at p = 0.5 with correlation 0.5: 2·0.25·(1-0.5)
 
 
@@ -43,6 +45,11 @@ class Paired:
     var_d: float | None
     b: int = 0  # scenarios A did better on (McNemar: A passed, B failed)
     c: int = 0  # scenarios B did better on
+
+
+def varies(var_d: float | None) -> TypeGuard[float]:
+    """A variance of paired differences that is really there (not 0, nor float dust)."""
+    return var_d is not None and var_d > VAR_EPS
 
 
 def mcnemar_exact(b: int, c: int) -> float:
