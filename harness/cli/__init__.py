@@ -124,6 +124,13 @@ ReplayOpt = Annotated[
 RecordOpt = Annotated[
     bool, typer.Option("--record", help="keep the gateway's request/response recording")
 ]
+AllowFailingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-failing-pairs",
+        help="run an agent x model pair `harness fleet check` found to fail",
+    ),
+]
 SeedOpt = Annotated[
     str | None,
     typer.Option("--seed", help="16 hex digits: replay a trial's seed; default: a fresh one"),
@@ -201,6 +208,7 @@ def _options(
     replay: Path | None,
     record: bool,
     budget: Budget | None = None,
+    allow_failing_pairs: bool = False,
 ) -> RunOptions:
     """The options of one trial, from the flags ``run-agent`` and ``exec`` share."""
     return RunOptions(
@@ -211,6 +219,7 @@ def _options(
         replay=replay.resolve() if replay else None,
         record=record,
         budget=budget,
+        allow_failing_pairs=allow_failing_pairs,
     )
 
 
@@ -380,6 +389,7 @@ def exec_cmd(
     budget_tokens: BudgetTokensOpt = None,
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
+    allow_failing_pairs: AllowFailingOpt = False,
     agent_env_: Annotated[
         list[str] | None,
         typer.Option("--agent-env", help="KEY=VALUE in the agent's environment (repeatable)"),
@@ -392,7 +402,7 @@ def exec_cmd(
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
     opts = replace(
-        _options(agent, model, seed, sandbox, replay, record, budget),
+        _options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs),
         agent_env=agent_env(agent_env_ or []) or None,
         agent_args=tuple(agent_arg or ()),
     )

@@ -6,6 +6,7 @@ The lead wires it into the main app: ``app.command("run")(run_command)`` and
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -119,6 +120,24 @@ def _config(
         agent_env=agent_env or None,
         agent_args=agent_args or None,
     )
+
+
+def _failing_pairs(config: JobConfig, settings: Settings, allow: bool) -> None:
+    """Refuse the job up front when a pair of it is known to fail (``harness fleet check``);
+    with ``--allow-failing-pairs`` its trial workers are told to run such pairs."""
+    from harness.config.entrants import NO_MODEL, Registry
+    from harness.trial.entrant import ALLOW_FAILING_ENV, refuse_failing_pair
+
+    if allow:
+        os.environ.update({ALLOW_FAILING_ENV: "1"})  # for the job's trial workers (a write)
+        return
+    if config.replay:
+        return
+    registry = Registry.load(settings.project_root)
+    for agent in config.agents:
+        for model in config.models or registry.agent(agent).supports_llms[:1]:
+            if model != NO_MODEL:
+                refuse_failing_pair(settings, agent, model, allow)
 
 
 def _cassette(path: Path) -> Path:
@@ -383,6 +402,13 @@ def run_command(
             "(with --models replay)",
         ),
     ] = None,
+    allow_failing_pairs: Annotated[
+        bool,
+        typer.Option(
+            "--allow-failing-pairs",
+            help="run agent x model pairs `harness fleet check` found to fail",
+        ),
+    ] = False,
     agent_env_: Annotated[
         list[str] | None,
         typer.Option(
@@ -446,6 +472,7 @@ def run_command(
             agent_env(o.agent_env),
             o.agent_arg,
         )
+        _failing_pairs(config, settings, allow_failing_pairs)
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
         where = make_executor(o.executor, settings, address=o.address, router_host=o.router_host)
         outcome = run_job(
