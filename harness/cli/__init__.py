@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -24,6 +25,7 @@ from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.grader.controls import run_controls
 from harness.grader.deep import validate_deep
+from harness.job.jobfile import agent_env
 from harness.provision import provision
 from harness.scenario.model import (
     SEED,
@@ -388,10 +390,22 @@ def exec_cmd(
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
     allow_failing_pairs: AllowFailingOpt = False,
+    agent_env_: Annotated[
+        list[str] | None,
+        typer.Option("--agent-env", help="KEY=VALUE in the agent's environment (repeatable)"),
+    ] = None,
+    agent_arg: Annotated[
+        list[str] | None,
+        typer.Option("--agent-arg", help="an argument added to the agent's command (repeatable)"),
+    ] = None,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
-    opts = _options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs)
+    opts = replace(
+        _options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs),
+        agent_env=agent_env(agent_env_ or []) or None,
+        agent_args=tuple(agent_arg or ()),
+    )
     loaded, settings, registry = _load_runnable(scenario), _settings(), _registry()
     announce_phases()  # after the input is checked: nothing is said before a refusal
     _finish(execute(loaded, settings, registry, opts))

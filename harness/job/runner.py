@@ -331,6 +331,8 @@ class JobRunner:
                 self.config.budget.model_dump(exclude_none=True) if self.config.budget else None
             ),
             "replay": self.config.replay,
+            "agent_env": self.config.agent_env,
+            "agent_args": self.config.agent_args,
             "trial": {
                 "scenario": trial.scenario,
                 "agent": trial.agent,

@@ -142,6 +142,26 @@ class Guard:
         used = ", ".join(f"{k} {v}" for k, v in sorted(self.used.items()))
         return f"{self.exhausted or 'budget'} exhausted ({used})"
 
+    def measured(self, result: AgentResult, usage: dict[str, Any]) -> AgentResult:
+        """A budget stop's detail counted again from the gateway's telemetry of the whole
+        turn (``usage``): the poll that stopped the agent saw the gateway mid-call (a
+        call admitted, its tokens not yet written), so it could say ``tokens 0`` after
+        817 were spent."""
+        if result.exit != "budget" or not usage:
+            return result
+
+        def count(key: str) -> float:
+            value = usage.get(key)
+            return float(value) if isinstance(value, int | float) else 0.0
+
+        spent = {
+            "calls": int(count("calls")),
+            "cost_usd": round(count("cost_usd"), 9),
+            "tokens": int(count("prompt_tokens") + count("completion_tokens")),
+        }
+        self.used = {k: max(v, self.used.get(k) or 0) for k, v in spent.items()}
+        return replace(result, detail=f"budget: {self._budget_detail()}")
+
     def verdict(self, result: AgentResult) -> AgentResult:
         """The agent's result, overridden by a limit or budget stop."""
         found = self.reason()

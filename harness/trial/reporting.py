@@ -8,17 +8,31 @@ error when the agent phase failed, and how workspace.diff came out.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.results import Phase
+from harness.scenario.model import LoadedScenario
 from harness.trial import containment
 from harness.verify.outcome import VerifyOutcome
+from harness.verify.proof import CONTROLS_FILE, grader_verdict
 from harness.verify.proof import environment as proof_environment
-from harness.verify.proof import grader_verdict
 from harness.verify.report import build_report, diff_note, render_text
 
 if TYPE_CHECKING:
     from harness.trial.trial import Trial
+
+
+def unproven_verdict(verdict: str, results: Path, loaded: LoadedScenario) -> str:
+    """A scenario whose grader was never proven on this machine (no ``controls.json``:
+    every shipped scenario on a fresh clone, whose proofs live under results/) says
+    just that, with the command that proves it. The alarm ``GRADER NOT PROVEN`` stays
+    for a proof that no longer holds: a changed scenario, a reference that errors."""
+    if (results / loaded.name / CONTROLS_FILE).is_file():
+        return verdict  # a proof (or its failure) was made here: it speaks
+    return (
+        f"not proven on this machine yet (`harness controls {loaded.name}` proves its grader here)"
+    )
 
 
 def trial_report(
@@ -46,10 +60,14 @@ def trial_report(
         outcome,
         result,
         trial._gab_progress(),
-        grader=grader_verdict(trial.settings.results, loaded.name, loaded.sha256, here),
+        grader=unproven_verdict(
+            grader_verdict(trial.settings.results, loaded.name, loaded.sha256, here),
+            trial.settings.results,
+            loaded,
+        ),
         extra=extra,
     )
     return report, render_text(report, outcome.report_text) + diff_note(diff)
 
 
-__all__ = ["trial_report"]
+__all__ = ["trial_report", "unproven_verdict"]

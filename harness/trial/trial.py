@@ -27,7 +27,13 @@ from harness.sandbox.base import SandboxSpec
 from harness.scenario.model import LoadedScenario
 from harness.trial import containment
 from harness.trial import seed as trialseed
-from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
+from harness.trial.entrant import (
+    Entrant,
+    RunOptions,
+    agent_extras,
+    fleet_fingerprint,
+    resolve_entrant,
+)
 from harness.trial.hooks import emit, error_fields, seconds_since
 from harness.trial.preflight import preflight_trial
 from harness.trial.reporting import trial_report
@@ -178,6 +184,7 @@ class Trial:
             meta.fleet = fleet_fingerprint(entrant.fleet_file)
         record: dict[str, Any] = {}
         containment.record(record, self.loaded.scenario.sandbox, self.budget(opts))
+        record.update(agent_extras(opts))  # --agent-env / --agent-arg, as given
         meta = meta.model_copy(update=record)
         run = self._begin_run(meta)
         self.agent_turn(entrant, opts, self.loaded.scenario.agent.instructions, turn=1)
@@ -303,6 +310,8 @@ class Trial:
                 instructions=instructions,
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
+                extra_env=dict(opts.agent_env or {}),
+                extra_args=list(opts.agent_args),
             )
             with guard.watching(gateway):
                 result = guard.verdict(entrant.agent.run(ctx))
@@ -311,6 +320,7 @@ class Trial:
                     gateway, run.path / "gateway" / suffix, result.self_reported_usage
                 )
                 run.usage = merge_usage(run.usage, usage)
+                result = guard.measured(result, usage)  # the budget line from telemetry
             guard.raise_fault()  # a cassette miss or a fleet that cannot answer: error
             return result
         finally:
