@@ -24,7 +24,7 @@ MOVED = [
     ("harness.project", "require_project", "harness.config.project"),
     ("harness.fleet.gateway", "build_config", "harness.gateway"),
     ("harness.fleet.gateway.keys", "load_keys", "harness.gateway.keys"),
-    ("harness.fleet.testserver", "main", "harness.fleet.stubhost"),
+    ("harness.fleet.testserver", "main", "harness.testing.lmstudio.__main__"),
     ("harness.fleet.container", "TrialGateway", "harness.backends.docker.gateway"),
     ("harness.fleet.container", "ROUTER_ENV", "harness.fleet.router_service"),
     ("harness.fleet.container", "gateway_files", "harness.gateway.files"),
@@ -76,5 +76,5 @@ def test_old_module_entry_point_still_runs() -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert "usage: python -m harness.fleet.stubhost" in done.stdout
+    assert "usage: python -m harness.testing.lmstudio" in done.stdout
     assert "deprecated" in done.stderr

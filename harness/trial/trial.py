@@ -402,7 +402,9 @@ class Trial:
         self.save()
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
-        report, text = trial_report(self, outcome, verdict.outcome, last, slot)
+        report, text = trial_report(
+            self, self._gab_progress(), outcome, verdict.outcome, last, slot
+        )
         write_json(run.verify_dir / "report.json", report)
         gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.config.project import find_project, require_project, require_scenarios
+from harness.config.project import require_project, require_scenarios
+from harness.config.root import find_project
 from harness.config.settings import Settings, env_value
 from harness.errors import UserError
 from tests.conftest import REPO_ROOT
