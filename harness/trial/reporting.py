@@ -78,7 +78,7 @@ def trial_report(
         progress,
         grader=grader_verdict(trial.settings.results, loaded.name, loaded.sha256, here),
         extra=extra,
-    )
+    ).as_json()
     return report, render_text(report, outcome.report_text) + diff_note(diff)
 
 
