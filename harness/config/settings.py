@@ -29,7 +29,7 @@ CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE")
 SYSTEM_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 PACKAGE_IMAGES = Path(__file__).resolve().parents[2] / "images"
 
-# name (after the prefix) -> what it sets and its default; the README's paths table
+# name (after the prefix) -> what it sets and its default; docs/CONFIGURATION.md's paths table
 VARIABLES: dict[str, str] = {
     "HOME": "project root (agents.yml, llms.yml, scenarios/); default: walk up from the cwd",
     "WORKSPACE": "workspaces; default <project>/workspace",

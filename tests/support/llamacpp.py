@@ -7,8 +7,8 @@ accounting are llama.cpp's own. ``llama_server`` starts ``python -m llama_cpp.se
 (``llama-cpp-python[server]``) on a free loopback port and yields its base URL.
 
 Both need the optional packages: ``engine_available()`` says whether they are installed
-(the wheel of llama-cpp-python is compiled from source on this platform; see the README's
-performance section for the cached wheel).
+(the wheel of llama-cpp-python is compiled from source on this platform; see
+docs/TESTING.md for the cached wheel).
 """
 
 from __future__ import annotations
