@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.results.report.part import Number
 from harness.results.report.score import ScoreRecord
-from harness.results.report.targets import Number, Row, RuleRow, TargetRow
+from harness.results.report.targets import Row, RuleRow, TargetRow
 from harness.results.report.trial import (
     Budget,
     Containment,

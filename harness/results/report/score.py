@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from harness.results.report.targets import Number, Part
+from harness.results.report.part import Number, Part
 
 
 class GateRecord(Part):

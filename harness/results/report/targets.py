@@ -10,15 +10,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-Number = float | int
-
-
-class Part(BaseModel):
-    """A part of report.json: keys another module adds travel along, written last."""
-
-    model_config = ConfigDict(extra="allow")
+from harness.results.report.part import Number, Part
 
 
 class CaseRow(Part):
@@ -88,4 +82,4 @@ class RuleRow(Part):
     detail: str = Field(description="what was found")
 
 
-__all__ = ["CaseRow", "Number", "Part", "Row", "RuleRow", "RulesRow", "TargetRow", "TestRow"]
+__all__ = ["CaseRow", "Row", "RuleRow", "RulesRow", "TargetRow", "TestRow"]

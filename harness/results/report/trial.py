@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from harness.results.report.targets import Number, Part
+from harness.results.report.part import Number, Part
 
 
 class TokenUsage(Part):
