@@ -6,9 +6,11 @@ verify outcome, the verdict word, progress, the grader's verdict, the trial's ex
 fields, the verification time); ``report.json`` what the code before the typed parts
 (main at db30472) wrote for it. The pytest, go, app-suite and error cases were captured
 from real trials (``harness exec --sandbox local``: oracle and nop on py/ledger-rounding,
-oracle on go/wordfreq and apps/invoice-sync, a verifier that raised); ``stopped`` (an
-agent stopped by its budget, with the harness's error and a truncated diff) and ``bare``
-(a manual verify of an empty run.json) are derived from them.
+oracle on go/wordfreq and apps/invoice-sync, a verifier that raised); ``stopped`` (a
+trial its budget stopped before grading: nothing graded, the app-scoring slot never
+asked for), ``agent-error`` (the harness's error in the agent phase, every budget limit,
+a truncated diff) and ``bare`` (a manual verify of an empty run.json) are derived from
+them.
 """
 
 from __future__ import annotations
@@ -47,7 +49,16 @@ def _build(case: str, monkeypatch: pytest.MonkeyPatch) -> Report:
 
 
 def test_the_cases_cover_each_kind_of_run() -> None:
-    assert {"pytest", "pytest-failed", "go", "app", "error", "stopped", "bare"} <= set(CASES)
+    assert {
+        "pytest",
+        "pytest-failed",
+        "go",
+        "app",
+        "error",
+        "stopped",
+        "agent-error",
+        "bare",
+    } <= set(CASES)
 
 
 @pytest.mark.parametrize("case", CASES)

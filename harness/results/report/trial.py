@@ -62,19 +62,31 @@ class Containment(Part):
 
 
 class SandboxPolicy(Part):
-    """The agent sandbox's policy (the scenario's ``sandbox:`` keys) and what it relaxes."""
+    """The agent sandbox's policy (the scenario's ``sandbox:`` keys) and what it relaxes,
+    as run.json recorded it (a run.json of another harness version may hold fewer keys:
+    the defaults are the default policy's)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    read_only_root: bool = Field(alias="read-only-root", description="root filesystem read-only")
-    no_new_privileges: bool = Field(alias="no-new-privileges", description="no setuid gains")
-    non_root: bool = Field(alias="non-root", description="the agent runs as a non-root user")
-    capabilities: list[str] = Field(description="Linux capabilities kept")
-    workspace_size: str = Field(alias="workspace-size", description="the workspace's cap")
-    tmp_size: str = Field(alias="tmp-size", description="/tmp's cap")
-    home_size: str = Field(alias="home-size", description="the home folder's cap")
-    output_limit: str = Field(alias="output-limit", description="the agent's output cap")
-    relaxed: list[str] = Field(description="the defaults this policy relaxes")
+    read_only_root: bool = Field(
+        default=True, alias="read-only-root", description="root filesystem read-only"
+    )
+    no_new_privileges: bool = Field(
+        default=True, alias="no-new-privileges", description="no setuid gains"
+    )
+    non_root: bool = Field(
+        default=True, alias="non-root", description="the agent runs as a non-root user"
+    )
+    capabilities: list[str] = Field(default_factory=list, description="Linux capabilities kept")
+    workspace_size: str = Field(
+        default="4g", alias="workspace-size", description="the workspace's cap"
+    )
+    tmp_size: str = Field(default="1g", alias="tmp-size", description="/tmp's cap")
+    home_size: str = Field(default="1g", alias="home-size", description="the home folder's cap")
+    output_limit: str = Field(
+        default="16m", alias="output-limit", description="the agent's output cap"
+    )
+    relaxed: list[str] = Field(default_factory=list, description="the defaults this policy relaxes")
 
 
 class Budget(Part):
@@ -90,20 +102,23 @@ class Budget(Part):
 
 
 class ScoringSlot(Part):
-    """The app-scoring slot: executed apps are scored one at a time per machine."""
+    """The app-scoring slot: executed apps are scored one at a time per machine (empty
+    when verification never asked for it: a trial stopped before grading)."""
 
-    policy: str = Field(description="the slot's rule, or that no app ran")
+    policy: str | None = Field(default=None, description="the slot's rule, or that no app ran")
     lock: str | None = Field(default=None, description="the lock file, when an app ran")
     waited_s: Number | None = Field(default=None, description="seconds waited for the slot")
 
 
 class WorkspaceDiff(Part):
-    """How ``workspace.diff`` came out."""
+    """How ``workspace.diff`` came out (run.json's record, ``util.trialgit.DiffRecord``)."""
 
     status: str = Field(description="ok, truncated or failed")
-    detail: str = Field(description="why, when not ok")
-    skipped: dict[str, str] = Field(description="path -> why it was not diffed")
-    bytes: int = Field(description="the diff's size")
+    detail: str = Field(default="", description="why, when not ok")
+    skipped: dict[str, str] = Field(
+        default_factory=dict, description="path -> why it was not diffed"
+    )
+    bytes: int = Field(default=0, description="the diff's size")
 
 
 __all__ = [
