@@ -98,7 +98,10 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         request.no_modify,
         request.only_modify,
         lambda entry: (tree / entry).is_dir(),
+        request.rules_dialect,
     )
+    # broken rules decide the verdict (not for validate --deep: it grades no change)
+    rules_ok = all(r.ok for r in rules) or request.compile_only
     if request.copy_only:  # an author's look at the hidden files: nothing runs
         hidden = copy_hidden(request, tree)
         guard = None
@@ -107,6 +110,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         hidden = guard.prepare()
     targets: list[TargetResult] = []
     if request.provision_error and not request.copy_only:
+        env = f"environment error: {request.provision_error}"
         return VerifyOutcome(
             success=False,
             partial_score=None,
@@ -115,8 +119,9 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             changed_files=changed,
             hidden_files=hidden,
             duration_s=time.monotonic() - start,
-            error=f"environment error: {request.provision_error}",
-            toolchain=request.toolchain,
+            # the broken rules decided already: the environment is a note, not the verdict
+            error=env if rules_ok else None,
+            toolchain=request.toolchain if rules_ok else noted(request.toolchain, env),
         )
     if not request.copy_only:
         per_target = max(
@@ -148,13 +153,16 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                 ).model_copy(update={"target": target})
                 targets.append(guard.check(ran))
         guard.finish()
-    rules_ok = all(r.ok for r in rules)
     partial = partial_fraction(targets)
     if partial is not None and not rules_ok:
         partial = 0.0  # goagentbench runs no tests at all then
     env_error = None
     if not request.compile_only:
         env_error = confirm_env_error(tree, request, targets)
+    toolchain = toolchain_ran(request, tree)
+    if env_error and not rules_ok:  # broken rules decided already: no check overrules them
+        toolchain = noted(toolchain, env_error)
+        env_error = None
     outcome = VerifyOutcome(
         success=False,  # decided below, once (verify/verdict.py)
         partial_score=partial,
@@ -164,12 +172,17 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         hidden_files=hidden,
         duration_s=time.monotonic() - start,
         error=env_error,
-        toolchain=toolchain_ran(request, tree),
+        toolchain=toolchain,
         **(guard.fields() if guard else {}),  # type: ignore[arg-type]
     )
     if request.compile_only:
         return outcome.model_copy(update={"success": decide(outcome).success})
     return attach_score(outcome, request, tree)
+
+
+def noted(toolchain: dict[str, Any], note: str) -> dict[str, Any]:
+    """``toolchain`` with one more note (what the verdict did not turn on)."""
+    return {**toolchain, "notes": [*toolchain.get("notes", []), note]}
 
 
 def compile_form(runner: str, target: str) -> str:
