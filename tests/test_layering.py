@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent / "harness"
 
 # top -> bottom; the units on one line are siblings that must not import each other
 LAYERS: list[set[str]] = [
+    {"testing"},  # for tests and benchmarks only: nothing in harness/ imports it
     {"__main__"},
     {"cli"},
     {"authoring"},
@@ -187,3 +188,96 @@ def test_verify_imports_point_down_its_own_layers() -> None:
 def test_verify_runners_are_laid_out_as_the_order_says() -> None:
     packages = {p.name for p in (ROOT / "verify").iterdir() if (p / "__init__.py").is_file()}
     assert packages == {"python", "go", "isolation"}
+
+
+def test_nothing_in_harness_imports_the_testing_package() -> None:
+    """``harness.testing`` (the LM Studio look-alike host) is for tests and benchmarks."""
+    users = [
+        f"{name} imports {target}"
+        for name, path in sorted(_modules().items())
+        if _unit(name) != "testing"
+        for target in sorted(_imports(name, path))
+        if _unit(target) == "testing"
+    ]
+    assert users == [], "product code imports the test-only package:\n" + "\n".join(users)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the harness modules it imports, wherever the import statement sits.
+
+    ``from pkg import mod`` is an edge to ``pkg.mod`` when that is a module, else to
+    ``pkg`` (the name is defined there); the package ``__init__`` Python runs on the way
+    to a submodule is the import system's doing, not an edge."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    stem = package[: len(package) - node.level + 1]
+                    base = ".".join([*stem, base] if base else stem)
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    found.add(full if full in modules else base)
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+    return circles
+
+
+def test_circles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No import circle between modules, of any length: every import counts, so a
+    function-local or ``TYPE_CHECKING`` import does not hide one (a package's
+    ``__init__`` and its own modules included)."""
+    circles = _circles(_import_graph())
+    assert circles == [], "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Callable
 from dataclasses import replace
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 
@@ -16,13 +14,14 @@ from harness import __version__
 from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.cli.common import agents_help, quiet_flag_types
+from harness.cli.guard import guarded
 from harness.cli.phases import announce_phases
 from harness.cli.schema import schema_app
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
 from harness.config.project import require_project, require_scenarios
 from harness.config.settings import Settings
-from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, UserError
 from harness.grader.controls import run_controls
 from harness.grader.deep import validate_deep
 from harness.job.jobfile import agent_env
@@ -112,8 +111,6 @@ def _root(
     """Benchmark coding agents paired with LLMs, reproducibly, in containers."""
 
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 AGENT_HELP = typer.Option("--agent", help="a name from agents.yml")
 AgentOpt = Annotated[str, AGENT_HELP]
 
@@ -135,38 +132,6 @@ SeedOpt = Annotated[
     str | None,
     typer.Option("--seed", help="16 hex digits: replay a trial's seed; default: a fresh one"),
 ]
-
-
-def guarded(func: F) -> F:
-    """Turn harness errors into one line on stderr and the documented exit code."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except HarnessError as exc:
-            typer.echo(f"harness: {exc.one_line()}", err=True)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            typer.echo("harness: interrupted", err=True)
-            raise typer.Exit(130) from None
-        except Exception as exc:
-            if not _is_infra(exc):
-                raise
-            typer.echo(f"harness: infrastructure error: {type(exc).__name__}: {exc}", err=True)
-            raise typer.Exit(EXIT_INFRA) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _is_infra(exc: BaseException) -> bool:
-    """Docker engine and connection failures: the environment, not the user's input."""
-    if isinstance(exc, BrokenPipeError):
-        return False  # stdout's reader left (`| head`): click ends quietly
-    names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
-    return bool(names & {"docker", "requests", "urllib3", "httpx"}) or isinstance(
-        exc, ConnectionError | TimeoutError
-    )
 
 
 def _settings() -> Settings:

@@ -37,6 +37,7 @@ from harness.trial.entrant import (
 from harness.trial.hooks import emit, error_fields, seconds_since
 from harness.trial.preflight import preflight_trial
 from harness.trial.reporting import trial_report
+from harness.trial.result import TrialResult as TrialResult
 from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
@@ -53,14 +54,6 @@ from harness.verify.verdict import decide
 POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
 MAX_CONTINUES = 3
 CONTINUE_PROMPT = "Please continue until the problem is solved."
-
-
-@dataclass(frozen=True)
-class TrialResult:
-    outcome: str
-    run_dir: Path
-    report: dict[str, Any]
-    text: str = ""  # report.txt
 
 
 @dataclass
@@ -414,7 +407,9 @@ class Trial:
         self.save()
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
-        report, text = trial_report(self, outcome, verdict.outcome, last, slot)
+        report, text = trial_report(
+            self, self._gab_progress(), outcome, verdict.outcome, last, slot
+        )
         write_json(run.verify_dir / "report.json", report)
         gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from harness.cli.fleet import fleet_app
 from harness.fleet.config import parse_fleet
 from harness.fleet.probe import fleet_fingerprint
-from harness.fleet.stubhost import TestHost
 from harness.gateway import GatewayServer
+from harness.testing.lmstudio import TestHost
 from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration
@@ -160,7 +160,7 @@ def test_fingerprint_digest_is_stable_while_a_host_is_down(tmp_path):
 
 
 def test_bench_shows_failed_runs(tmp_path):
-    from harness.fleet.stubhost import Faults
+    from harness.testing.lmstudio import Faults
 
     with (
         TestHost(models=["org/m"], prefill=40000, decode=4000) as a,

@@ -11,9 +11,9 @@ import pytest
 
 from harness.fleet.config import parse_fleet
 from harness.fleet.router_service import ROUTER_ENV, RouterService, job_router
-from harness.fleet.stubhost import TestHost
 from harness.fleet.telemetry import read_jsonl
 from harness.gateway import GatewayServer
+from harness.testing.lmstudio import TestHost
 from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration

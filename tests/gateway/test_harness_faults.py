@@ -18,10 +18,10 @@ import pytest
 from harness.agents.base import AgentResult
 from harness.errors import InfraError
 from harness.fleet.config import parse_fleet
-from harness.fleet.stubhost import TestHost
 from harness.gateway.server import GatewayServer
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.local import LocalSandbox
+from harness.testing.lmstudio import TestHost
 from harness.trial import containment
 from tests.conftest import REPO_ROOT
 from tests.support.calc import add_entrants, harness, write_calc

@@ -13,9 +13,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from harness.fleet.config import parse_fleet
-from harness.fleet.stubhost import Faults, TestHost
 from harness.gateway import GatewayServer
 from harness.gateway.host_times import reported_ttft_s
+from harness.testing.lmstudio import Faults, TestHost
 from harness.util.serving import ThreadedServer
 
 MODEL = "org/coder"

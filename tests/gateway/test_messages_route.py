@@ -9,8 +9,8 @@ import pytest
 
 from harness.config.budget import Budget
 from harness.fleet.config import parse_fleet
-from harness.fleet.stubhost import TestHost
 from harness.gateway import GatewayServer
+from harness.testing.lmstudio import TestHost
 
 pytestmark = pytest.mark.integration
 

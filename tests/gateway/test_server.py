@@ -12,8 +12,8 @@ import openai
 import pytest
 
 from harness.fleet.config import parse_fleet
-from harness.fleet.stubhost import Faults, TestHost
 from harness.gateway import GatewayServer
+from harness.testing.lmstudio import Faults, TestHost
 from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration

@@ -82,7 +82,7 @@ def test_container_gateways_lease_hosts_from_the_job_router(tmp_path: Path) -> N
     docker = pytest.importorskip("docker")
     from harness.fleet.config import parse_fleet
     from harness.fleet.router_service import RouterService, bridge_address
-    from harness.fleet.stubhost import TestHost
+    from harness.testing.lmstudio import TestHost
 
     addr = bridge_address()
     if addr == "127.0.0.1":

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from harness.fleet.stubhost import Faults, TestHost
+from harness.testing.lmstudio import Faults, TestHost
 from harness.util.serving import bind_socket
 
 pytestmark = pytest.mark.integration
@@ -130,7 +130,7 @@ def test_runs_as_a_module():
         [
             sys.executable,
             "-m",
-            "harness.fleet.stubhost",
+            "harness.testing.lmstudio",
             "--port",
             str(port),
             "--prefill",

@@ -10,10 +10,10 @@ mid-stream drops, set per instance and switchable at run time (``POST /_fault``)
 
 Tokens are 4-character chunks of the rendered prompt, so estimates of len/4 agree.
 
-    python -m harness.fleet.stubhost --port 8101 --prefill 350 --decode 40 --quant Q4_K_M
+    python -m harness.testing.lmstudio --port 8101 --prefill 350 --decode 40 --quant Q4_K_M
 
-The host's configuration, faults and state are in ``fleet/stubstate.py``; the command
-line in ``fleet/stubmain.py``; the app and ``TestHost`` here.
+The host's configuration, faults and state are in ``state.py``; the command line in
+``__main__.py``; the app and ``TestHost`` here.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from harness.fleet.stubstate import (
+from harness.testing.lmstudio.state import (
     Faults,
     HostSpec,
     HostState,
@@ -480,14 +480,3 @@ class TestHost(ThreadedServer):
 
 
 logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m harness.fleet.stubhost``: serve one test host until Ctrl-C."""
-    from harness.fleet.stubmain import main as serve
-
-    serve(argv)
-
-
-if __name__ == "__main__":
-    main()

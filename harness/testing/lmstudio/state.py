@@ -1,4 +1,4 @@
-"""The test host's configuration, faults and state (``harness.fleet.stubhost``'s parts).
+"""The test host's configuration, faults and state (``host.py``'s parts).
 
 ``HostSpec`` is a host's speed and model artefact, ``Faults`` what it gets wrong,
 ``HostState`` its queue, prefix cache and counters; the helpers render prompts, count

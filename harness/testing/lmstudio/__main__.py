@@ -1,4 +1,4 @@
-"""``python -m harness.fleet.stubhost``'s command line: one test host, until Ctrl-C."""
+"""``python -m harness.testing.lmstudio``: one test host, until Ctrl-C."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import argparse
 import contextlib
 import time
 
-from harness.fleet.stubhost import TestHost
-from harness.fleet.stubstate import Faults
+from harness.testing.lmstudio.host import TestHost
+from harness.testing.lmstudio.state import Faults
 
 DESCRIPTION = "An LM Studio-compatible model host for tests (never for users)."
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m harness.fleet.stubhost", description=DESCRIPTION)
+    p = argparse.ArgumentParser(prog="python -m harness.testing.lmstudio", description=DESCRIPTION)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=1234)
     p.add_argument(
@@ -71,3 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         while True:
             time.sleep(3600)
     host.stop()
+
+
+if __name__ == "__main__":
+    main()
