@@ -27,6 +27,7 @@ from harness.verify.runners import Kind, run_target
 from harness.verify.scoring_bridge import attach_score
 from harness.verify.testuser import effective_user, hand_over
 from harness.verify.verdict import decide
+from harness.verify.walls import Walls
 
 
 def copy_hidden(request: VerifyRequest, tree: Path, *, refuse_links: bool = False) -> list[str]:
@@ -118,6 +119,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             error=f"environment error: {request.provision_error}",
             toolchain=request.toolchain,
         )
+    walls = None
     if not request.copy_only:
         per_target = max(
             30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests))
@@ -127,26 +129,41 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             ("partial", request.partial_tests),
         )
         assert guard is not None
+
+        def run(target: str, kind: str, where: Path) -> TargetResult:
+            return run_target(
+                request.runner,
+                compile_form(request.runner, target) if request.compile_only else target,
+                "partial" if kind == "partial" else "required",
+                where,
+                seed=request.seed,
+                timeout=per_target,
+                python=request.python,
+                extra_env=request.env,
+                user=guard.user,
+                canary=not request.compile_only,
+                agent_files=(changed, hidden) if where == tree else ((), hidden),
+            ).model_copy(update={"target": target})
+
+        if not request.compile_only:  # the reference first: none of the agent's code ran yet
+            walls = Walls(tree, request, guard.uid, guard.hidden)
+            walls.measure(
+                [(t, k) for k, entries in kinds for t in entries],
+                run,
+                lambda where: copy_hidden(request, where),
+            )
         first = True
-        for kind, entries in kinds:
-            for target in entries:
-                if not first:  # an earlier target's code may have changed the tree
-                    guard.prepare()
-                first = False
-                ran = run_target(
-                    request.runner,
-                    compile_form(request.runner, target) if request.compile_only else target,
-                    kind,
-                    tree,
-                    seed=request.seed,
-                    timeout=per_target,
-                    python=request.python,
-                    extra_env=request.env,
-                    user=guard.user,
-                    canary=not request.compile_only,
-                    agent_files=(changed, hidden),
-                ).model_copy(update={"target": target})
-                targets.append(guard.check(ran))
+        try:
+            for kind, entries in kinds:
+                for target in entries:
+                    if not first:  # an earlier target's code may have changed the tree
+                        guard.prepare()
+                    first = False
+                    checked = guard.check(run(target, kind, tree))
+                    targets.append(walls.judge(checked, run) if walls else checked)
+        finally:
+            if walls is not None:
+                walls.close()
         guard.finish()
     rules_ok = all(r.ok for r in rules)
     partial = partial_fraction(targets)
@@ -165,7 +182,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         duration_s=time.monotonic() - start,
         error=env_error,
         toolchain=toolchain_ran(request, tree),
-        **(guard.fields() if guard else {}),  # type: ignore[arg-type]
+        **(guard.fields(walls.forged if walls else []) if guard else {}),  # type: ignore[arg-type]
     )
     if request.compile_only:
         return outcome.model_copy(update={"success": decide(outcome).success})

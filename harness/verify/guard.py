@@ -164,10 +164,10 @@ class TestGuard:
         if self.uid is not None:
             take_back(self.tree)
 
-    def fields(self) -> dict[str, object]:
-        """The outcome's record of what the guard did."""
+    def fields(self, forged: list[str] | None = None) -> dict[str, object]:
+        """The outcome's record of what the guard did (and the twins' ``forged`` lines)."""
         return {
             "restored": [r.line() for r in self.restored.values()],
-            "rejected": list(self.rejected),
+            "rejected": [*self.rejected, *(forged or [])],
             "test_user": statement(self.user),
         }

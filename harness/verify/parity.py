@@ -19,7 +19,10 @@ from collections.abc import Iterable
 
 from harness.verify.outcome import TargetResult, TestCase
 
-MISSING = "did not pass (it passes on the reference: skipped, xfailed, deselected, errored, missing or renamed counts as failed)"
+MISSING = (
+    "did not pass (it passes on the reference: skipped, xfailed, deselected, errored, "
+    "missing or renamed counts as failed)"
+)
 NOTHING = "no test passed (a target where nothing passed never passes)"
 
 
@@ -48,7 +51,8 @@ def hold_to(result: TargetResult, expected: Iterable[str] | None) -> TargetResul
             else c
             for c in tests
         ]
-        first = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        first = ", ".join(missing[:3]) + more
         update = {
             "tests": tests,
             "ok": False,

@@ -99,7 +99,7 @@ def _perturb_node(node: ast.AST, edits: _Edits) -> bool:
             return False
         changed, new = perturb(value)
         if changed:
-            edits.replace(node, f"({new!r})")
+            edits.replace(node, repr(new))
             edits.seen.add(id(node))
         return changed
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
@@ -149,13 +149,16 @@ def _compared(func: ast.AST) -> tuple[list[tuple[ast.AST, ast.AST]], set[str]]:
                 for i, op in enumerate(cmp.ops):
                     if isinstance(op, ast.Eq):
                         sides(operands[i], operands[i + 1])
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in EQUAL_ASSERTS:
-                args = list(node.args[:2])
-                kw = {k.arg: k.value for k in node.keywords if k.arg in ("first", "second")}
-                args += [kw[k] for k in ("first", "second") if k in kw]
-                if len(args) == 2:
-                    sides(args[0], args[1])
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in EQUAL_ASSERTS
+        ):
+            args = list(node.args[:2])
+            kw = {k.arg: k.value for k in node.keywords if k.arg in ("first", "second")}
+            args += [kw[k] for k in ("first", "second") if k in kw]
+            if len(args) == 2:
+                sides(args[0], args[1])
     return pairs, names
 
 
@@ -253,10 +256,10 @@ def _table(
             edits.edits.append((end, end, f", id={ident!r}"))
         elif len(argnames) == 1:
             edits.insert(row.lineno, row.col_offset, f"{PARAM}(")  # type: ignore[attr-defined]
-            edits.insert(row.end_lineno, row.end_col_offset, f", id={ident!r})")  # type: ignore[attr-defined,arg-type]
+            edits.insert(row.end_lineno, row.end_col_offset, f", id={ident!r})")  # type: ignore[attr-defined]
         else:
             edits.insert(row.lineno, row.col_offset, f"{PARAM}(*")  # type: ignore[attr-defined]
-            edits.insert(row.end_lineno, row.end_col_offset, f", id={ident!r})")  # type: ignore[attr-defined,arg-type]
+            edits.insert(row.end_lineno, row.end_col_offset, f", id={ident!r})")  # type: ignore[attr-defined]
     return changed
 
 

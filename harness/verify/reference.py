@@ -63,7 +63,9 @@ def build_tree(tree: Path, request: VerifyRequest, dest: Path, copy_hidden: Copy
             git(["apply", "--whitespace=nowarn", str(solution)], dest)
         except GitError as exc:
             last = exc.stderr.splitlines()[-1] if exc.stderr else "git apply failed"
-            raise InfraError(f"the reference solution does not apply to the baseline: {last}")
+            raise InfraError(
+                f"the reference solution does not apply to the baseline: {last}"
+            ) from None
     else:
         raise InfraError(f"the reference solution is missing: {solution}")
     copy_hidden(dest)
@@ -81,6 +83,8 @@ def measure(
     """Run ``targets`` ((target, kind) pairs) on the reference tree; with ``twins`` (writes
     the negative twins into a tree, True when it wrote any), run them again on the twins
     and record which names fail there."""
+    if not targets:
+        return Reference()
     if not request.solution_file:
         return Reference(note="no reference solution: only the nothing-passed rule holds")
     tmp = Path(tempfile.mkdtemp(prefix="harness-reference-"))

@@ -21,13 +21,16 @@ from collections.abc import Iterable
 
 from harness.verify.outcome import TargetResult
 
-SUFFIX = "~twin"
-FORGED = "forged: passes {names} and the negative twin{s} too (the same test{s} with the expected values changed): the code read or faked the expectation"
+SUFFIX = "!"
+FORGED = (
+    "forged: passes {names} and the negative twin{s} too (the same test{s} with the "
+    "expected values changed): the code read or faked the expectation"
+)
 
 
 def perturb(value: object) -> tuple[bool, object]:
     """(changed, the value a twin compares against). Numbers move by one, a bool flips,
-    a string or bytes gains a suffix; anything else is left alone (False)."""
+    a string or bytes gains a character; anything else is left alone (False)."""
     if isinstance(value, bool):
         return True, not value
     if isinstance(value, int):

@@ -53,6 +53,15 @@ def stage(
             dest = staging / "tests-from" / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest)
+    solution = None
+    if request.solution_file:  # the reference the verifier measures first (verify.reference)
+        src = Path(request.solution_file)
+        solution = staging / "solution" / src.name
+        solution.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            copytree(src, solution)
+        else:
+            shutil.copy2(src, solution)
     inner = request.model_copy(
         update={
             "hidden_root": f"{ROOT}/hidden",
@@ -61,6 +70,7 @@ def stage(
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
             "spec_file": f"{ROOT}/{Path(request.spec_file).name}" if request.spec_file else None,
+            "solution_file": f"{ROOT}/solution/{solution.name}" if solution else None,
             "env": request.docker_env,  # toolchain/dependency paths as mounted inside
             "mounts": {},
             "test_uid": SANDBOX_UID,  # the tests' own user; the verifier runs as root
