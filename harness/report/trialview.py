@@ -56,6 +56,7 @@ class TrialView:
     log: str
     truncated: bool = False
     verdict: str = ""  # "<scenario> <agent> + <model>: <outcome> score <s>", "" without a report
+    flags: list[str] = field(default_factory=list)  # review flags (report.json), never a verdict
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -172,7 +173,10 @@ def load_view(
         )
         if report.get("error"):
             verdict += f"  ({report['error']})"
-    return TrialView(run_dir, steps, commands, diff, _failing(report), log, truncated, verdict)
+    flags = [str(f) for f in report.get("review_flags") or []] if report else []
+    return TrialView(
+        run_dir, steps, commands, diff, _failing(report), log, truncated, verdict, flags
+    )
 
 
 def find_run(results: Path, name: str) -> Path | None:
@@ -238,6 +242,9 @@ def render_view(view: TrialView) -> str:
             lines.append(f"  x {f.name}: {f.detail}")
             lines += [f"      {ln}" for ln in f.output.strip().splitlines()[-15:]]
             lines += [f"      evidence: {e}" for e in f.evidence]
+    if view.flags:
+        lines.append("\nreview flags (for a person to look at; they never change the verdict):")
+        lines += [f"  ! {f}" for f in view.flags[:30]]
     changed = sum(1 for ln in view.diff.splitlines() if ln.startswith("diff --git"))
     lines.append(f"\ndiff: {changed} file(s) changed ({view.run_dir / 'workspace.diff'})")
     return "\n".join(lines) + "\n"

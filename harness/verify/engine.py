@@ -19,6 +19,7 @@ from harness.errors import UserError
 from harness.provision.toolchain import expand
 from harness.util.fs import copy_destinations, copy_pairs, hidden_paths, link_on_the_way
 from harness.util.git import changed_files, git
+from harness.verify import reviewflags
 from harness.verify.guard import TestGuard
 from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.request import VerifyRequest
@@ -174,6 +175,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         env_error = confirm_env_error(tree, request, targets)
     outcome = VerifyOutcome(
         success=False,  # decided below, once (verify/verdict.py)
+        review_flags=reviewflags.scan(tree, changed, hidden),
         partial_score=partial,
         rules=rules,
         targets=targets,

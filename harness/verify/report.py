@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.results import REPORT_SCHEMA_VERSION, now_iso
 from harness.results.report import Report
+from harness.util.escape import for_terminal
 from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
@@ -111,6 +112,7 @@ def build_report(
             "rejected": outcome.rejected,
             "test_user": outcome.test_user,
         },
+        "review_flags": outcome.review_flags,
     }
     if grader is not None:
         fields["grader"] = grader
@@ -168,6 +170,11 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += ["", "restored before the hidden tests ran (runner-steering files):"]
         lines += [f"  {r}" for r in held.get("restored", [])] or ["  (none)"]
         lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
+    flags = report.get("review_flags") or []
+    if flags:
+        lines += ["", "review flags (for a person to look at; they never change the verdict):"]
+        lines += [f"  {f}" for f in flags[:30]]
+        lines += [f"  ... {len(flags) - 30} more"] if len(flags) > 30 else []
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
         verifier = (report.get("sandboxes") or {}).get("verify")
@@ -177,7 +184,7 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):
         lines += ["", f"error: {report['error']}"]
-    return "\n".join(lines) + "\n"
+    return for_terminal("\n".join(lines) + "\n")  # names and output are the workspace's
 
 
 def _fmt(value: float | None) -> str:
