@@ -17,7 +17,7 @@ from pathlib import Path
 
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
-from harness.util.agentfiles import OverCap, scan
+from harness.util.agentfiles import OverCap, check_caps
 
 
 class LocalSandbox:
@@ -103,8 +103,10 @@ class LocalSandbox:
         """Copy ``src`` (relative paths are in the workspace) to the host path ``dest``;
         ``OverCap`` when its apparent size is over ``max_bytes`` (nothing copied)."""
         path = self._resolve(src)
-        if max_bytes is not None and path.exists():
-            size = scan(path).apparent if path.is_dir() else path.stat().st_size
+        if max_bytes is not None and path.is_dir():  # bytes, entries and depth capped
+            check_caps(path, max_bytes, skip_top=frozenset())
+        elif max_bytes is not None and path.exists():
+            size = path.stat().st_size
             if size > max_bytes:
                 raise OverCap(f"{src} is over the {max_bytes} bytes cap ({size} bytes)")
         _copy(path, Path(dest))

@@ -8,7 +8,6 @@ is always a *copy* of the agent's workspace; hidden files are copied into it her
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 from harness.errors import UserError
 from harness.provision.toolchain import expand
+from harness.util.deeptree import remove_tree
 from harness.util.fs import copy_destinations, copy_pairs, hidden_paths, link_on_the_way
 from harness.util.git import changed_files, git
 from harness.verify import reviewflags
@@ -227,7 +227,7 @@ def confirm_env_error(
             user=user,
         )
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
     if again.env_error is None:
         suspect.error = (suspect.error or "failed") + " (the baseline builds: the change caused it)"
         return None

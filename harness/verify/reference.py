@@ -16,7 +16,6 @@ costs one run of the hidden targets (seconds for the shipped scenarios).
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from harness.errors import InfraError
+from harness.util.deeptree import remove_tree
 from harness.util.fs import copy_destinations, copy_pairs
 from harness.util.git import GitError, git
 from harness.verify.outcome import TargetResult
@@ -110,7 +110,7 @@ def measure(
             note="measured on the reference solution in this verifier, before the agent's code ran",
         )
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
 
 
 def request_hidden(request: VerifyRequest, tree: Path) -> list[str]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import configparser
 import hashlib
 import os
-import shutil
 import subprocess
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -25,6 +24,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from harness.errors import InfraError
+from harness.util.deeptree import remove_tree, walk
 
 PY_CONFIG = {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
 PY_STARTUP = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
@@ -207,7 +207,7 @@ def scan(tree: Path, wanted: Callable[[str], bool] = lambda _p: True) -> dict[st
     """path -> blob id of the ``wanted`` entries of the tree on disk (``.git`` left out);
     links, special and huge files get ids no blob has, so they always count as changed."""
     out: dict[str, str] = {}
-    for folder, dirs, files in os.walk(tree):
+    for folder, dirs, files in walk(tree):
         rel = Path(folder).relative_to(tree)
         if rel == Path("."):
             dirs[:] = [d for d in dirs if d != ".git"]
@@ -233,7 +233,7 @@ def _remove(path: Path) -> None:
     if path.is_symlink() or not path.is_dir():
         path.unlink(missing_ok=True)
     else:
-        shutil.rmtree(path)
+        remove_tree(path)
 
 
 def _parent_dirs_real(tree: Path, rel: PurePosixPath) -> None:

@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.util.deeptree import remove_tree
 from harness.util.fs import copy_destinations, hidden_paths
 from harness.verify import pytwin, twin
 from harness.verify.heldnames import reject
@@ -100,7 +101,7 @@ def wipe_user_files(uid: int | None, *, alone: bool) -> None:
                     if entry.stat(follow_symlinks=False).st_uid != uid:
                         continue
                     if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
+                        remove_tree(entry.path)
                     else:
                         os.unlink(entry.path)
                 except OSError:
@@ -149,14 +150,14 @@ class Walls:
         if not failing or self.pristine is None or held.passed == 0:
             return held
         work = self.pristine.parent / "run"
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
         shutil.copytree(self.pristine, work, symlinks=True)
         try:
             write_twins(work, self.twins)
             hand_over(work, self.uid, [work / h for h in self.hidden])
             ran = run(result.target, result.kind, work)
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work)
             wipe_user_files(self.uid, alone=not self.request.test_reads_all)
         why = twin.judgement(twin.forged_names(held, ran, failing))
         if why is None:
@@ -166,5 +167,5 @@ class Walls:
 
     def close(self) -> None:
         if self.pristine is not None:
-            shutil.rmtree(self.pristine.parent, ignore_errors=True)
+            remove_tree(self.pristine.parent)
             self.pristine = None

@@ -24,6 +24,7 @@ from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
 from harness.sandbox.inject import HARNESS_PYTHONPATH, harness_source_mount
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.util.agentfiles import OverCap, copy_tree
+from harness.util.deeptree import remove_tree
 from harness.util.fs import copytree, hidden_paths, write_atomic
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
@@ -206,4 +207,4 @@ def verify_in_docker(
         return with_note(VerifyOutcome.model_validate(data), skipped), ref.id
     finally:
         sandbox.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
