@@ -17,13 +17,13 @@ import configparser
 import hashlib
 import os
 import subprocess
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from harness.errors import InfraError
+from harness.util import bounded
 from harness.util.deeptree import remove_tree, walk
 
 PY_CONFIG = {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
@@ -101,7 +101,10 @@ def pytest_section(name: str, text: str) -> str | None:
     cannot be parsed counts as its raw text, so any change to it is a change)."""
     try:
         if name == "pyproject.toml":
-            tool = tomllib.loads(text).get("tool", {})
+            doc = bounded.toml(text)
+            if doc is None:  # malformed, too deep or too large: its raw text counts
+                return "raw:" + text
+            tool = doc.get("tool", {})
             section = tool.get("pytest")
             return None if section is None else repr(sorted(section.items()))
         parser = configparser.ConfigParser(interpolation=None)
@@ -110,7 +113,7 @@ def pytest_section(name: str, text: str) -> str | None:
         if not parser.has_section(key):
             return None
         return repr(sorted(parser.items(key, raw=True)))
-    except (tomllib.TOMLDecodeError, configparser.Error, ValueError, TypeError):
+    except (configparser.Error, ValueError, TypeError, RecursionError):
         return "raw:" + text
 
 

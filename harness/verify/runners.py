@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import shlex
@@ -18,6 +17,7 @@ from typing import Literal
 
 from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import expand
+from harness.util import bounded
 from harness.verify import (
     eqguard,
     golinkname,
@@ -120,9 +120,8 @@ def parse_go_json(stdout: str) -> list[TestCase]:
     results: dict[str, TestCase] = {}
     build_lines: list[str] = []
     for line in stdout.splitlines():
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
+        parsed, ev = bounded.json_value(line)  # a line the code under test printed, too
+        if not parsed or not isinstance(ev, dict):
             build_lines.append(line)
             continue
         test, action = ev.get("Test"), ev.get("Action")
