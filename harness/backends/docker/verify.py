@@ -159,6 +159,9 @@ def verify_in_docker(
     (``verifier_spec``).
     """
     ref = ensure_image("scorer")
+    # the reference's runs (verify.reference) and the twins' (verify.walls) come on top
+    runs = 1 + (1 + (2 if request.runner != "go" else 0) if request.solution_file else 0)
+    limit = request.timeout_s * runs + 120
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     spec = verifier_spec(ref.tag, request, tmp / "stage", labels, policy, cpus, memory)
@@ -182,10 +185,10 @@ def verify_in_docker(
             ],
             cwd=ROOT,
             env={"PYTHONPATH": HARNESS_PYTHONPATH, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
-            timeout=request.timeout_s + 120,
+            timeout=limit,
         )
         if result.timed_out:
-            raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
+            raise InfraError(f"verification exceeded {limit:.0f}s")
         with contextlib.suppress(FileNotFoundError, InfraError):
             sandbox.copy_out(f"{ROOT}/out", tmp / "out")
         outcome_file = tmp / "out" / "outcome.json"
