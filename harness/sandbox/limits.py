@@ -76,6 +76,8 @@ def tree_usage(root: Path, max_entries: int | None = None) -> tuple[int, int]:
         with entries:
             for entry in entries:
                 count += 1
+                if max_entries is not None and count > max_entries:
+                    return total, count  # over the cap: counting further tells nothing
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
