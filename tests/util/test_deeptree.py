@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,14 @@ from harness.util.deeptree import remove_tree, walk
 from harness.util.escape import for_terminal
 
 pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(autouse=True)
+def _removed(tmp_path: Path) -> Iterator[None]:
+    """pytest's own cleanup recurses: the deep trees go here."""
+    yield
+    for child in tmp_path.iterdir():
+        remove_tree(child)
 
 
 def nest(root: Path, depth: int, name: str = "d") -> None:
