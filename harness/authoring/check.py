@@ -19,6 +19,8 @@ from harness.config.entrants import Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError
 from harness.grader.controls import CONTROLS_FILE, run_controls
+from harness.grader.mutants.ledger import current_score
+from harness.grader.mutants.score import FLAG_BELOW
 from harness.scenario.model import LoadedScenario
 from harness.trial.entrant import RunOptions
 from harness.trial.trial import execute
@@ -150,6 +152,19 @@ def _entrant(loaded: LoadedScenario, settings: Settings, agent: str, sandbox: st
     return Step(f"entrant {agent}", ok, detail)
 
 
+def _mutants(loaded: LoadedScenario) -> Step:
+    """The near misses the grader catches, from the scenario's mutant ledger: read, not
+    run (``harness mutants`` takes minutes); an app suite's bar is in its controls."""
+    if not loaded.scenario.solution:
+        return Step("mutants", True, "no reference solution: no mutants")
+    found = current_score(loaded)
+    if not found.judged:
+        return Step("mutants", True, f"none scored: run `harness mutants {loaded.name}`")
+    flagged = found.score is not None and found.score < FLAG_BELOW
+    detail = found.line() + (f"; FLAGGED: under {FLAG_BELOW}" if flagged else "")
+    return Step("mutants", True, detail)
+
+
 def check(
     loaded: LoadedScenario,
     settings: Settings,
@@ -162,6 +177,7 @@ def check(
     report.steps.append(_todos(loaded))
     report.steps.append(_lock(loaded, settings))
     report.steps.append(_controls(loaded, settings, sandbox))
+    report.steps.append(_mutants(loaded))
     for agent in entrants:
         report.steps.append(_entrant(loaded, settings, agent, sandbox))
     return report

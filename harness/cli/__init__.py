@@ -87,6 +87,10 @@ def _register_subapps() -> None:
 
     app.command("mine")(mine_command)
 
+    from harness.cli.mutants import mutants_command
+
+    app.command("mutants")(mutants_command)
+
 
 def _print_version(value: bool) -> None:
     if value:

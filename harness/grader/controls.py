@@ -36,6 +36,7 @@ from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_contr
 from harness.scoring.appkit.slot import POLICY
 from harness.scoring.era import code_fingerprint
 from harness.scoring.scorer import Scorer
+from harness.scoring.verdicts import NOT_TRUSTED, TRUSTED, ControlResult
 from harness.trial.slot_log import take_slot
 from harness.trial.workspace import read_state, setup
 from harness.util.fs import copytree, write_json
@@ -308,6 +309,13 @@ def _ledger(loaded: LoadedScenario) -> tuple[Ledger, Scorer] | None:
     return Ledger(suite_dir / LEDGER, code_fingerprint(suite)), Scorer(suite)
 
 
+def with_control(report: ControlsReport, control: ControlResult) -> ControlsReport:
+    """The report with one more control (the verdict judged again)."""
+    controls = [*report.controls, control]
+    verdict = TRUSTED if all(c.passed for c in controls) else NOT_TRUSTED
+    return report.model_copy(update={"controls": controls, "verdict": verdict})
+
+
 def run_controls(
     loaded: LoadedScenario,
     settings: Settings,
@@ -336,6 +344,14 @@ def run_controls(
         )
     finally:
         runner.close()
+    mutation = None
+    if loaded.scenario.verify.suite:  # an app's grader is trusted only against mutants too
+        from harness.grader.mutants.ledger import current_score
+        from harness.grader.mutants.score import mutation_control
+
+        found = current_score(loaded)
+        mutation = found.as_json()
+        report = with_control(report, mutation_control(found))
     record = ControlsRecord.model_validate(
         {
             "scenario": loaded.name,
@@ -352,6 +368,7 @@ def run_controls(
             "nop": run.nop.final,
             "defect_scores": {d.name: d.score.final for d in run.defects},
             "reused": runner.reused,
+            "mutation": mutation,
             **report.model_dump(mode="json"),
         }
     )

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import UserError
 from harness.grader.controls import CONTROLS_FILE, load_defects
+from harness.grader.mutants.ledger import current_score
+from harness.grader.mutants.score import FLAG_BELOW, MIN_SAMPLE, MIN_SCORE, MutationScore
 from harness.scenario.model import LoadedScenario
 from harness.scoring.coverage import CoverageRow, static_coverage, unknown_ids
 from harness.scoring.must import spec_ids
@@ -26,12 +27,30 @@ class CoverageReport:
     rows: list[CoverageRow]
     unknown: list[str]
     proven_at: str | None
+    mutation: MutationScore | None = None
+    tests_only: bool = False  # a test-based scenario: no MUST ids, only its mutants
 
     @property
     def complete(self) -> bool:
+        if self.tests_only:
+            return True
         return bool(self.rows) and not self.unknown and all(r.problem is None for r in self.rows)
 
+    def mutation_line(self) -> str:
+        """The mutants' share of near misses the grader catches, and what it is held to."""
+        found = self.mutation or MutationScore()
+        if not found.judged:
+            return "mutants: none scored by this grader (`harness mutants SCENARIO`)"
+        text = f"mutants: {found.line()}"
+        if self.tests_only and found.score is not None and found.score < FLAG_BELOW:
+            text += f"; FLAGGED: under {FLAG_BELOW}, the hidden tests miss near-miss fixes"
+        elif not self.tests_only:
+            text += f"; GRADER TRUSTED needs >= {MIN_SCORE} on >= {MIN_SAMPLE}"
+        return text
+
     def text(self) -> str:
+        if self.tests_only:
+            return f"coverage of {self.scenario}\n{self.mutation_line()}\n"
         head = f"{'MUST':<14} {'checks':<40} {'defects (violates)':<40} status"
         lines = [f"coverage of {self.scenario}", head]
         lines += [r.line() for r in self.rows]
@@ -49,19 +68,16 @@ class CoverageReport:
             lines.append(f"NOT COVERED: {', '.join(holes + self.unknown)}")
         else:
             lines.append(f"COVERED: {len(self.rows)} MUSTs, each verified and violated alone")
+        lines.append(self.mutation_line())
         return "\n".join(lines) + "\n"
 
 
 def coverage(loaded: LoadedScenario, results: Path) -> CoverageReport:
-    """Coverage of one scenario with its own suite."""
+    """Coverage of one scenario: its MUSTs (with its own suite) and its mutants."""
     suite_dir = loaded.scenario.verify.suite
-    if not suite_dir:
-        raise UserError(
-            "coverage needs a scenario with its own suite",
-            file=loaded.path,
-            field="verify.suite",
-            fix="test-based scenarios have no MUST ids to cover",
-        )
+    mutation = current_score(loaded) if loaded.scenario.solution else None
+    if not suite_dir:  # test-based: no MUST ids to cover, only near misses to catch
+        return CoverageReport(loaded.name, [], [], None, mutation, tests_only=True)
     suite = load_suite_module(loaded.directory / suite_dir).suite
     suite.validate()
     ids = suite.spec_ids()
@@ -74,6 +90,7 @@ def coverage(loaded: LoadedScenario, results: Path) -> CoverageReport:
         rows=static_coverage(ids, suite.declared_musts(), violations, proven),
         unknown=unknown_ids(ids, violations),
         proven_at=at,
+        mutation=mutation,
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -79,7 +80,7 @@ class Ledger:
     def __init__(self, path: Path, scorer: str) -> None:
         self.path, self.scorer = path, scorer
         self.entries: dict[tuple[str, str, str, str], Entry] = {}
-        for entry in _read(path):
+        for entry in read_lines(path, Entry):
             if entry.scorer == scorer:
                 self.entries[_key(entry)] = entry
 
@@ -101,8 +102,7 @@ class Ledger:
         if entry.scorer != self.scorer:
             return False
         self.entries[_key(entry)] = entry
-        lines = [e.model_dump_json() for _, e in sorted(self.entries.items())]
-        write_atomic(self.path, "".join(line + "\n" for line in lines))
+        write_lines(self.path, [e for _, e in sorted(self.entries.items())])
         return True
 
 
@@ -136,7 +136,11 @@ def _key(entry: Entry) -> tuple[str, str, str, str]:
     return entry.tree, entry.seed, entry.sandbox, entry.digest
 
 
-def _read(path: Path) -> list[Entry]:
+Line = TypeVar("Line", bound=BaseModel)
+
+
+def read_lines(path: Path, model: type[Line]) -> list[Line]:
+    """A ledger's lines as ``model``; a torn or hand-edited line is not evidence."""
     try:
         text = path.read_text()
     except OSError:
@@ -144,10 +148,15 @@ def _read(path: Path) -> list[Entry]:
     out = []
     for line in text.splitlines():
         try:
-            out.append(Entry.model_validate(json.loads(line)))
+            out.append(model.model_validate(json.loads(line)))
         except (ValueError, ValidationError):
-            continue  # a torn or hand-edited line is not evidence
+            continue
     return out
 
 
-__all__ = ["LEDGER", "Entry", "Ledger", "rebuilt"]
+def write_lines(path: Path, lines: list[BaseModel]) -> None:
+    """Write a ledger whole, atomically, one JSON object a line."""
+    write_atomic(path, "".join(e.model_dump_json() + "\n" for e in lines))
+
+
+__all__ = ["LEDGER", "Entry", "Ledger", "read_lines", "rebuilt", "write_lines"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.grader.ledger import LEDGER
+from harness.scenario.model import EVIDENCE_FILES
 from harness.scoring import Score
 from harness.util.fs import write_json
 
@@ -70,7 +70,7 @@ def grades(rel: str) -> bool:
     README was brought up to date, still reads its kept scorings)."""
     if rel.startswith("defects/") and rel.endswith(".yml"):
         return False
-    return rel != "README.md" and rel.rsplit("/", 1)[-1] != LEDGER
+    return rel != "README.md" and rel.rsplit("/", 1)[-1] not in EVIDENCE_FILES
 
 
 def key(scenario_dir: Path, tree: Path, baseline: str, sandbox: str, seed: str, tag: str) -> str:

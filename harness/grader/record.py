@@ -58,6 +58,12 @@ class ControlsRecord(ControlsReport):
         description="trees whose scoring was read from an earlier run (--reuse), not redone",
     )
 
+    mutation: dict[str, Any] | None = Field(
+        default=None,
+        description="an app suite's mutation score from its mutants.jsonl (score, judged, "
+        "killed, survived ids, equivalent ids, killed_equivalent ids, errors)",
+    )
+
     def as_json(self) -> dict[str, Any]:
         """The JSON object written: the header first, then the report, then extra keys."""
         data = self.model_dump(mode="json")

@@ -404,7 +404,9 @@ def scenario_dir(name: str, root: Path) -> Path:
 #: The calibration ledger's file name (``grader.ledger.LEDGER``): evidence of scorings,
 #: not content. Lines added after a scenario is locked (a Docker controls run, another
 #: seed) neither grade nor change what the agent sees, so they make no new version.
-EVIDENCE_FILES = frozenset({"calibration.jsonl"})
+#: The mutant ledger (``mutants.jsonl``) and its triage (``mutants.yml``) are evidence
+#: about the grader too: neither changes what a trial sees or how it is graded.
+EVIDENCE_FILES = frozenset({"calibration.jsonl", "mutants.jsonl", "mutants.yml"})
 
 
 def folder_hash(directory: Path) -> str:

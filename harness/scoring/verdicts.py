@@ -65,7 +65,15 @@ class DefectResult(BaseModel):
 
 class ControlResult(BaseModel):
     control: Literal[
-        "HIGH", "LOW", "ISOLATION", "CRITICAL", "MUSTS", "COVERAGE", "DETERMINISM", "ERA"
+        "HIGH",
+        "LOW",
+        "ISOLATION",
+        "CRITICAL",
+        "MUSTS",
+        "COVERAGE",
+        "DETERMINISM",
+        "ERA",
+        "MUTATION",
     ]
     passed: bool
     detail: str

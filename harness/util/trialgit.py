@@ -420,6 +420,41 @@ def changed(gitdir: Path, worktree: Path, baseline: str) -> list[str]:
     return sorted(names)
 
 
+def changed_lines(gitdir: Path, worktree: Path, baseline: str) -> dict[str, set[int]]:
+    """Each changed file's added or rewritten lines (numbered in the work tree's file),
+    staged as ``changed`` stages them; a removed file is left out."""
+    with tempfile.TemporaryDirectory(prefix="harness-changed-") as tmp:
+        staged = stage(gitdir, worktree, baseline, Path(tmp) / "index")
+        out = run(
+            gitdir,
+            [
+                "diff",
+                "--cached",
+                "-U0",
+                "--no-renames",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                baseline,
+                "--",
+            ],
+            worktree=worktree,
+            index=staged.index,
+        ).stdout
+    lines: dict[str, set[int]] = {}
+    current: set[int] | None = None
+    for raw in out.splitlines():
+        if raw.startswith(b"+++ "):
+            path = raw[4:]
+            current = None if path == b"/dev/null" else lines.setdefault(name(path[2:]), set())
+        elif raw.startswith(b"@@ ") and current is not None:
+            new_side = raw.split(b" ")[2].lstrip(b"+")
+            start, _, count = new_side.partition(b",")
+            first, n = int(start), int(count or b"1")
+            current.update(range(first, first + n))
+    return {path: found for path, found in lines.items() if found}
+
+
 def git_blind(worktree: Path) -> set[str]:
     """Folders git never looks into (any ``.git`` but the top one, in any case, such
     as ``sub/.GIT/``): named, so the rules see them as changes."""

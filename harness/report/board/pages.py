@@ -102,7 +102,7 @@ def _plots(t: EraTable, era_id: str) -> str:
     return "".join(out)
 
 
-def overview(tables: list[EraTable]) -> str:
+def overview(tables: list[EraTable], graders: dict[str, str] | None = None) -> str:
     parts = [
         "<h1>Results by scorer era</h1>",
         '<p class="note">Eras are never mixed. Infra errors are not counted against '
@@ -117,6 +117,8 @@ def overview(tables: list[EraTable]) -> str:
             f'<section class="era" id="{era_id}" data-era="{esc(t.era)}">'
             f"<h2>era <code>{esc(t.era)}</code></h2>"
         )
+        if graders and t.era in graders:
+            parts.append(f'<p class="grader">grader: {esc(graders[t.era])}</p>')
         parts.append(table([n for n, _ in COLUMNS], _entrant_rows(t, 0)))
         parts.append(_plots(t, era_id))
         parts.append("</section>")

@@ -17,6 +17,7 @@ from typing import Any
 from harness.report import collect, trialview
 from harness.report.board import pages, trialpage
 from harness.report.board.assets import CSS, JS
+from harness.report.board.graders import grader_lines
 from harness.report.board.incremental import (
     Manifest,
     code_signature,
@@ -179,7 +180,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
             shutil.rmtree(out / sub, ignore_errors=True)
     write_if_changed(out / "style.css", CSS)
     write_if_changed(out / "board.js", JS)
-    write_if_changed(out / "index.html", overview(tables))
+    write_if_changed(out / "index.html", overview(tables, grader_lines(runs)))
 
     runs_by_id = {r.run_id: r for r in runs}  # one page per run id: the last one wins
     per_entrant: dict[str, list[tuple[EraTable, EntrantSummary, list[RunResult]]]] = defaultdict(
