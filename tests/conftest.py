@@ -226,4 +226,4 @@ def trial(client) -> Iterator[str]:  # type: ignore[no-untyped-def]
     try:
         yield trial_id
     finally:
-        cleanup(trial=trial_id, client=client)
+        cleanup(trial=trial_id, client=client, all_projects=True)

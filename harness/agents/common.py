@@ -11,7 +11,6 @@ into ``ctx.out_dir``, and classifies the exit with ``classify_exit``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import Any
 from harness.agents.base import AgentContext, AgentExit, AgentResult
 from harness.errors import InfraError, UserError
 from harness.sandbox.base import ExecResult
+from harness.sandbox.owner import owner_labels
 from harness.util.agentfiles import OverCap
 
 AGENT_DIR = "/tmp/harness-agent"  # config, task and transcripts; never in the workspace
@@ -218,6 +218,13 @@ def run_invocation(
         inv.argv, cwd=ctx.sandbox.project_dir, env=inv.env, timeout=ctx.timeout_s
     )
     save_output(ctx, res)
+    if program_missing(res, inv.argv[0]):  # the machine's fault, never the agent's
+        raise InfraError(
+            f"agent program not found: `{inv.argv[0]}` is not installed where the agent runs "
+            f"({res.stderr.strip()[:160]})",
+            fix="install it on this machine (`harness doctor` names the line) "
+            "or use --sandbox docker",
+        )
     try:
         copy_transcripts(ctx, inv.transcripts)
         if inv.cleanup:
@@ -226,6 +233,39 @@ def run_invocation(
         if not (res.timed_out or res.limit):
             raise
     return classify(res, ctx)
+
+
+def program_missing(res: ExecResult, program: str) -> bool:
+    """Whether the command did not run at all because ``program`` is not installed."""
+    if res.returncode != 127 or res.stdout.strip():
+        return False
+    text = res.stderr.lower()
+    return program.lower() in text and any(
+        sign in text for sign in ("no such file", "not found", "executable file")
+    )
+
+
+INSTALL = re.compile(r"(pip install|npm install -g)\b[^\n\"]*?\"([^\"]+(?:==|@)[^\"]+)\"")
+
+
+def install_command(image: str) -> str | None:
+    """The install line of the agent's image (``images/<image>/Dockerfile``), as one
+    command for this machine: ``pip install 'mini-swe-agent==2.4.6'``, or None."""
+    from harness.images.graph import images_dir
+
+    try:
+        text = (images_dir() / image / "Dockerfile").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = INSTALL.search(text)
+    if found is None:
+        return None
+    return f"{found.group(1)} '{found.group(2)}'"
+
+
+def install_line(image: str) -> str:
+    """How to install an agent's program here, for a one-line error."""
+    return install_command(image) or f"as images/{image}/Dockerfile does"
 
 
 def base_env(api_key: str) -> dict[str, str]:
@@ -281,7 +321,7 @@ def image_version(image: str, argv: list[str], pattern: str) -> str:
         network_mode="none",
         environment={"HOME": "/tmp", "NO_COLOR": "1"},
         # the pid tells this process's probe from another's of the same image
-        labels={"harness": "1", "harness.phase": "agent-version", "harness.pid": str(os.getpid())},
+        labels={"harness": "1", "harness.phase": "agent-version", **owner_labels()},
     )
     try:
         container.start()

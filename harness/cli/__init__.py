@@ -168,6 +168,15 @@ def _load(name: str) -> LoadedScenario:
     return load_scenario(name, require_scenarios(_settings()))
 
 
+def _load_runnable(name: str) -> LoadedScenario:
+    """The scenario a new run is made of: a locked version whose folder changed since is
+    refused (its results would carry a version they are not of)."""
+    root = require_scenarios(_settings())
+    loaded = load_scenario(name, root)
+    check_lock(loaded, root)
+    return loaded
+
+
 def _sandbox(value: str) -> str:
     return check_backend(value)
 
@@ -272,7 +281,7 @@ app.command("validate-scenario", help="Alias of `validate` (goagentbench's name)
 @guarded
 def setup_cmd(scenario: str, seed: SeedOpt = None) -> None:
     """Set up a fresh workspace: clone, checkout, copy, patch, exec, spec, baseline."""
-    loaded = _load(scenario)
+    loaded = _load_runnable(scenario)
     with holding(workspace_path(loaded, _settings())):
         path = setup(loaded, _settings(), _seed(seed))
         # the toolchain and dependencies, fetched now (with network) for the offline phases
@@ -304,10 +313,10 @@ def run_agent_cmd(
     if only_start:  # goagentbench's: the agent is driven by hand, `verify` grades it
         from harness.trial.gabmodes import start_only
 
-        run = start_only(_load(scenario), _settings(), _registry(), opts)
+        run = start_only(_load_runnable(scenario), _settings(), _registry(), opts)
         typer.echo(f"run started (no agent ran): {run.path}")
         return
-    run = run_agent(_load(scenario), _settings(), _registry(), opts)
+    run = run_agent(_load_runnable(scenario), _settings(), _registry(), opts)
     typer.echo(f"agent finished: {run.path}")
 
 
@@ -377,7 +386,7 @@ def exec_cmd(
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
     opts = _options(agent, model, seed, sandbox, replay, record, budget)
-    loaded, settings, registry = _load(scenario), _settings(), _registry()
+    loaded, settings, registry = _load_runnable(scenario), _settings(), _registry()
     announce_phases()  # after the input is checked: nothing is said before a refusal
     _finish(execute(loaded, settings, registry, opts))
 

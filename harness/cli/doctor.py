@@ -19,6 +19,7 @@ from harness.errors import HarnessError, InfraError, UserError
 from harness.images import bootstrap
 from harness.images.build import ImageBuilder
 from harness.sandbox.engine import START_HINT, docker_client
+from harness.trial.preflight import CACHE_RECIPE, free_mb, min_free_mb, repo_problems
 
 MIN_FREE_GIB = 10.0
 CHROMIUM = Path("/usr/bin/chromium")
@@ -75,6 +76,17 @@ def doctor_checks(ray_address: str | None = None) -> list[Check]:
             "harness images prune && docker system prune",
         )
     )
+    settings = Settings.from_env()
+    results_free, results_need = free_mb(settings.results), min_free_mb()
+    checks.append(
+        Check(
+            "results disk",
+            results_free >= results_need,
+            f"{results_free:.0f} MiB free at {settings.results} (a run needs {results_need:.0f})",
+            "free some space or point HARNESS_RESULTS elsewhere",
+        )
+    )
+    checks.extend(repo_checks(settings))
     checks.append(
         Check("chromium", CHROMIUM.is_file(), str(CHROMIUM), "apt-get install -y chromium")
     )
@@ -82,12 +94,36 @@ def doctor_checks(ray_address: str | None = None) -> list[Check]:
     checks.append(Check("git", bool(found), found or "not on PATH", "apt-get install -y git"))
     from harness.cli.toolcheck import fleet_check, go_checks  # against what scenarios need
 
-    settings = Settings.from_env()
     checks += [Check(c.name, c.ok, c.detail, c.fix) for c in go_checks(settings)]
     fleet = fleet_check(settings)
     checks.append(Check(fleet.name, fleet.ok, fleet.detail, fleet.fix))
     checks.extend(_cluster_checks(ray_address))
     return checks
+
+
+def repo_checks(settings: Settings) -> list[Check]:
+    """Every scenario's repository: cached or reachable; one line per one that is not."""
+    if not settings.project_found:
+        return []
+    from harness.scenario.model import list_scenarios, load_scenario
+
+    loaded = []
+    for name in list_scenarios(settings.scenario_root):
+        try:
+            loaded.append(load_scenario(name, settings.scenario_root))
+        except HarnessError:
+            continue  # `harness validate` names what is wrong with it
+    problems = repo_problems(loaded, settings)
+    if not problems:
+        where = settings.repo_cache or "no HARNESS_REPO_CACHE"
+        return [Check("repositories", True, f"{len(loaded)} scenarios can clone ({where})")]
+    head = Check(
+        "repositories",
+        False,
+        f"{len(problems)} of {len(loaded)} scenarios cannot clone their repository",
+        CACHE_RECIPE,
+    )
+    return [head] + [Check(f"repo {p.scenario}", False, f"{p.repo}: {p.why}") for p in problems]
 
 
 def _cluster_checks(address: str | None) -> list[Check]:

@@ -4,6 +4,7 @@ The main CLI mounts ``images_app`` and ``sandbox_app``.
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -13,7 +14,7 @@ from harness.cli.doctor import image_id_of
 from harness.errors import HarnessError
 from harness.images import graph
 from harness.images.build import ImageBuilder
-from harness.sandbox.cleanup import cleanup
+from harness.sandbox.cleanup import find_leftovers, parse_age, remove_leftovers
 
 images_app = typer.Typer(
     help="Build, list and prune the harness Docker images.", no_args_is_help=True
@@ -99,11 +100,54 @@ def prune_command(
 @sandbox_app.command("cleanup")
 def cleanup_command(
     job: Annotated[str | None, typer.Option(help="Only this job's sandboxes.")] = None,
-    trial: Annotated[str | None, typer.Option(help="Only this trial's sandboxes.")] = None,
+    trial: Annotated[
+        str | None,
+        typer.Option(help="Only this trial's sandboxes (removed even while it runs)."),
+    ] = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option("--older-than", help="Only objects older than this: 90s, 30m, 2h, 7d."),
+    ] = None,
+    all_projects: Annotated[
+        bool,
+        typer.Option(
+            "--all-projects",
+            help="Every harness project's objects on this engine, not only this project's.",
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only list what would be removed.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Remove without asking.")] = False,
 ) -> None:
-    """Remove containers, networks and volumes labelled harness=1 (e.g. after a crash)."""
+    """List this project's leftover containers, networks and volumes, then remove them
+    (asked first; --yes removes at once). A running trial's are kept unless --trial names it."""
     try:
-        removed = cleanup(job=job, trial=trial)
+        age = parse_age(older_than) if older_than is not None else None
+        items = find_leftovers(job, trial, older_than_s=age, all_projects=all_projects)
+    except HarnessError as exc:
+        raise _fail(exc) from exc
+    removable = [i for i in items if not i.keep]
+    for item in removable:
+        typer.echo(f"remove  {item.line()}")
+    for item in items:
+        if item.keep:
+            typer.echo(f"keep    {item.line()}: {item.keep}")
+    if not removable:
+        typer.echo("nothing to remove")
+        return
+    if dry_run:
+        typer.echo(f"dry run: {len(removable)} object(s) would be removed")
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            typer.echo(f"{len(removable)} object(s) listed; pass --yes to remove them")
+            return
+        if not typer.confirm(f"remove these {len(removable)} object(s)?", default=False):
+            typer.echo("nothing removed")
+            return
+    try:
+        removed = remove_leftovers(items)
     except HarnessError as exc:
         raise _fail(exc) from exc
     typer.echo(", ".join(f"{n} {kind}" for kind, n in removed.items()) + " removed")

@@ -14,7 +14,8 @@ import typer
 from rich.console import Console
 
 from harness import __version__
-from harness.backends import check_backend
+from harness.authoring.lock import check_lock
+from harness.backends import check_backend, get_backend
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
 from harness.config.project import require_project, require_scenarios
@@ -27,6 +28,7 @@ from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
 from harness.scenario.model import list_scenarios, load_scenario
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.trial.preflight import preflight_matrix
 
 EXIT_INTERRUPTED = 130
 
@@ -55,7 +57,7 @@ def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
             fix="pass --scenarios a,b or --all (every non-smoke scenario)",
         )
     for name in names:
-        load_scenario(name, root)  # a bad name fails before anything runs
+        check_lock(load_scenario(name, root), root)  # a bad name fails before anything runs
     return names
 
 
@@ -137,10 +139,18 @@ def run_job(
     force: bool = False,
     console: Console | None = None,
     executor: Executor | None = None,
+    retry_errors: bool = True,
 ) -> JobOutcome:
-    """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``."""
+    """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``.
+
+    Trials an earlier invocation left as infrastructure errors are run again
+    (``retry_errors``), each up to ``1 + max_interruptions`` attempts."""
     console = console or Console()
     registry = Registry.load(require_project(settings))
+    root = require_scenarios(settings)
+    loaded = [load_scenario(name, root) for name in config.scenarios]
+    for scenario in loaded:  # a resumed job's stored scenarios, checked again
+        check_lock(scenario, root)
     plan = expand(config, registry)
     for note in plan.skipped:
         console.print(f"skipped {note}", markup=False, highlight=False, soft_wrap=True)
@@ -150,6 +160,14 @@ def run_job(
             field="--agents/--models",
             fix="pick models the agents support (agents.yml supports-llms)",
         )
+    preflight_matrix(  # the machine can run it: before the job folder is made
+        [(t.agent, t.model) for t in plan.trials],
+        loaded,
+        registry,
+        get_backend(config.sandbox),
+        settings,
+        Path(config.replay) if config.replay else None,
+    )
     with job.exclusive():
         _check_resume(job, config, force)
         job.write_config(config, __version__)
@@ -164,11 +182,15 @@ def run_job(
             max_interruptions=max_interruptions,
             progress=progress,
             executor=executor,
+            retry_errors=retry_errors,
         )
-        todo, _ = runner.prepare()
+        todo, entries = runner.prepare()
         tally.done = len(plan.trials) - len(todo)
         tally.errors, tally.failed = runner.errors, runner.failed
         outcome = JobOutcome(total=len(plan.trials), already_done=tally.done)
+        outcome.retried = list(runner.retried)
+        if todo or runner.errors:  # else the job is complete (entries not even read)
+            outcome.final = {e.key: e.status for e in entries}
         console.print(
             f"job {job.name}: {len(plan.trials)} trials, {tally.done} already complete, "
             f"{len(todo)} to run ({job.path})",
@@ -176,9 +198,43 @@ def run_job(
             soft_wrap=True,
             highlight=False,
         )
+        if runner.retried:
+            shown = ", ".join(runner.retried[:5])
+            more = f" (+{len(runner.retried) - 5} more)" if len(runner.retried) > 5 else ""
+            console.print(
+                f"retrying {len(runner.retried)} trial(s) that ended in an infrastructure "
+                f"error (--no-retry-errors leaves them): {shown}{more}",
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
+        elif runner.errors:
+            console.print(
+                f"{runner.errors} trial(s) left as infrastructure errors (--no-retry-errors)",
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
         with progress:
             runner.run(todo, outcome)
         return outcome
+
+
+def _retry_lines(outcome: JobOutcome) -> list[str]:
+    """What the retry of earlier errors came to, and the errors the job still has."""
+    lines = []
+    if outcome.retried:
+        recovered = outcome.recovered()
+        lines.append(
+            f"retried {len(outcome.retried)} earlier infrastructure error(s): "
+            f"{len(recovered)} recovered, {len(outcome.retried) - len(recovered)} not"
+        )
+    if outcome.errors_left:
+        lines.append(
+            f"{outcome.errors_left} trial(s) of this job are infrastructure errors; fix the "
+            "cause (the job's ledger names it) and run the same command again"
+        )
+    return lines
 
 
 def run_command(
@@ -216,8 +272,18 @@ def run_command(
     ] = False,
     max_interruptions: Annotated[
         int,
-        typer.Option("--max-interruptions", help="retries per trial after infrastructure errors"),
+        typer.Option(
+            "--max-interruptions",
+            help="retries per trial and invocation after infrastructure errors",
+        ),
     ] = 2,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(
+            "--retry-errors/--no-retry-errors",
+            help="run again the trials an earlier run left as infrastructure errors",
+        ),
+    ] = True,
     executor: Annotated[
         str,
         typer.Option(
@@ -288,6 +354,7 @@ def run_command(
             force=force,
             console=console,
             executor=where,
+            retry_errors=retry_errors,
         )
     except HarnessError as exc:
         typer.echo(f"harness: {exc.one_line()}", err=True)
@@ -299,8 +366,10 @@ def run_command(
     console.print(
         f"job {job_dir.name} finished: {counts}", markup=False, highlight=False, soft_wrap=True
     )
+    for line in _retry_lines(outcome):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     if outcome.statuses.get("refused"):
         raise typer.Exit(EXIT_BAD_INPUT)
-    if outcome.statuses.get("error"):
+    if outcome.statuses.get("error") or outcome.errors_left:
         raise typer.Exit(EXIT_INFRA)
     raise typer.Exit(EXIT_SUCCESS)

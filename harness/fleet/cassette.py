@@ -9,7 +9,10 @@ interactions, served in order. Written by hand it can be this small::
 ``request`` is matched as a subset of what the client sent: only the keys given are
 compared; lists compare item by item; ``{"$contains": s}``, ``{"$regex": r}`` and
 ``{"$any": true}`` loosen a value; ``last_message`` matches the last chat message and
-``endpoint`` the path (default ``/v1/chat/completions``). Keys starting with ``_`` are
+``endpoint`` the path (default ``/v1/chat/completions``). An interaction's ``agent``
+(the first one that has it names the cassette's: ``--record`` writes it on every one)
+is the agent it was recorded with: another agent's trial is refused at its first call,
+before an answer meant for another CLI is served. Keys starting with ``_`` are
 comments. ``response`` is a message (``content`` and/or ``tool_calls``, optionally
 ``message``, ``finish_reason``, ``usage``), ``text`` for /v1/completions, ``chunks``
 (a recorded stream), ``raw`` (a recorded body), or ``status`` + ``error`` for a failure.
@@ -199,18 +202,34 @@ def check_model(path: str | Path, model_id: str) -> None:
         )
 
 
+def recorded_agent(items: list[dict[str, Any]]) -> str | None:
+    """The agent a cassette was recorded with (the first interaction's ``agent``), if any."""
+    for item in items:
+        if isinstance(item.get("agent"), str) and item["agent"]:
+            return str(item["agent"])
+    return None
+
+
 class Replayer:
     """Serves interactions in order; a mismatch does not advance the cassette."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.interactions = load_interactions(path)
+        self.agent = recorded_agent(self.interactions)
         self.position = 0
         self._lock = threading.Lock()
 
-    def next(self, endpoint: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def next(
+        self, endpoint: str, body: dict[str, Any], agent: str | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """The next interaction for a request of ``agent`` (the trial's, when known)."""
         with self._lock:
             i = self.position
+            if i == 0 and agent and self.agent and agent != self.agent:
+                raise CassetteMismatch(
+                    0, f"- agent: recorded with {self.agent!r}, this trial runs {agent!r}"
+                )
             if i >= len(self.interactions):
                 raise CassetteExhausted(i)
             item = self.interactions[i]
@@ -241,8 +260,11 @@ class Recorder:
         request: dict[str, Any],
         response: dict[str, Any],
         meta: dict[str, Any] | None = None,
+        agent: str | None = None,
     ) -> None:
-        item = {"endpoint": endpoint, "request": request, "response": response}
+        item: dict[str, Any] = {"endpoint": endpoint, "request": request, "response": response}
+        if agent:
+            item["agent"] = agent
         if meta:
             item["_meta"] = meta
         with self._lock:

@@ -90,6 +90,10 @@ class Routing(_Strict):
     affinity_slack: float = Field(default=2.0, ge=1.0)
     max_attempts: int = Field(default=4, ge=1)
     max_wait_s: float = Field(default=30.0, ge=0)
+    # wall-clock a call may spend waiting out rate limits (429): a host's Retry-After is
+    # waited in full, a per-minute quota is not "beaten" by seconds of backoff; past this
+    # budget the call is a harness fault (the trial ends as error, never graded)
+    retry_budget_s: float = Field(default=120.0, ge=0)
     cooldown: Cooldown = Field(default_factory=Cooldown)
     default_prefill_tps: float = Field(default=500.0, gt=0)
     default_decode_tps: float = Field(default=30.0, gt=0)

@@ -258,7 +258,13 @@ class Accounting:
         elif "events" in response:
             self.transcribe(call, {"events": len(response["events"])})
         if self.recorder is not None:
-            self.recorder.add(call.endpoint, call.body, response, meta or {"stream": call.stream})
+            self.recorder.add(
+                call.endpoint,
+                call.body,
+                response,
+                meta or {"stream": call.stream},
+                agent=call.key.agent,
+            )
 
     def transcribe(
         self, call: Call, reply: dict[str, Any] | None = None, error: str | None = None

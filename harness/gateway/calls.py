@@ -74,6 +74,7 @@ class Call:
     job: Job
     tried: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    rate_limited_s: float | None = None  # wall-clock spent on 429s when they won
 
     @property
     def kind(self) -> str:

@@ -44,7 +44,7 @@ class CassetteUpstream:
     async def answer(self, call: Call) -> Response:
         t0, ts = time.monotonic(), time.time()
         try:
-            index, item = self.replayer.next(call.endpoint, call.body)
+            index, item = self.replayer.next(call.endpoint, call.body, call.key.agent)
         except (CassetteMismatch, CassetteExhausted) as exc:
             kind = (
                 "cassette_mismatch" if isinstance(exc, CassetteMismatch) else "cassette_exhausted"

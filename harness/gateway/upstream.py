@@ -5,14 +5,17 @@ it: a streamed call is streamed from the host with ``stream_options.include_usag
 that the gateway measures time to first token and total time itself), a non-streamed one
 is sent non-streamed (one JSON reply: the cheapest path; its time to first token is what
 the host reports, see ``hosttimes.py``). Connect errors, 5xx and 429 are retried on
-another host while nothing has reached the client. ``CassetteUpstream`` (``replay.py``)
-serves recorded traffic.
+another host while nothing has reached the client; rate limits (429) are waited out against
+a wall-clock budget (``routing.retry_budget_s``, a host's Retry-After honoured in full), and
+a 429 that outlives it is a harness fault: the trial ends as ``error``.
+``CassetteUpstream`` (``replay.py``) serves recorded traffic.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any, Protocol
 
 import httpx
@@ -165,7 +168,7 @@ class FleetUpstream:
 
     async def _exhausted(self, call: Call, exc: Retryable) -> Response:
         detail = "; ".join(call.errors) or str(exc)
-        fault = harness_fault(call)
+        fault = harness_fault(call) or rate_limit_fault(call, self.fleet.routing.retry_budget_s)
         if fault is not None:  # no host could ever answer: stop the trial, not the agent
             self.accounting.fault(call.key.trial, fault)
         self.accounting.transcribe(call, error=fault or detail)
@@ -186,21 +189,34 @@ class FleetUpstream:
 
     # ---- attempts -------------------------------------------------------------------------
     async def _with_retries(self, call: Call, mode: str) -> Opened:
+        """Attempts on hosts: up to ``max_attempts`` for failures, and for rate limits
+        (429) as long as the wall-clock ``retry_budget_s`` lasts (a Retry-After waited in
+        full; one longer than what is left of the budget ends the retries at once)."""
         r = self.fleet.routing
-        for n in range(r.max_attempts):
+        started = time.monotonic()
+        n = 0
+        while True:
             try:
                 return await self._attempt(call, mode, n)
-            except Retryable:
-                if n + 1 >= r.max_attempts:
-                    raise
+            except Retryable as exc:
+                n += 1
+                limited = exc.status == 429 or (isinstance(exc, NoHost) and rate_limited(call))
                 if set(call.candidates) <= set(call.tried) and harness_fault(call):
                     raise  # every host is down or lacks the model: waiting will not help
-            # another host is usually free at once; else wait out the shortest cooldown
-            # (a 429's Retry-After included)
-            wait = min(await self.routing.wait_s(call.candidates), r.max_wait_s)
+                if not limited and n >= r.max_attempts:
+                    raise
+                # another host is usually free at once; else wait out the shortest
+                # cooldown (a 429's Retry-After included)
+                wait = await self.routing.wait_s(call.candidates)
+                if limited:
+                    spent = time.monotonic() - started
+                    if spent + wait > r.retry_budget_s:
+                        call.rate_limited_s = spent
+                        raise
+                else:
+                    wait = min(wait, r.max_wait_s)
             if wait > 0:
                 await asyncio.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _attempt(self, call: Call, mode: str, retry: int) -> Opened:
         try:
@@ -317,6 +333,24 @@ def reply_json(call: Call, content: bytes) -> dict[str, Any]:
 
 
 HOST_DOWN = ("connect_error", "router:", " 404 ")  # unreachable, or the model is not loaded
+
+
+def rate_limited(call: Call) -> bool:
+    """Whether the call's last failure was a rate limit (HTTP 429)."""
+    return bool(call.errors) and ": 429 " in f"{call.errors[-1]} "
+
+
+def rate_limit_fault(call: Call, budget_s: float) -> str | None:
+    """A call the fleet kept rate-limiting past the gateway's wall-clock retry budget: a
+    harness fault (the trial ends as ``error``), never a reply for the agent to be graded on."""
+    if call.rate_limited_s is None and not rate_limited(call):
+        return None
+    spent = call.rate_limited_s or 0.0
+    return (
+        f"the fleet rate-limited model {call.model!r} (HTTP 429) beyond the gateway's retry "
+        f"budget (waited {spent:.0f} s of routing.retry_budget_s {budget_s:g} s): "
+        + "; ".join(call.errors[-3:])
+    )
 
 
 def harness_fault(call: Call) -> str | None:

@@ -39,7 +39,7 @@ from harness.scoring.scorer import Scorer
 from harness.scoring.verdicts import NOT_TRUSTED, TRUSTED, ControlResult
 from harness.trial.slot_log import take_slot
 from harness.trial.workspace import read_state, setup
-from harness.util.fs import copytree, write_json
+from harness.util.fs import copytree
 from harness.util.git import apply_patch
 from harness.verify import proof as proof_env
 from harness.verify.proof import (  # re-exported: their home before verify.proof
@@ -372,7 +372,7 @@ def run_controls(
             **report.model_dump(mode="json"),
         }
     )
-    write_json(settings.results / loaded.name / CONTROLS_FILE, record.as_json())
+    proof_env.write_proof(settings.results / loaded.name / CONTROLS_FILE, record.as_json())
     return report
 
 

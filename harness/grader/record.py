@@ -57,6 +57,11 @@ class ControlsRecord(ControlsReport):
         default_factory=list,
         description="trees whose scoring was read from an earlier run (--reuse), not redone",
     )
+    proofs: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="the latest proof of each environment (by sandbox: docker, local) of "
+        "this scenario content; the top level is the latest of them",
+    )
 
     mutation: dict[str, Any] | None = Field(
         default=None,

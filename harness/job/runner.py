@@ -6,7 +6,11 @@ a cluster node). Stopping the job is: set ``stop``, stop the executor (every tri
 flight unwinds its ``finally`` blocks and removes its containers), record the trials
 they were running as ``interrupted``. Completed trials are never redone: on start every trial is
 classified from the results folder, which a killed job cannot have left half-written
-(every file there is written atomically).
+(every file there is written atomically). A trial that ended in an infrastructure
+``error`` is run again by the next invocation (``retry_errors``, on by default), up to
+``1 + max_interruptions`` attempts per invocation; an error that the same attempt would
+meet again at once (``retry.steady``: a host name that does not resolve, the agent's program
+missing) is not retried within one invocation.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config.settings import Settings
-from harness.job import resumesig
+from harness.job import resumesig, retry
 from harness.job.executors.base import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
 from harness.job.ledgercache import LedgerCache, StoredEntries
@@ -31,6 +35,7 @@ from harness.job.worker import settings_to_json
 
 COMPLETE_OUTCOMES = frozenset({"success", "failed", "timeout"})
 DONE = frozenset({"done", "error"})  # ledger statuses a resume does not run again
+# (an ``error`` is run again when the job retries errors, as it does by default)
 FAILED = frozenset({"failed", "timeout"})
 
 
@@ -42,6 +47,17 @@ class JobOutcome:
     outcomes: Counter[str] = field(default_factory=Counter)
     ran: list[str] = field(default_factory=list)  # keys of trials started by this run
     interrupted: bool = False
+    retried: list[str] = field(default_factory=list)  # keys of earlier errors run again
+    final: dict[str, str] = field(default_factory=dict)  # key -> ledger status now
+
+    @property
+    def errors_left(self) -> int:
+        """Trials of the whole job (not only this invocation's) that are ``error`` now."""
+        return sum(1 for status in self.final.values() if status == "error")
+
+    def recovered(self) -> list[str]:
+        """Earlier errors that this invocation ran again and that are no longer errors."""
+        return [k for k in self.retried if self.final.get(k) not in ("error", "interrupted")]
 
 
 def classify(
@@ -96,10 +112,12 @@ class JobRunner:
         max_interruptions: int,
         progress: LiveProgress,
         executor: Executor | None = None,
+        retry_errors: bool = True,
     ) -> None:
         self.job, self.config, self.trials, self.settings = job, config, trials, settings
         self.concurrency = None if concurrency is None else max(1, concurrency)
         self.max_interruptions = max(0, max_interruptions)
+        self.retry_errors = retry_errors
         self.progress = progress
         self.stop = threading.Event()
         self._lock = threading.Lock()
@@ -107,7 +125,8 @@ class JobRunner:
         self.executor: Executor = executor or LocalExecutor(settings.project_root)
         self.ledger = LedgerCache(job)
         self.failed = 0  # done trials that failed or timed out, as prepare() found them
-        self.errors = 0  # trials given up after infrastructure errors, likewise
+        self.errors = 0  # trials left as infrastructure errors (not run again), likewise
+        self.retried: list[str] = []  # keys of earlier errors this invocation runs again
 
     def prepare(self) -> tuple[list[Trial], Sequence[TrialEntry]]:
         """Entries for every trial (written back) and the trials still to run.
@@ -140,9 +159,15 @@ class JobRunner:
                 self.ledger.write(trial, entry)
         self.ledger.save()
         entries = [e for _, e in pairs]
-        todo = [t for t, e in zip(self.trials, entries, strict=True) if e.status not in DONE]
+        again = {"error"} if self.retry_errors else set()
+        todo = [
+            t
+            for t, e in zip(self.trials, entries, strict=True)
+            if e.status not in DONE or e.status in again
+        ]
+        self.retried = [e.key for e in entries if e.status in again]
         self.failed = sum(1 for e in entries if e.status == "done" and e.outcome in FAILED)
-        self.errors = sum(1 for e in entries if e.status == "error")
+        self.errors = sum(1 for e in entries if e.status == "error" and e.status not in again)
         if any(e.status != "done" for e in entries):
             resumesig.clear(self.job.path)
         else:
@@ -223,13 +248,17 @@ class JobRunner:
                 outcome.ran.append(trial.key)
             entry = self._run_with_retries(trial)
             with self._lock:
+                outcome.final[trial.key] = entry.status
                 outcome.statuses[entry.status] += 1
                 if entry.outcome:
                     outcome.outcomes[entry.outcome] += 1
             self.progress.finished(trial.key, entry.status, entry.outcome, entry.detail)
 
     def _run_with_retries(self, trial: Trial) -> TrialEntry:
+        """Attempts of one trial: an infrastructure error is tried again up to
+        ``max_interruptions`` times in this invocation, unless it is steady."""
         entry = self.ledger.read(trial)
+        errors_here = 0
         while True:
             entry.status, entry.attempts = "running", entry.attempts + 1
             entry.detail = ""
@@ -249,7 +278,11 @@ class JobRunner:
             if entry.outcome == "error":
                 entry.status = "error"
                 entry.infra_errors += 1
-                if entry.infra_errors <= self.max_interruptions and not self.stop.is_set():
+                errors_here += 1
+                again = errors_here <= self.max_interruptions and not self.stop.is_set()
+                if again and retry.steady(result):
+                    entry.detail = retry.say_steady(entry.detail)
+                elif again:
                     self.ledger.write(trial, entry)
                     self.progress.retrying(trial.key, entry.detail)
                     continue

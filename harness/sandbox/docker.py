@@ -49,6 +49,7 @@ from harness.sandbox.dockerio import (
 )
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, keepalive_pids
+from harness.sandbox.owner import owner_labels
 from harness.scenario.policy import parse_size
 
 KEEPALIVE = ["sleep", "infinity"]
@@ -128,7 +129,8 @@ class DockerSandbox:
 
     def labels(self) -> dict[str, str]:
         """Labels put on everything this sandbox creates (cleanup finds them by these)."""
-        return {"harness": "1", "harness.phase": self.spec.phase, **self.spec.labels}
+        base = {"harness": "1", **owner_labels(), "harness.phase": self.spec.phase}
+        return {**base, **self.spec.labels}
 
     # -- lifecycle ----------------------------------------------------------------------
 

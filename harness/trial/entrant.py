@@ -20,6 +20,8 @@ from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.scenario.model import LoadedScenario
 
+REPLAY = "replay"  # llms.yml's cassette model: served by --replay only
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -80,6 +82,13 @@ def model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | 
     """The fleet file a model-using trial will route through (checked before any write)."""
     if llm.name == NO_MODEL:
         return None
+    if opts.replay is None and REPLAY in (llm.name, llm.model):
+        raise UserError(
+            f"model '{llm.name}' only replays a recorded cassette, and none was given",
+            field="--replay",
+            fix="pass --replay CASSETTE (e.g. tests/cassettes/mini-py-fast-solve.jsonl), "
+            "or a model the fleet serves",
+        )
     if opts.replay is not None:
         if not opts.replay.is_file():
             raise UserError(

@@ -29,10 +29,12 @@ from harness.trial import containment
 from harness.trial import seed as trialseed
 from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
 from harness.trial.hooks import emit, error_fields, seconds_since
+from harness.trial.preflight import preflight_trial
 from harness.trial.reporting import trial_report
 from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.trial.writefail import FIX, record_failed_write, write_cause
 from harness.trial.wslock import holding
 from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
@@ -430,7 +432,14 @@ class Trial:
         self.agent_turn(entrant, opts, instructions, turn=turn)
 
     def execute(self, entrant: Entrant, opts: RunOptions) -> TrialResult:
-        """The agent, then verify (plus continue turns where the scenario allows them)."""
+        """The agent, then verify (plus continue turns where the scenario allows them); a
+        write that fails on the way (a full disk) ends the run as ``error``, or removes it."""
+        try:
+            return self._execute(entrant, opts)
+        except OSError as exc:
+            return record_failed_write(self, exc, POINTER)
+
+    def _execute(self, entrant: Entrant, opts: RunOptions) -> TrialResult:
         try:
             self.run_agent(entrant, opts)
         except UserError:
@@ -487,6 +496,11 @@ def execute(
     """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
     backend = get_backend(opts.sandbox)
     check_suite_pin(loaded)
+    preflight_trial(loaded, registry, opts, backend, settings)  # before anything is written
     entrant = resolve_entrant(loaded, settings, registry, opts, backend)
     with holding(workspace_path(loaded, settings)):
-        return Trial.setup(loaded, settings, opts.sandbox, opts.seed).execute(entrant, opts)
+        try:
+            trial = Trial.setup(loaded, settings, opts.sandbox, opts.seed)
+        except OSError as exc:  # the workspace's disk: before any run folder exists
+            raise InfraError(write_cause(exc), field="(workspace)", fix=FIX) from exc
+        return trial.execute(entrant, opts)

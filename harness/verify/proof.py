@@ -156,6 +156,36 @@ def short(value: Any) -> str:
     return str(value)
 
 
+def write_proof(path: Path, record: dict[str, Any]) -> None:
+    """Write ``record`` (one environment's proof) to ``controls.json``: it is the file's
+    latest proof (its top level, as before), and ``proofs`` keeps the latest proof of every
+    environment (by sandbox) of the same scenario content, so proving the grader on local
+    does not erase the proof on Docker, nor the other way round."""
+    record = {k: v for k, v in record.items() if k != "proofs"}
+    proofs: dict[str, Any] = {}
+    try:
+        old = read_json(path) if path.is_file() else {}
+    except (OSError, ValueError):
+        old = {}
+    if isinstance(old, dict) and old.get("scenario_sha") == record.get("scenario_sha"):
+        proofs = dict(old.get("proofs") or {})
+        if not proofs and old.get("sandbox"):  # a file written before proofs were kept
+            proofs[str(old["sandbox"])] = {k: v for k, v in old.items() if k != "proofs"}
+    proofs[str(record.get("sandbox"))] = record
+    write_json(path, {**record, "proofs": dict(sorted(proofs.items()))})
+
+
+def proof_for(data: dict[str, Any], here: dict[str, Any] | None) -> dict[str, Any]:
+    """The proof in ``controls.json`` that speaks for ``here``: the one made on the same
+    sandbox when the file keeps it, else the latest."""
+    proofs = data.get("proofs")
+    if here and isinstance(proofs, dict):
+        found = proofs.get(str(here.get("sandbox")))
+        if isinstance(found, dict):
+            return found
+    return data
+
+
 def verdict_here(recorded: dict[str, Any], here: dict[str, Any] | None) -> str | None:
     """NOT PROVEN FOR THIS ENVIRONMENT (with the reason), or None when the proof holds."""
     if here is None:
@@ -199,7 +229,7 @@ def refuse_errored_reference(
     withdraw any earlier proof for this scenario in this environment (``record``)."""
     why = reference_error(outcome)
     if why is not None:
-        write_json(
+        write_proof(
             record,
             {
                 "scenario": loaded.name,
@@ -238,7 +268,7 @@ def grader_verdict(
     path = results / loaded_name / CONTROLS_FILE
     if not path.is_file():
         return f"GRADER NOT PROVEN (run `harness controls {loaded_name}`)"
-    data = read_json(path)
+    data = proof_for(read_json(path), environment)
     if data.get("scenario_sha") != scenario_sha:
         return f"GRADER NOT PROVEN (scenario changed since `harness controls {loaded_name}`)"
     elsewhere = verdict_here(data, environment)

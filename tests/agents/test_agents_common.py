@@ -21,6 +21,7 @@ from harness.agents.common import (
     classify_exit,
     json_events,
     parse_version,
+    program_missing,
     run_invocation,
     stage_files,
     tail,
@@ -290,3 +291,23 @@ def test_a_transcript_over_the_cap_is_left_out_and_said(tmp_path: Path) -> None:
     assert copy_transcripts(ctx, {f"{AGENT_DIR}/t.json": "t.json"}) == ["t.json"]
     assert "over the" in (ctx.out_dir / "t.json.omitted").read_text()
     assert not (ctx.out_dir / "t.json").exists()
+
+
+def test_an_agent_program_missing_where_it_runs_is_the_machines_fault(tmp_path: Path) -> None:
+    """A CLI that is not installed (the local sandbox's exit 127) ends the agent phase as
+    an infrastructure error naming the program, never as the agent's ``crashed``."""
+    from harness.errors import InfraError
+    from harness.sandbox.local import LocalSandbox
+
+    (tmp_path / "ws").mkdir()
+    sandbox = LocalSandbox(SandboxSpec(phase="agent", workspace=tmp_path / "ws"))
+    sandbox.start()
+    try:
+        ctx = make_ctx(tmp_path, sandbox)
+        inv = Invocation(argv=["no-such-agent-cli-here", "--task", "x"], env={})
+        with pytest.raises(InfraError, match="agent program not found: `no-such-agent-cli-here`"):
+            run_invocation(ctx, inv)
+    finally:
+        sandbox.stop()
+    real = ExecResult(127, "", "bash: line 1: ls: command not found", 0.0)
+    assert not program_missing(real, "mini")  # the agent's own command, not the CLI

@@ -28,7 +28,7 @@ def _trials() -> list[Trial]:
     return [Trial(f"py/s{i}", "alpha", "none", "1", 0) for i in range(3)]
 
 
-def _runner(tmp_path: Path, trials: list[Trial]) -> JobRunner:
+def _runner(tmp_path: Path, trials: list[Trial], retry_errors: bool = True) -> JobRunner:
     settings = Settings(
         project_root=tmp_path,
         workspace=tmp_path / "ws",
@@ -44,6 +44,7 @@ def _runner(tmp_path: Path, trials: list[Trial]) -> JobRunner:
         concurrency=1,
         max_interruptions=0,
         progress=LiveProgress(Tally(total=len(trials))),
+        retry_errors=retry_errors,
     )
 
 
@@ -110,9 +111,12 @@ def test_an_unfinished_trial_is_run_and_a_changed_report_is_read_again(tmp_path:
     trials = _trials()
     done = _result(tmp_path, trials[0], "r-00")
     _result(tmp_path, trials[1], "r-01", outcome="error")
-    todo, entries = _runner(tmp_path, trials).prepare()
+    todo, entries = _runner(tmp_path, trials, retry_errors=False).prepare()
     assert todo == trials[2:] and [e.status for e in entries] == ["done", "error", "pending"]
     assert entries[1].infra_errors == 1  # more than max_interruptions (0): given up
+    retrying = _runner(tmp_path, trials)  # by default a later run tries the error again
+    todo, entries = retrying.prepare()
+    assert todo == trials[1:] and retrying.retried == [trials[1].key]
 
     report = json.loads((done / "verify" / "report.json").read_text())
     report.update(outcome="failed", score=0.0)

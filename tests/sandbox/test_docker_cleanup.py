@@ -14,6 +14,7 @@ import pytest
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.cleanup import cleanup, label_filters
 from harness.sandbox.docker import DockerSandbox
+from harness.sandbox.owner import project_id
 from tests._docker import leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
@@ -47,7 +48,15 @@ def test_label_filters() -> None:
 def test_cleanup_removes_labelled_leftovers(
     client: docker.DockerClient, image: str, trial: str
 ) -> None:
-    labels = {"harness": "1", "harness.job": f"{trial}-job", "harness.trial": trial}
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    labels = {
+        "harness": "1",
+        "harness.job": f"{trial}-job",
+        "harness.trial": trial,
+        "harness.pid": str(dead.pid),  # made by a process that is gone: leftovers
+        "harness.project": project_id(),  # this project's
+    }
     for _ in range(2):  # sandboxes whose owner died without stopping them
         DockerSandbox(
             SandboxSpec(phase="agent", image=image, network="internal", labels=labels),

@@ -52,7 +52,7 @@ def trial(client: docker.DockerClient) -> Iterator[str]:
     try:
         yield trial_id
     finally:
-        cleanup(trial=trial_id, client=client)
+        cleanup(trial=trial_id, client=client, all_projects=True)
         assert leftovers(client, trial_id) == []
 
 

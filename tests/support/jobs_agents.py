@@ -60,6 +60,28 @@ class FlakyNop:
         return AgentResult(exit="completed", detail="changed nothing")
 
 
+class BrokenNop:
+    """Raises an InfraError while the file ``HARNESS_TEST_BROKEN`` names exists (the
+    machine's fault, until the user fixes it by removing the file); with the file holding
+    ``dns``, the error is a host name that does not resolve. Then behaves like nop."""
+
+    name = "brokennop"
+
+    def version(self) -> str:
+        return VERSION
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        broken = Path(os.environ["HARNESS_TEST_BROKEN"])
+        if broken.exists():
+            if broken.read_text().strip() == "dns":
+                raise InfraError("cannot fetch: Could not resolve host: models.invalid")
+            raise InfraError("simulated docker failure (until fixed)")
+        return AgentResult(exit="completed", detail="changed nothing")
+
+
 def main() -> None:
     """A stand-in for the main app with only ``run`` registered."""
     from harness.cli.job import run_command

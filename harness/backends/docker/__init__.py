@@ -25,6 +25,10 @@ class DockerBackend:
     name = "docker"
     on_host = False
 
+    def preflight(self) -> None:
+        """The engine answers, before anything of a run is written (names what it tried)."""
+        docker_client(timeout=10)
+
     def sandbox(self, spec: SandboxSpec) -> Sandbox:
         return DockerSandbox(spec)
 
