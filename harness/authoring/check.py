@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.authoring.leaks import ACCEPTED, scenario_leaks
 from harness.authoring.lock import check_lock
 from harness.config.entrants import Registry
 from harness.config.settings import Settings
@@ -105,6 +106,25 @@ def _todos(loaded: LoadedScenario) -> Step:
     return Step("placeholders", True, "none left")
 
 
+def _leaks(loaded: LoadedScenario) -> Step:
+    """The task text against the solution (``authoring.leaks``): a finding is fixed in
+    the text or accepted in ``accepted-leaks.txt``."""
+    scn = loaded.scenario
+    found, ok = scenario_leaks(loaded.directory, scn.agent.instructions, scn.spec, scn.solution)
+    if found:
+        shown = "; ".join(f.line() for f in found[:4])
+        keys = ", ".join(repr(f.key) for f in found)
+        return Step(
+            "leaks",
+            False,
+            f"{len(found)} finding(s): {shown} (fix the text, or accept with a line in "
+            f"{ACCEPTED}: {keys})",
+        )
+    if not scn.solution:
+        return Step("leaks", True, "no solution to compare with")
+    return Step("leaks", True, f"none{f' ({len(ok)} accepted)' if ok else ''}")
+
+
 def _lock(loaded: LoadedScenario, settings: Settings) -> Step:
     try:
         status = check_lock(loaded, settings.scenario_root)
@@ -175,6 +195,7 @@ def check(
     report = CheckReport(loaded.name, loaded.version, loaded.sha256)
     report.steps.append(_validate(loaded, settings))
     report.steps.append(_todos(loaded))
+    report.steps.append(_leaks(loaded))
     report.steps.append(_lock(loaded, settings))
     report.steps.append(_controls(loaded, settings, sandbox))
     report.steps.append(_mutants(loaded))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from typing import Any
 
 from harness.errors import InfraError, UserError
 from harness.provision.envcheck import classify_go
-from harness.provision.pyreqs import project_requirements
+from harness.provision.pyreqs import imported_by_tests, project_requirements
 from harness.provision.toolchain import (
     CONTAINER_GOROOT,
     GoChoice,
@@ -113,6 +114,17 @@ class Provision:
         }
 
 
+def _test_sources(ws: Path, baseline: str, most: int = 200) -> list[str]:
+    """The baseline's Python test files (``test_*.py``, ``*_test.py``, ``conftest.py``)."""
+    listing = trialgit.baseline_read(ws, ["ls-tree", "-r", "--name-only", baseline]) or ""
+    names = [
+        n
+        for n in listing.splitlines()
+        if re.search(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$", n)
+    ]
+    return [t for n in names[:most] if (t := _at_baseline(ws, baseline, n))]
+
+
 def _at_baseline(ws: Path, baseline: str, name: str) -> str | None:
     """A file of the baseline, read from harness's own git dir (never the agent's)."""
     return trialgit.baseline_read(ws, ["show", f"{baseline}:{name}"])
@@ -162,9 +174,11 @@ def provision(
             )
         texts = {n: _at_baseline(ws, baseline, n) for n in REQUIREMENT_FILES}
         present = {n: t for n, t in texts.items() if t and _has_requirements(t)}
-        runtime, tests = project_requirements(
-            _at_baseline(ws, baseline, "pyproject.toml"), _at_baseline(ws, baseline, "setup.py")
-        )
+        pyproject = _at_baseline(ws, baseline, "pyproject.toml")
+        runtime, tests = project_requirements(pyproject, _at_baseline(ws, baseline, "setup.py"))
+        tests += [
+            r for r in imported_by_tests(pyproject, _test_sources(ws, baseline)) if r not in tests
+        ]
         if runtime:
             present["project-requirements.txt"] = "\n".join(runtime) + "\n"
         if tests:

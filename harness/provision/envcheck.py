@@ -79,10 +79,11 @@ def classify_go(output: str, tree: Path, *, modcache: str | None = None) -> str 
         r"dial tcp: lookup \S+",
     ):
         for m in re.finditer(pattern, output):
-            pkg = m.group(1) if m.groups() else ""
+            start = output.rfind("\n", 0, m.start()) + 1
+            line = output[start:].split("\n", 1)[0]
+            pkg = m.group(1) if m.groups() else imported_at(line, tree)
             if pkg and (pkg == own or pkg.startswith(own + "/") or "." not in pkg.split("/")[0]):
                 continue  # the module's own package, or a stdlib-looking path: the code's
-            line = next((ln for ln in output.splitlines() if m.group(0) in ln), m.group(0))
             return f"dependency: {line.strip()[:200]} (fix: {DEPS_FIX})"
     if modcache:
         root = re.escape(modcache.rstrip("/"))
@@ -97,6 +98,27 @@ def classify_go(output: str, tree: Path, *, modcache: str | None = None) -> str 
                 f"(fix: {DEPS_FIX})"
             )
     return None
+
+
+def imported_at(line: str, tree: Path) -> str:
+    """The import path a ``FILE.go:LINE:COL: ...`` error points at ("" if none).
+
+    Go resolves an import the main module lacks by loading the whole module graph, so a
+    package the agent never wrote fails offline as "module lookup disabled" on some
+    unrelated module: which package was wanted is only in the source at that position."""
+    named = re.search(r"providing package ([^\s;:]+)", line)
+    if named:
+        return named.group(1)
+    m = re.match(r"\s*(\S+\.go):(\d+):(\d+): ", line)
+    if not m:
+        return ""
+    try:
+        lines = (tree / m.group(1)).read_text(errors="replace").splitlines()
+        text = lines[int(m.group(2)) - 1][int(m.group(3)) - 1 :]
+    except (OSError, IndexError, ValueError):
+        return ""
+    q = re.match(r'(?:\w+\s+)?"([^"]+)"', text)
+    return q.group(1) if q else ""
 
 
 def classify_pytest(output: str, tree: Path) -> str | None:

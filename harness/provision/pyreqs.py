@@ -78,3 +78,52 @@ def requirement_names(tree: Path) -> set[str]:
         if m and not line.lstrip().startswith(("#", "-")):
             names.add(re.sub(r"[-_.]+", "_", m.group(1)).lower())
     return names
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def declared_elsewhere(pyproject: str | None) -> list[str]:
+    """Requirements pyproject declares outside ``dependencies`` and the test extras:
+    every other extra and every dependency group (PEP 735; includes are skipped)."""
+    if not pyproject:
+        return []
+    data = bounded.toml(pyproject)  # too deep or too large: malformed, as any broken file
+    if data is None:
+        return []
+    out: list[str] = []
+    extras = (data.get("project") or {}).get("optional-dependencies") or {}
+    groups = data.get("dependency-groups") or {}
+    for table in (extras, groups):
+        for values in table.values() if isinstance(table, dict) else ():
+            out += [str(v) for v in values or [] if isinstance(v, str)]
+    return out
+
+
+def imported_modules(sources: list[str]) -> set[str]:
+    """The top-level modules Python sources import (normalised), read with ``ast``."""
+    found: set[str] = set()
+    for text in sources:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {_norm(a.name.split(".")[0]) for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(_norm(node.module.split(".")[0]))
+    return found
+
+
+def imported_by_tests(pyproject: str | None, test_sources: list[str]) -> list[str]:
+    """Requirements the test files import and the project declares somewhere (an extra
+    such as ``dev``, a dependency group): the test extras alone miss them."""
+    wanted = imported_modules(test_sources)
+    out = []
+    for req in declared_elsewhere(pyproject):
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+        if m and _norm(m.group(1)) in wanted and req not in out:
+            out.append(req)
+    return out

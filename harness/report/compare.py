@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import UserError
-from harness.report.paired import Paired, Plan, compare, plan
+from harness.report.paired import Paired, Plan, compare, plan, varies
 from harness.report.stats import Estimate, clustered, mean, sample_var
 from harness.report.summary import EntrantSummary, EraTable, pair_detail
 
@@ -164,7 +164,10 @@ def text(c: Comparison) -> str:
     out.append(f"difference A - B (errors as 0): {pair_detail(c.paired_zero)}")
     out.append(f"correlation of per-scenario scores: {_opt(p.correlation)}")
     if p.mde is not None:
-        out.append(f"minimum detectable difference (80% power, alpha 0.05, T={p.t}): {p.mde:.3f}")
+        basis = "" if varies(p.var_d) else " (planning variance 0.25: the differences do not vary)"
+        out.append(
+            f"minimum detectable difference (80% power, alpha 0.05, T={p.t}): {p.mde:.3f}{basis}"
+        )
     out += plan_lines(c.plan)
     separable = p.method != "none" and p.p <= 0.05 and (p.diff or 0.0) != 0.0
     out.append(
@@ -212,7 +215,7 @@ def power_text(tables: Sequence[EraTable], delta: float) -> str:
         return "\n".join(plan_lines(plan(delta, None, None, 1))) + "\n"
     out = []
     for t in tables:
-        var_ds = [p.var_d for p in t.pairs.values() if p.var_d is not None]
+        var_ds = [p.var_d for p in t.pairs.values() if varies(p.var_d)]
         var_d = statistics.median(var_ds) if var_ds else None
         withins = [
             w

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from harness.report.render import print_tables, to_csv, to_json, to_markdown
+from harness.report.gabcsv import gab_csv
+from harness.report.render import print_tables, to_json, to_markdown
 from harness.report.summary import EraTable
 from harness.util.registry import Registry
 
@@ -39,8 +40,8 @@ def emit_table(tables: list[EraTable], generated_at: str, include_tokens: bool =
 
 
 def emit_csv(tables: list[EraTable], generated_at: str, include_tokens: bool = False) -> None:
-    """One CSV row per entrant and era."""
-    sys.stdout.write(to_csv(tables, include_tokens))
+    """goagentbench's report CSV: one row per agent and model (``report.gabcsv``)."""
+    sys.stdout.write(gab_csv([r for t in tables for r in t.runs], include_tokens))
 
 
 def emit_json(tables: list[EraTable], generated_at: str, include_tokens: bool = True) -> None:

@@ -17,6 +17,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from harness.report.dist import binom_cdf_half, z_quantile
 from harness.report.stats import ALPHA, POWER, mde, sample_var
@@ -24,6 +25,7 @@ from harness.report.stats import ALPHA, POWER, mde, sample_var
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 20_251_201
 MIN_SCENARIOS = 6  # 2 / 2^6 < 0.05: the fewest on which an exact paired test can separate
+VAR_EPS = 1e-12  # below this, paired differences do not vary (float dust of equal means)
 PLANNING_VAR_D = 0.25  # binary outcomes at p = 0.5 with correlation 0.5: 2·0.25·(1-0.5)
 
 
@@ -46,8 +48,18 @@ class Paired:
 
     @property
     def mde(self) -> float | None:
-        """The difference this comparison detects at 80% power and alpha 0.05."""
-        return None if self.se is None else mde(self.se)
+        """The difference this comparison detects at 80% power and alpha 0.05. Paired
+        differences that do not vary (two entrants that scored alike) say nothing of
+        the variance a real difference would have: the planning variance stands in."""
+        if self.se is None or self.t == 0:
+            return None
+        var_d = self.var_d if varies(self.var_d) else PLANNING_VAR_D
+        return mde(math.sqrt(var_d / self.t))
+
+
+def varies(var_d: float | None) -> TypeGuard[float]:
+    """A variance of paired differences that is really there (not 0, nor float dust)."""
+    return var_d is not None and var_d > VAR_EPS
 
 
 def mcnemar_exact(b: int, c: int) -> float:

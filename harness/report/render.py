@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from harness.report.stats import NOT_MEASURABLE
+from harness.report.stats import NOT_MEASURABLE, TOO_FEW
 from harness.report.summary import EntrantSummary, EraTable
 
 FORMATS = ("table", "csv", "json", "md")
@@ -89,13 +89,15 @@ def pass_text(e: EntrantSummary) -> str:
 
 
 def rank_text(e: EntrantSummary) -> str:
+    if e.vs_above == TOO_FEW:
+        return "-"
     return f"={e.rank}" if e.vs_above == NOT_MEASURABLE else str(e.rank)
 
 
 def vs_above_text(e: EntrantSummary) -> str:
     """Short: the word and the pair's p (the full test is in ``vs_above_detail``)."""
-    if not e.vs_above:
-        return ""
+    if not e.vs_above or e.vs_above == TOO_FEW:
+        return e.vs_above
     word = NOT_MEASURABLE if e.vs_above == NOT_MEASURABLE else "below"
     return f"{word} (p={e.vs_above_p:.2g})" if e.vs_above_p is not None else word
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from harness.report.dist import t_quantile, z_quantile
 
 NOT_MEASURABLE = "not measurable"
+TOO_FEW = "too few runs"  # shown apart: no paired test could place it against anyone
 ALPHA = 0.05
 POWER = 0.80
 

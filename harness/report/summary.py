@@ -18,10 +18,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.report.collect import RunResult
-from harness.report.paired import PLANNING_VAR_D, Paired, compare, rank, smallest_p
+from harness.report.paired import PLANNING_VAR_D, Paired, compare, rank, smallest_p, varies
 from harness.report.stats import (
     ALPHA,
     NOT_MEASURABLE,
+    TOO_FEW,
     Estimate,
     clustered,
     flip_rate,
@@ -61,7 +62,7 @@ class EntrantSummary:
     budget_hits: int = 0  # runs stopped by the trial's budget (harden, #16)
     limit_hits: int = 0  # runs stopped by a sandbox limit (disk, memory, pids, output)
     rank: int = 0
-    vs_above: str = ""  # "", NOT_MEASURABLE or "below"
+    vs_above: str = ""  # "", NOT_MEASURABLE, "below" or TOO_FEW (shown apart, rank 0)
     vs_above_detail: str = ""  # the paired test against the entrant just above
     vs_above_p: float | None = None  # its Holm-adjusted p
     better: list[str] = field(default_factory=list)  # labels separably better
@@ -127,6 +128,7 @@ class EraTable:
     pairs: dict[tuple[int, int], Paired] = field(default_factory=dict)  # ranked positions
     holm_p: dict[tuple[int, int], float] = field(default_factory=dict)
     family: int = 0  # pairs in Holm's family (those enough shared scenarios could separate)
+    runs: list[RunResult] = field(default_factory=list)  # the era's runs (goagentbench's CSV)
 
     @property
     def same_sets(self) -> bool:
@@ -153,6 +155,12 @@ class EraTable:
                 "ranks: shared unless a paired test (McNemar or bootstrap over scenarios) "
                 f"separates them, Holm-corrected over {self.family} pair(s) "
                 "(pairs too small to ever separate stay out of the family)"
+            )
+        apart = [e.label for e in self.entrants if e.vs_above == TOO_FEW]
+        if apart:
+            out.append(
+                f"shown apart, unranked ({TOO_FEW}): {', '.join(apart)}: no paired test "
+                "could separate them from any other entrant (6 shared scenarios needed)"
             )
         if detail:
             out += [f"{e.label} {e.vs_above_detail}" for e in self.entrants if e.vs_above_detail]
@@ -241,7 +249,7 @@ def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
         table.mde_t = t
         table.mde_source = f"no exact paired test reaches p < 0.05 on {t} scenario(s); 6 needed"
         return
-    var_ds = [p.var_d for p in table.pairs.values() if p.var_d and p.t >= 2]
+    var_ds = [p.var_d for p in table.pairs.values() if varies(p.var_d) and p.t >= 2]
     if var_ds:
         var_d, source = statistics.median(var_ds), "median variance of paired differences"
     else:
@@ -257,6 +265,14 @@ def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:
         for j in range(i + 1, len(entrants))
     }
     placings, adjusted = rank([e.score.mean for e in entrants], pairs)
+    # An entrant that no paired test could place against anyone (too few scenarios
+    # shared with every other, while some pair of the table is testable) is shown apart,
+    # after the ranked ones: a mean over one run is not a first place.
+    testable = [k for k, p in pairs.items() if smallest_p(p.t) <= ALPHA]
+    apart = {i for i in range(len(entrants)) if testable and not any(i in k for k in testable)}
+    placings = [p for p in placings if p.index not in apart] + [
+        p for p in placings if p.index in apart
+    ]
     order = [p.index for p in placings]
     pos = {idx: n for n, idx in enumerate(order)}
     table = EraTable(era, [entrants[i] for i in order])
@@ -268,6 +284,9 @@ def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:
     for n, (placing, e) in enumerate(zip(placings, table.entrants, strict=True)):
         e.rank, e.better = placing.rank, [entrants[i].label for i in placing.better]
         e.vs_above, e.vs_above_detail = "", ""
+        if placing.index in apart:
+            e.rank, e.vs_above = 0, TOO_FEW
+            continue
         if n == 0:
             continue
         tied = table.entrants[n - 1].rank == e.rank
@@ -278,8 +297,9 @@ def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:
         if table.pairs[(m, n)].low is None and table.pairs[(m, n)].t:  # shown: in full
             full = compare(table.entrants[m].clusters, e.clusters)
             table.pairs[(m, n)] = replace(full, p=max(full.p, table.pairs[(m, n)].p))
+        # this entrant minus the one above, as the line reads ("B vs A: diff" is B - A)
         e.vs_above_detail = f"vs {table.entrants[m].label}: " + pair_detail(
-            table.pairs[(m, n)], table.holm_p[(m, n)]
+            _flip(table.pairs[(m, n)]), table.holm_p[(m, n)]
         )
         e.vs_above_p = table.holm_p[(m, n)]
     table.family = sum(1 for p in pairs.values() if smallest_p(p.t) <= ALPHA)
@@ -315,7 +335,9 @@ def summarise(runs: list[RunResult]) -> list[EraTable]:
     Entrants enter the ranking in entrant order, so ties read the same whatever order
     the runs came in (a job on a cluster finishes its trials in another order)."""
     by_era = entrant_groups(runs)
-    return [
-        rank_table(era, [summarise_entrant(by_era[era][k]) for k in sorted(by_era[era])])
-        for era in sorted(by_era)
-    ]
+    tables = []
+    for era in sorted(by_era):
+        table = rank_table(era, [summarise_entrant(by_era[era][k]) for k in sorted(by_era[era])])
+        table.runs = [r for k in sorted(by_era[era]) for r in by_era[era][k]]
+        tables.append(table)
+    return tables

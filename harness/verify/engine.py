@@ -100,7 +100,10 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         request.no_modify,
         request.only_modify,
         lambda entry: (tree / entry).is_dir(),
+        request.rules_dialect,
     )
+    # broken rules decide the verdict (not for validate --deep: it grades no change)
+    rules_ok = all(r.ok for r in rules) or request.compile_only
     if request.copy_only:  # an author's look at the hidden files: nothing runs
         hidden = copy_hidden(request, tree)
         guard = None
@@ -109,6 +112,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         hidden = guard.prepare()
     targets: list[TargetResult] = []
     if request.provision_error and not request.copy_only:
+        env = f"environment error: {request.provision_error}"
         return VerifyOutcome(
             success=False,
             partial_score=None,
@@ -117,8 +121,9 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             changed_files=changed,
             hidden_files=hidden,
             duration_s=time.monotonic() - start,
-            error=f"environment error: {request.provision_error}",
-            toolchain=request.toolchain,
+            # the broken rules decided already: the environment is a note, not the verdict
+            error=env if rules_ok else None,
+            toolchain=request.toolchain if rules_ok else noted(request.toolchain, env),
         )
     walls = None
     if not request.copy_only:
@@ -166,13 +171,16 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             if walls is not None:
                 walls.close()
         guard.finish()
-    rules_ok = all(r.ok for r in rules)
     partial = partial_fraction(targets)
     if partial is not None and not rules_ok:
         partial = 0.0  # goagentbench runs no tests at all then
     env_error = None
     if not request.compile_only:
         env_error = confirm_env_error(tree, request, targets)
+    toolchain = toolchain_ran(request, tree)
+    if env_error and not rules_ok:  # broken rules decided already: no check overrules them
+        toolchain = noted(toolchain, env_error)
+        env_error = None
     outcome = VerifyOutcome(
         success=False,  # decided below, once (verify/verdict.py)
         review_flags=reviewflags.scan(tree, changed, hidden),
@@ -183,12 +191,17 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         hidden_files=hidden,
         duration_s=time.monotonic() - start,
         error=env_error,
-        toolchain=toolchain_ran(request, tree),
+        toolchain=toolchain,
         **(guard.fields(walls.forged if walls else []) if guard else {}),  # type: ignore[arg-type]
     )
     if request.compile_only:
         return outcome.model_copy(update={"success": decide(outcome).success})
     return attach_score(outcome, request, tree)
+
+
+def noted(toolchain: dict[str, Any], note: str) -> dict[str, Any]:
+    """``toolchain`` with one more note (what the verdict did not turn on)."""
+    return {**toolchain, "notes": [*toolchain.get("notes", []), note]}
 
 
 def compile_form(runner: str, target: str) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.verify.rules import Dialect
 from harness.verify.testuser import LOCAL_TEST_UID
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class VerifyRequest(BaseModel):
     must_modify: list[str] = Field(default_factory=list)
     no_modify: list[str] = Field(default_factory=list)
     only_modify: list[str] = Field(default_factory=list)
+    rules_dialect: Dialect = "harness"  # goagentbench's matching for its unversioned files
     tests: list[str] = Field(default_factory=list)
     partial_tests: list[str] = Field(default_factory=list)
     copy_: list[HiddenCopy] = Field(default_factory=list, alias="copy")
@@ -93,6 +95,7 @@ def make_request(
         must_modify=v.must_modify,
         no_modify=v.no_modify,
         only_modify=v.only_modify,
+        rules_dialect="goagentbench" if scn.version is None else "harness",
         tests=v.tests,
         partial_tests=v.partial_tests,
         runner_files=v.runner_files,

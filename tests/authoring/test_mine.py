@@ -188,3 +188,49 @@ def test_mine_proves_in_docker(tmp_path: Path) -> None:
     funnel = json.loads((out / "funnel.json").read_text())
     assert funnel["sandbox"] == "docker" and funnel["counts"]["drafted"] == 1, funnel
     check_draft(out / funnel["commits"][0]["reason"], "keleshev/schema", tmp_path)
+
+
+def mine_commit(repo: str, sha: str, out: Path) -> dict[str, object]:
+    """``harness mine --commit SHA`` on a shared bundle; its one funnel entry."""
+    env = {
+        **os.environ,
+        "HARNESS_REPO_CACHE": str(shared_repo_cache()),
+        "HARNESS_SKIP_REMOTE": "1",
+        "HARNESS_WORKSPACE": str(out.parent / "ws"),
+    }
+    bundle = str(SHARED_REPOS / "github.com" / f"{repo}.bundle")
+    args = [sys.executable, "-m", "harness.cli", "mine", bundle, "--commit", sha]
+    args += ["--sandbox", "local", "--runs", "2", "--out", str(out)]
+    done = subprocess.run(
+        args, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = json.loads((out / "funnel.json").read_text())["commits"]
+    return dict(entry)
+
+
+def test_mine_drafts_tomli_from_its_src_layout(tmp_path: Path) -> None:
+    """Issue 50: tomli's pyproject.toml never names src; its package is src/tomli."""
+    entry = mine_commit("hukkin/tomli", "8b962e1", tmp_path / "mined")
+    assert entry["stage"] == "drafted", entry
+    folder = tmp_path / "mined" / str(entry["reason"])
+    check_draft(folder, "hukkin/tomli", tmp_path)
+    mined = json.loads((folder / "mined.json").read_text())
+    # the leak check's list for the author: the message the fix raises
+    assert any("TypeError" in m or "binary" in m for m in mined["do_not_tell"]["messages"])
+    assert mined["leaks"] == []
+
+
+@pytest.mark.parametrize(
+    ("repo", "sha", "cause"),
+    [
+        # a Go repository from before go.mod: Go, and its vet failure named
+        ("spf13/pflag", "298182f", "the tests do not build after the fix: build failure: "),
+        # humanize imports its build-generated _version.py
+        ("python-humanize/humanize", "a47a89e", "No module named 'humanize._version'"),
+    ],
+)
+def test_a_rejection_names_its_real_cause(repo: str, sha: str, cause: str, tmp_path: Path) -> None:
+    entry = mine_commit(repo, sha, tmp_path / "mined")
+    assert entry["stage"] == "proven" and cause in str(entry["reason"]), entry
+    assert "no runnable" not in str(entry["reason"])

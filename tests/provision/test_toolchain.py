@@ -132,6 +132,25 @@ def test_go_dependency_failures_but_not_the_modules_own_packages(tmp_path: Path)
     assert classify_go("app.go:5:2: undefined: Foo\n", tmp_path) is None
 
 
+def test_offline_lookup_of_a_package_the_module_lacks_is_the_code_s(tmp_path: Path) -> None:
+    """Issue 50: go looks a package the main module lacks up in the whole module graph,
+    so offline it fails on an unrelated module; the import at that position is the
+    module's own package (never written): the code's failure, not the environment's."""
+    (tmp_path / "go.mod").write_text("module example.com/app\n\ngo 1.24\n")
+    (tmp_path / "gab").mkdir()
+    (tmp_path / "gab" / "x_test.go").write_text(
+        'package gab\n\nimport (\n\t"testing"\n\n\t"example.com/app/sorting"\n'
+        '\t"github.com/x/y"\n)\n'
+    )
+    lookup = ": github.com/davecgh/go-spew@v1.1.1: module lookup disabled by GOPROXY=off\n"
+    assert classify_go("gab/x_test.go:6:2" + lookup, tmp_path) is None
+    assert (classify_go("gab/x_test.go:7:2" + lookup, tmp_path) or "").startswith("dependency:")
+    own = "cannot find module providing package example.com/app/sorting: module lookup disabled"
+    assert classify_go(own + " by GOPROXY=off\n", tmp_path) is None
+    both = "gab/x_test.go:6:2" + lookup + "gab/x_test.go:7:2" + lookup
+    assert "x_test.go:7:2" in (classify_go(both, tmp_path) or "")
+
+
 def test_go_writing_the_read_only_module_cache_is_a_missing_dependency(tmp_path: Path) -> None:
     """Under the test user, go 1.24 reports a module the prepared (read-only) cache lacks
     as a failed mkdir there, and only as build-output events: still a dependency."""
@@ -309,12 +328,12 @@ def test_every_goagentbench_row_names_existing_tests() -> None:
 
     from tests.conftest import REPO_ROOT
 
-    rows = [
-        ln
-        for ln in (REPO_ROOT / "docs" / "GOAGENTBENCH.md").read_text().splitlines()
-        if re.match(r"^\| \d+ \|", ln)
-    ]
+    text = (REPO_ROOT / "docs" / "GOAGENTBENCH.md").read_text()
+    rows = [ln for ln in text.splitlines() if re.match(r"^\| \d+ \|", ln)]
     assert len(rows) >= 15
+    deliberate = text.split("## Where harness decides otherwise", 1)[1].split("\n## ", 1)[0]
+    rows += [ln for ln in deliberate.splitlines() if ln.startswith("| ") and "`tests/" in ln]
+    assert len(rows) >= 21
     for row in rows:
         refs = re.findall(r"`((?:tests/[\w/]+\.py)?(?:::\w+)?)`", row.rsplit("|", 2)[-2])
         assert refs, row
@@ -345,3 +364,21 @@ docs = ["sphinx"]
     )
     assert project_requirements(None, setup_py) == (["text-unidecode>=1.3"], ["b"])
     assert project_requirements("not toml [", "def (") == ([], [])
+
+
+def test_a_test_file_s_import_is_installed_when_the_project_declares_it() -> None:
+    """Issue 50: test dependencies declared outside the test extras (a `dev` extra, a
+    dependency group) are installed when a test file imports them, and only then."""
+    from harness.provision.pyreqs import imported_by_tests
+
+    pyproject = (
+        '[project]\nname = "x"\n[project.optional-dependencies]\n'
+        'dev = ["freezegun>=1.0", "black"]\ndocs = ["mkdocs"]\n'
+        '[dependency-groups]\ntesting = ["hypothesis", {include-group = "dev"}]\n'
+    )
+    tests = [
+        "import freezegun\nfrom hypothesis import given\nimport os\n",
+        "from . import helper\nimport mkdocs_ext\n",
+    ]
+    assert imported_by_tests(pyproject, tests) == ["freezegun>=1.0", "hypothesis"]
+    assert imported_by_tests(None, tests) == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -76,14 +77,19 @@ def _controls(results: Path, nop_scenarios: int) -> None:
 
 def test_a_single_run_entrant_no_longer_ties_nop_with_oracle(results: Path) -> None:
     _controls(results, nop_scenarios=7)
-    ranks = {e["agent"]: e["rank"] for e in _entrants()}
-    assert ranks == {"oracle": 1, "one": 1, "nop": 2}
-    nop = next(e for e in _entrants() if e["agent"] == "nop")
+    data = _entrants()
+    # "one" ran a single scenario: no test could place it, so it is shown apart, last
+    assert [(e["agent"], e["rank"]) for e in data] == [("oracle", 1), ("nop", 2), ("one", 0)]
+    assert data[2]["vs_above"] == "too few runs"
+    nop = data[1]
     assert nop["separably_better"] == ["oracle 1.0 + none"]
-    assert "McNemar b=7 c=0" in nop["vs_above_detail"] or nop["vs_above"] == "below"
+    # the line reads nop minus oracle: nop did better on none, oracle on all 7
+    assert "diff -1.000" in nop["vs_above_detail"]
+    assert "McNemar b=0 c=7" in nop["vs_above_detail"]
     table = _run("report")
     assert "minimum detectable difference (80% power, alpha 0.05, paired, T=" in table
     assert "different scenario sets" in table  # "one" ran a single scenario
+    assert "shown apart, unranked (too few runs): one 1.0 + none" in table
 
 
 def test_too_few_shared_scenarios_tie_and_the_table_says_why(results: Path) -> None:
@@ -92,7 +98,7 @@ def test_too_few_shared_scenarios_tie_and_the_table_says_why(results: Path) -> N
     nop = next(e for e in data if e["agent"] == "nop")
     assert nop["rank"] == 1 and nop["vs_above"] == "not measurable"
     assert "vs oracle 1.0 + none: 5 shared" in nop["vs_above_detail"]
-    assert "McNemar b=5 c=0 p=0.0625" in nop["vs_above_detail"]
+    assert "McNemar b=0 c=5 p=0.0625" in nop["vs_above_detail"]
     text = _run("report")
     assert "1 of 7 shared by all" in text and "6 needed" in text
 
@@ -142,9 +148,11 @@ def test_an_infra_error_never_displaces_the_agents_newest_result(results: Path) 
 def test_include_tokens_adds_the_token_columns(results: Path) -> None:
     write_result(results, "py/a", "r-a-01", agent="alpha", usage={"prompt_tokens": 1200})
     plain = next(csv.reader(io.StringIO(_run("report", "--format", "csv"))))
-    assert "prompt_tokens" not in plain and "success_rate" in plain
+    assert "avg_tok_input" not in plain and "success_rate" in plain
     rows = list(csv.DictReader(io.StringIO(_run("report", "--format", "csv", "--include-tokens"))))
-    assert rows[0]["prompt_tokens"] == "1200.0"
+    assert rows[0]["avg_tok_input"] == "1200"  # goagentbench's CSV (report.gabcsv)
+    data = json.loads(_run("report", "--format", "json"))["eras"][0]["entrants"]
+    assert data[0]["prompt_tokens"] == 1200.0
     assert "tok in" in _run("report", "--include-tokens") and "tok in" not in _run("report")
 
 
@@ -190,3 +198,49 @@ def test_power_says_how_many_scenarios_and_trials_a_difference_needs(results: Pa
     assert "era tests@1.0.0 (2 entrant(s), 10 scenario(s))" in out
     assert "variances observed in these results" in out
     assert "power" in _run("report", "--power", "2", code=2)
+
+
+def test_identical_entrants_have_a_detectable_difference_not_zero(results: Path) -> None:
+    """Issue 50: alike scores make the paired differences constant (variance 0); the MDE
+    is then the planning variance's 2.80 * sqrt(0.25 / 8) = 0.495, not 0.000."""
+    for i in range(8):
+        score = [0.9, 0.1, 0.6, 0.3, 1.0, 0.0, 0.7, 0.4][i]
+        write_result(results, f"py/s{i}", f"r-a-{i:02d}", agent="alpha", score=score)
+        write_result(results, f"py/s{i}", f"r-b-{i + 20:02d}", agent="beta", score=score)
+    (doc,) = json.loads(_run("compare", "alpha", "beta", "--format", "json"))
+    assert doc["paired"]["mde"] == pytest.approx(2.8016 * math.sqrt(0.25 / 8), abs=1e-3)
+    assert "0.495 (planning variance 0.25" in _run("compare", "alpha", "beta")
+    table = json.loads(_run("report", "--format", "json"))["eras"][0]
+    assert table["mde"] == pytest.approx(0.495, abs=1e-3)
+    power = _run("report", "--power", "0.2")
+    assert "planning" in power or "scenarios" in power
+
+
+def test_vs_above_reads_in_the_direction_printed(results: Path) -> None:
+    """Issue 50: "beta vs alpha: diff" is beta minus alpha (by hand: 8 scenarios where
+    alpha leads by 0.583 on average)."""
+    alpha = [1.0, 0.9, 0.8, 1.0, 0.9, 1.0, 0.8, 0.9]
+    beta = [0.4, 0.3, 0.2, 0.5, 0.3, 0.4, 0.2, 0.3]
+    for i, (a, b) in enumerate(zip(alpha, beta, strict=True)):
+        write_result(results, f"py/s{i}", f"r-a-{i:02d}", agent="alpha", score=a)
+        write_result(results, f"py/s{i}", f"r-b-{i + 20:02d}", agent="beta", score=b)
+    diff = sum(b - a for a, b in zip(alpha, beta, strict=True)) / 8  # beta - alpha
+    beta_row = _entrants()[1]
+    assert beta_row["agent"] == "beta"
+    assert f"diff {diff:+.3f}" in beta_row["vs_above_detail"] and diff < 0
+    assert f"beta 1.0 + none vs alpha 1.0 + none: 8 shared, diff {diff:+.3f}" in _run("report")
+
+
+def test_an_entrant_with_one_run_is_shown_apart_not_first(results: Path) -> None:
+    """Issue 50: one success on one scenario (mean 1.0) beside entrants with 8 scenarios
+    is not ranked first: it is listed after them, unranked."""
+    for i in range(8):
+        write_result(results, f"py/s{i}", f"r-a-{i:02d}", agent="alpha", score=0.8)
+        write_result(results, f"py/s{i}", f"r-b-{i + 20:02d}", agent="beta", score=0.6)
+    write_result(results, "py/s0", "r-l-40", agent="lucky", score=1.0)
+    data = _entrants()
+    assert [e["agent"] for e in data] == ["alpha", "beta", "lucky"]
+    assert data[2]["rank"] == 0 and data[2]["vs_above"] == "too few runs"
+    table = _run("report")
+    first_row = next(line for line in table.splitlines() if "alpha" in line or "lucky" in line)
+    assert "alpha" in first_row

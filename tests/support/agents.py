@@ -207,7 +207,8 @@ class RetryingAgent:
 
 class PatchAgent:
     """Applies the patch named by ``HARNESS_TEST_PATCH`` (a host path) to the workspace:
-    a stand-in for an agent whose answer a test chooses (right, wrong)."""
+    a stand-in for an agent whose answer a test chooses (right, wrong); with
+    ``HARNESS_TEST_PATCH_COMMIT`` set it commits the answer too."""
 
     name = "patcher"
 
@@ -221,7 +222,8 @@ class PatchAgent:
         import os
 
         ctx.sandbox.copy_in(Path(os.environ["HARNESS_TEST_PATCH"]), "answer.patch")
-        res = ctx.sandbox.exec(
-            ["sh", "-c", "git apply answer.patch && rm answer.patch"], timeout=60
-        )
+        script = "git apply answer.patch && rm answer.patch"
+        if os.environ.get("HARNESS_TEST_PATCH_COMMIT"):  # an agent that commits (aider)
+            script += " && git add -A && git -c user.name=a -c user.email=a@a commit -qm answer"
+        res = ctx.sandbox.exec(["sh", "-c", script], timeout=60)
         return AgentResult(exit="completed" if res.ok else "crashed", detail=res.stderr[-300:])

@@ -30,11 +30,22 @@ def test_a_declared_src_package_is_a_src_layout(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("case", ["no-packaging-mention", "src-is-a-package", "no-package"])
+def test_a_src_package_that_no_packaging_file_names_is_a_src_layout(tmp_path: Path) -> None:
+    """Issue 50: flit finds src/<package> by itself; tomli's pyproject.toml never names
+    src, and its package did not import (the miner called the fix a failure)."""
+    tree = src_project(tmp_path)
+    (tree / "pyproject.toml").write_text(
+        '[build-system]\nbuild-backend = "flit_core.buildapi"\n[project]\nname = "calc"\n'
+    )
+    assert src_layout(tree)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("case", ["no-packaging-file", "src-is-a-package", "no-package"])
 def test_other_trees_keep_only_their_root_on_the_path(tmp_path: Path, case: str) -> None:
     tree = src_project(tmp_path)
-    if case == "no-packaging-mention":
-        (tree / "pyproject.toml").write_text("[project]\nname = 'calc'\n")
+    if case == "no-packaging-file":
+        (tree / "pyproject.toml").unlink()
     elif case == "src-is-a-package":
         (tree / "src" / "__init__.py").write_text("")
     else:

@@ -38,6 +38,7 @@ class Draft:
     code: list[str]
     targets: list[str]
     provenance: dict[str, Any] = field(default_factory=dict)
+    go_module: str | None = None  # a Go tree without go.mod: setup writes one of this path
 
     @property
     def family(self) -> str:
@@ -64,6 +65,11 @@ def solution_diff(repo: Path, parent: str, sha: str, paths: list[str]) -> bytes:
 def scenario_data(d: Draft) -> dict[str, Any]:
     go = d.runner == "go"
     packages = {p.rsplit("/", 1)[0] if "/" in p else "." for p in d.code}
+    setup = None
+    if d.go_module:
+        # GOPATH-era code (no go.mod): a module of its import path, in the baseline, at
+        # go 1.19 (the images' Go; no dependency can be required offline anyway)
+        setup = {"exec": [f"printf 'module {d.go_module}\\n\\ngo 1.19\\n' > go.mod"]}
     return {
         "name": d.name,
         "version": "0.1.0",
@@ -78,6 +84,7 @@ def scenario_data(d: Draft) -> dict[str, Any]:
             "single-package": len(packages) == 1,
             "sees-failing-tests": False,
         },
+        "setup": setup,
         "environment": {
             "image": "go" if go else "python",
             "agent-timeout": "20m",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from harness.authoring.leaks import find_leaks, watch_list
 from harness.authoring.mine.draft import Draft, draft_name, solution_diff, write_draft
 from harness.authoring.mine.funnel import Entry, Funnel
 from harness.authoring.mine.prove import RUNS, Proof, Prover
@@ -31,9 +32,26 @@ class MineOptions:
     commits: tuple[str, ...] = ()  # only these commits (else the first-parent walk)
 
 
-def runner_of(repo: Path, sha: str) -> Runner:
-    found = git(["cat-file", "-e", f"{sha}:go.mod"], repo, check=False)
-    return "go" if found.returncode == 0 else "pytest"
+def has_go_mod(repo: Path, sha: str) -> bool:
+    return git(["cat-file", "-e", f"{sha}:go.mod"], repo, check=False).returncode == 0
+
+
+def runner_of(repo: Path, sha: str, tests: list[str] | None = None) -> Runner:
+    """Go when the tree has a go.mod, or (a Go repository from before modules: pflag
+    until 2019) when the changed test files are Go tests and none is Python."""
+    if has_go_mod(repo, sha):
+        return "go"
+    tests = tests or []
+    go = any(t.endswith("_test.go") for t in tests)
+    return "go" if go and not any(t.endswith(".py") for t in tests) else "pytest"
+
+
+def module_path(repo_name: str) -> str:
+    """The module path a Go repository without go.mod is given (its import path)."""
+    name = repo_name.rstrip("/").removesuffix(".git").removesuffix(".bundle")
+    if re.match(r"^[a-z0-9.-]+\.[a-z]+/", name):
+        return name
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name.rsplit("/", 1)[-1]) or "repo"
 
 
 def final_targets(
@@ -141,10 +159,18 @@ def one(
     if problem:
         return Entry(*head, "shape", problem)
     assert commit.parent is not None  # shape_problem refuses root commits
-    runner = runner_of(repo, commit.parent)
+    runner = runner_of(repo, commit.parent, parts.tests)
     targets = targets_for(runner, parts.tests)
     if not targets:
-        return Entry(*head, "shape", "no runnable test target among the changed test files")
+        return Entry(
+            *head,
+            "shape",
+            f"no runnable {runner} test target among the changed test files "
+            f"({', '.join(parts.tests[:4])})",
+        )
+    synthesized = None
+    if runner == "go" and not has_go_mod(repo, commit.parent):
+        synthesized = module_path(repo_name)  # GOPATH-era code: a module of its import path
     draft = Draft(
         name=draft_name(repo_name, commit.sha),
         runner=runner,
@@ -156,6 +182,7 @@ def one(
         tests=parts.tests,
         code=parts.code,
         targets=targets,
+        go_module=synthesized,
     )
     solution = solution_diff(repo, commit.parent, commit.sha, parts.code + parts.other)
     probe_root = tmp / "probe" / commit.sha[:12]
@@ -182,5 +209,9 @@ def one(
         "pass_to_pass": [f"{t} :: {n}" for t, n in proof.p2p],
         "flaky_dropped": [f"{t} :: {n}" for t, n in proof.flaky],
     }
+    text = solution.decode(errors="replace")
+    draft.provenance["do_not_tell"] = watch_list(text)  # what the task text must not spell out
+    said = find_leaks(f"{commit.subject}\n{commit.sha}", text)  # the subject the draft quotes
+    draft.provenance["leaks"] = [f.line() for f in said]
     folder = write_draft(options.out, draft, solution)
     return Entry(*head, "drafted", folder.relative_to(options.out).as_posix(), *counts)
