@@ -14,8 +14,11 @@ multiplied by ``--speedup`` so that the run takes well under two minutes.
    the hosts computed, and how many the warm prompt cache saved.
 
 With ``--engine`` part 1 runs against a real engine instead of the test host:
-llama.cpp's server (``llama-cpp-python[server]``, the engine extra) on a tiny
-random-weight model written by ``tests/support/llamacpp.py``.
+llama.cpp's server in the ``engine`` image on the built-in model (SmolLM2-135M, Q4_1), as
+harness's built-in fleet runs it (``tests/support/engine.py``), and the anchor is the
+engine itself: the gateway's figures over calling the engine directly, interleaved call by
+call, as ratios (non-stream latency, stream TTFB, throughput at concurrency 32), with the
+machine's load average before and after.
 
     python benchmarks/bench_gateway.py [--speedup 20] [--json out.json] [--engine]
 """
@@ -26,6 +29,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import socket
 import statistics
@@ -45,7 +49,6 @@ sys.path.insert(0, str(ROOT))
 from harness.fleet.bench import run_bench, save_bench  # noqa: E402
 from harness.fleet.config import parse_fleet  # noqa: E402
 from harness.fleet.telemetry import read_jsonl  # noqa: E402
-from tests.support.llamacpp import stop  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from gateway_overhead import overhead, report_overhead  # noqa: E402
@@ -71,6 +74,16 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"{url} did not come up")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL after 10 s; waited for either way."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @contextlib.contextmanager
@@ -157,16 +170,14 @@ def pct(values: list[float], q: float) -> float:
 
 
 @contextlib.contextmanager
-def engine_host(prefill: float, decode: float, **extra: object) -> Iterator[str]:
-    """llama.cpp's server on a tiny random-weight model (``--engine``): a real engine in
-    place of the test host (its speed is its own; the arguments are ignored)."""
-    from tests.support.llamacpp import llama_server, write_tiny_model
+def engine_host(prefill: float, decode: float, parallel: int = 4, **extra: object) -> Iterator[str]:
+    """llama.cpp's server in the engine image on the built-in model (``--engine``): a real
+    engine in place of the test host (its speed is its own; the speeds are ignored). One
+    slot per client up to 32, 512 tokens of context each (the calls are short)."""
+    from tests.support.engine import engine
 
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        llama_server(write_tiny_model(Path(tmp) / "tiny.gguf")) as url,
-    ):
-        yield url
+    with engine(parallel=min(parallel, 32), context=512) as host:
+        yield host.url
 
 
 @contextlib.contextmanager
@@ -323,7 +334,7 @@ def report(res: dict) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--speedup", type=float, default=20.0, help="multiply all host speeds")
-    p.add_argument("--overhead-calls", type=int, default=200)
+    p.add_argument("--overhead-calls", type=int, help="calls per path (200; 60 with --engine)")
     p.add_argument("--concurrency", type=int, default=32, help="clients in the throughput part")
     p.add_argument("--jobs", type=int, default=60)
     p.add_argument("--conversations", type=int, default=6)
@@ -333,32 +344,39 @@ def main() -> None:
     p.add_argument(
         "--engine",
         action="store_true",
-        help="part 1 against llama.cpp's server on a tiny model (the engine extra)",
+        help="part 1 against llama.cpp's server on the built-in model, anchored on it",
     )
     a = p.parse_args()
     t_start = time.monotonic()
+    load_before = os.getloadavg()
     speeds = {k: v * a.speedup for k, v in BASE_SPEEDS.items()}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         res: dict = {"speeds": speeds}
         if a.engine:
-            from tests.support.llamacpp import ALIAS
+            from tests.support.engine import ALIAS
 
             host_fn, model = engine_host, ALIAS
         else:
             host_fn, model = test_host, MODEL
         res["overhead"] = overhead(
             workdir,
-            a.overhead_calls,
+            a.overhead_calls or (60 if a.engine else 200),
             test_host=host_fn,
             gateway=gateway,
             minimal_proxy=minimal_proxy,
             fleet_dict=lambda urls, wd, **kw: fleet_dict(urls, wd, model, **kw),
             model=model,
             concurrency=a.concurrency,
+            # a real engine is ~100x slower than the look-alike: fewer calls a round
+            calls=a.concurrency * 4 if a.engine else 400,
+            rounds=6 if a.engine else 10,
         )
         if a.overhead_only or a.engine:
-            print("\n".join(report_overhead(res)))
+            res["load_average"] = load_before + os.getloadavg()
+            print("\n".join(report_overhead(res, anchor="direct" if a.engine else "minimal")))
+            if a.json:
+                a.json.write_text(json.dumps(res, indent=2))
             return
         with contextlib.ExitStack() as stack:
             urls = {

@@ -66,6 +66,7 @@ WHOLE_MODULES = frozenset(
         "tests/apps/test_apptrust_browser.py",
         "tests/fleet/test_fleet_budget.py",
         "tests/fleet/test_fleet_shared.py",
+        "tests/gateway/test_llama_engine.py",
         "tests/images/test_docker_images.py",
         "tests/job/test_job_ray.py",
         "tests/sandbox/test_docker_network.py",

@@ -122,6 +122,13 @@ ReplayOpt = Annotated[
 RecordOpt = Annotated[
     bool, typer.Option("--record", help="keep the gateway's request/response recording")
 ]
+AllowFailingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-failing-pairs",
+        help="run an agent x model pair `harness fleet check` found to fail",
+    ),
+]
 SeedOpt = Annotated[
     str | None,
     typer.Option("--seed", help="16 hex digits: replay a trial's seed; default: a fresh one"),
@@ -199,6 +206,7 @@ def _options(
     replay: Path | None,
     record: bool,
     budget: Budget | None = None,
+    allow_failing_pairs: bool = False,
 ) -> RunOptions:
     """The options of one trial, from the flags ``run-agent`` and ``exec`` share."""
     return RunOptions(
@@ -209,6 +217,7 @@ def _options(
         replay=replay.resolve() if replay else None,
         record=record,
         budget=budget,
+        allow_failing_pairs=allow_failing_pairs,
     )
 
 
@@ -382,10 +391,11 @@ def exec_cmd(
     budget_tokens: BudgetTokensOpt = None,
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
+    allow_failing_pairs: AllowFailingOpt = False,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
-    opts = _options(agent, model, seed, sandbox, replay, record, budget)
+    opts = _options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs)
     loaded, settings, registry = _load_runnable(scenario), _settings(), _registry()
     announce_phases()  # after the input is checked: nothing is said before a refusal
     _finish(execute(loaded, settings, registry, opts))

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.errors import HarnessError, InfraError
+from harness.errors import HarnessError, InfraError, UserError
 from harness.fleet.config import FleetConfig, default_fleet_path, load_fleet
 
 fleet_app = typer.Typer(
@@ -49,6 +49,24 @@ def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return inner
 
 
+def _load(fleet: Path | None) -> FleetConfig:
+    """The fleet file's hosts, any ``kind: engine`` started; with no fleet file at all, the
+    built-in engine host (llama.cpp's server on the built-in model), started here."""
+    from harness.fleet.builtin import BUILTIN, engine_fleet_file, materialize
+    from harness.fleet.engine_model import SMOLLM2
+
+    path = fleet or default_fleet_path()
+    if fleet is None and not path.is_file():
+        Console(stderr=True).print(
+            f"no fleet file ({path}): starting the built-in engine host ({SMOLLM2.name})",
+            highlight=False,
+        )
+        return load_fleet(engine_fleet_file(SMOLLM2.name, BUILTIN))
+    if not path.is_file():
+        return load_fleet(path)  # the one-line error naming the file
+    return load_fleet(materialize(path))
+
+
 @fleet_app.command("status")
 @_friendly
 def status(
@@ -59,7 +77,7 @@ def status(
     """Probe every host: reachable, model loaded, quantization, format, arch, context, slots."""
     from harness.fleet.probe import fingerprint, probe_fleet, served
 
-    cfg = load_fleet(fleet)
+    cfg = _load(fleet)
     statuses = probe_fleet(cfg, timeout)
     fp = fingerprint(cfg, statuses)
     if as_json:
@@ -88,7 +106,7 @@ def status(
                 row = [
                     name,
                     "yes" if st.reachable else "[red]NO[/red]",
-                    st.api or "-",
+                    " ".join(x for x in (st.api, st.engine) if x) or "-",
                     ident or "-",
                 ]
                 if info:
@@ -132,7 +150,7 @@ def bench(
     """Measure each host's prefill and decode tokens/second with a fixed prompt; store them."""
     from harness.fleet.bench import run_bench, save_bench
 
-    cfg = load_fleet(fleet)
+    cfg = _load(fleet)
     data = run_bench(cfg, max_tokens=max_tokens, runs=runs)
     path = save_bench(out or cfg.bench_path(), data)
     table = Table(title="fleet bench")
@@ -174,6 +192,49 @@ def bench(
         raise InfraError("no host could be measured", file=cfg.source)
 
 
+@fleet_app.command("check")
+@_friendly
+def check(
+    fleet: Path | None = FLEET_OPT,
+    agents: str | None = typer.Option(
+        None, "--agents", help="comma-separated agents (default: every agent it knows)"
+    ),
+    model: list[str] | None = typer.Option(
+        None, "--model", help="check only this fleet model (repeatable)"
+    ),
+) -> None:
+    """Probe each model with each agent's protocol: works / degraded / fails, with why."""
+    from harness.config.settings import Settings
+    from harness.gateway.check import AGENT_NEEDS, CHECK_FILE, check_fleet, save_check
+
+    names = [a.strip() for a in agents.split(",") if a.strip()] if agents else list(AGENT_NEEDS)
+    cfg = _load(fleet)
+    unknown = [m for m in model or [] if m not in cfg.models]
+    if unknown:
+        raise UserError(
+            f"the fleet has no model {', '.join(unknown)}",
+            file=cfg.source,
+            field="--model",
+            fix=f"use one of: {', '.join(cfg.models) or 'none (add models: to the fleet)'}",
+        )
+    result = check_fleet(cfg, names, model or None)
+    table = Table(title="fleet check: agent x model")
+    for col in ("agent", "model", "verdict", "why"):
+        table.add_column(col)
+    colour = {"works": "green", "degraded": "yellow", "fails": "red"}
+    for pair in result["pairs"]:
+        level = pair["level"]
+        table.add_row(
+            pair["agent"],
+            pair["model"],
+            f"[{colour[level]}]{level}[/{colour[level]}]",
+            "; ".join(pair["reasons"]) or "-",
+        )
+    Console().print(table)
+    project = fleet.parent if fleet else Settings.from_env().fleet_file.parent
+    typer.echo(f"stored in {save_check(project / CHECK_FILE, result)}")
+
+
 @gateway_app.command("serve")
 @_friendly
 def serve_cmd(
@@ -208,6 +269,10 @@ def serve_cmd(
     fleet_cfg: FleetConfig | Path = path
     if replay and fleet is None and not path.is_file():
         fleet_cfg = FleetConfig()  # replaying needs no fleet
+    elif not replay and path.is_file() and not all(h.started for h in load_fleet(path).hosts):
+        from harness.fleet.builtin import materialize  # its `kind: engine` hosts, started
+
+        fleet_cfg = materialize(path)
     config = build_config(
         fleet_cfg,
         telemetry=telemetry,

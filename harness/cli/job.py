@@ -6,6 +6,7 @@ The lead wires it into the main app: ``app.command("run")(run_command)`` and
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated
@@ -101,6 +102,24 @@ def _config(
         budget=budget,
         replay=str(_cassette(replay)) if replay else None,
     )
+
+
+def _failing_pairs(config: JobConfig, settings: Settings, allow: bool) -> None:
+    """Refuse the job up front when a pair of it is known to fail (``harness fleet check``);
+    with ``--allow-failing-pairs`` its trial workers are told to run such pairs."""
+    from harness.config.entrants import NO_MODEL, Registry
+    from harness.trial.entrant import ALLOW_FAILING_ENV, refuse_failing_pair
+
+    if allow:
+        os.environ.update({ALLOW_FAILING_ENV: "1"})  # for the job's trial workers (a write)
+        return
+    if config.replay:
+        return
+    registry = Registry.load(settings.project_root)
+    for agent in config.agents:
+        for model in config.models or registry.agent(agent).supports_llms[:1]:
+            if model != NO_MODEL:
+                refuse_failing_pair(settings, agent, model, allow)
 
 
 def _cassette(path: Path) -> Path:
@@ -313,6 +332,13 @@ def run_command(
             "(with --models replay)",
         ),
     ] = None,
+    allow_failing_pairs: Annotated[
+        bool,
+        typer.Option(
+            "--allow-failing-pairs",
+            help="run agent x model pairs `harness fleet check` found to fail",
+        ),
+    ] = False,
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
@@ -343,6 +369,7 @@ def run_command(
             budget_flags(budget_tokens, budget_cost_usd, budget_calls),
             replay,
         )
+        _failing_pairs(config, settings, allow_failing_pairs)
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
         where = make_executor(executor, settings, address=address, router_host=router_host)
         outcome = run_job(

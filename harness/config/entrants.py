@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +12,13 @@ from harness.errors import UserError
 from harness.util.strict_yaml import format_validation_error, kebab, load_yaml_file
 
 NO_MODEL = "none"
+GGUF_PREFIX = "gguf:"  # --model gguf:PATH: a user's own GGUF, served by harness's engine
+
+
+def gguf_model_name(spec: str) -> str:
+    """The entrant name of ``gguf:PATH``: ``gguf-<file stem>`` (safe in paths and keys)."""
+    stem = spec.removeprefix(GGUF_PREFIX).rstrip("/").rsplit("/", 1)[-1].removesuffix(".gguf")
+    return "gguf-" + (re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-") or "model")
 
 
 class _Model(BaseModel):
@@ -40,6 +48,9 @@ class LLMEntry(_Model):
     agent_ids: dict[str, str] = Field(default_factory=dict)
     cost: Cost = Field(default_factory=Cost)
     local: bool = False
+    # served by an engine harness starts (harness.fleet.builtin): "builtin" (the built-in
+    # model) or the path of a GGUF file; None: served by the fleet file's hosts
+    engine: str | None = None
 
     def id_for(self, agent: str) -> str:
         """The model identifier this agent should ask for."""
@@ -145,8 +156,18 @@ class Registry:
         return self.llms[name]
 
     def resolve(self, agent_name: str, model_name: str | None) -> tuple[AgentEntry, LLMEntry]:
-        """The agent and model for a run; the model defaults to the agent's first."""
+        """The agent and model for a run; the model defaults to the agent's first.
+        ``gguf:PATH`` is a user's own model file, for any agent that uses a model."""
         agent = self.agent(agent_name)
+        if model_name is not None and model_name.startswith(GGUF_PREFIX):
+            if not [m for m in agent.supports_llms if m != NO_MODEL]:
+                raise UserError(
+                    f"agent '{agent.name}' uses no model",
+                    field="--model",
+                    fix="pick an agent that talks to a model, or drop --model",
+                )
+            name = gguf_model_name(model_name)
+            return agent, LLMEntry(name=name, model=name, local=True, engine=model_name)
         if model_name is None:
             if not agent.supports_llms:
                 raise UserError(

@@ -48,7 +48,21 @@ def bench_request(model: str, max_tokens: int, repeats: int = 24) -> dict[str, A
 async def bench_host(
     host: Host, model: str, client: httpx.AsyncClient, max_tokens: int = 64, repeats: int = 24
 ) -> dict[str, Any]:
-    """One measured call on one host (raises httpx errors for the caller to report)."""
+    """One measured call on one host (raises httpx errors for the caller to report). A
+    pooled connection the host had closed unannounced (llama.cpp's server, after a stream)
+    is the client's artefact: the call is made again, timed anew."""
+    for attempt in range(3):
+        try:
+            return await _bench_call(host, model, client, max_tokens, repeats)
+        except httpx.RemoteProtocolError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def _bench_call(
+    host: Host, model: str, client: httpx.AsyncClient, max_tokens: int, repeats: int
+) -> dict[str, Any]:
     t0 = time.monotonic()
     ttft = None
     usage = None

@@ -32,10 +32,15 @@ class Price(_Strict):
 
 
 class Host(_Strict):
-    """One model server: LM Studio or any OpenAI-compatible endpoint."""
+    """One model server: LM Studio or any OpenAI-compatible endpoint, or (``kind: engine``)
+    llama.cpp's server that harness starts itself on a GGUF file (``model``)."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
-    base_url: str
+    base_url: str = ""  # required, except for an engine harness has not started yet
+    kind: Literal["openai", "engine"] = "openai"
+    model: str | None = None  # kind engine: "builtin" or the path of a .gguf file
+    sha256: str | None = None  # kind engine: the GGUF's (harness fills it in when it starts)
+    quantization: str | None = None  # kind engine: from the GGUF's header (likewise)
     api_key_env: str | None = None
     watts: float | None = Field(default=None, ge=0)
     max_parallel: int | None = Field(default=None, ge=1)
@@ -44,10 +49,25 @@ class Host(_Strict):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str) -> str:
+        if value == "":
+            return value
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         value = value.rstrip("/")
         return value[: -len("/v1")] if value.endswith("/v1") else value
+
+    @model_validator(mode="after")
+    def _kind(self) -> Host:
+        if self.kind == "engine" and not self.model:
+            raise ValueError("an engine host needs `model: builtin` or the path of a .gguf file")
+        if self.kind == "openai" and not self.base_url:
+            raise ValueError("base_url is required (or `kind: engine` with `model:`)")
+        return self
+
+    @property
+    def started(self) -> bool:
+        """False for an engine host harness still has to start (no address yet)."""
+        return bool(self.base_url)
 
     def api_key(self) -> str | None:
         return read_env(self.api_key_env) if self.api_key_env else None

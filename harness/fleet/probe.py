@@ -1,10 +1,12 @@
 """Ask each host what it serves, with LM Studio's own model APIs.
 
 ``/api/v1/models`` (LM Studio 0.4+), then ``/api/v0/models`` (0.3.6+), then the plain
-OpenAI ``/v1/models`` that any compatible server has. The result per host: reachable,
-models loaded, quantization, format, architecture, context length, parallel slots. The
-fleet fingerprint groups hosts by upstream identifier and flags identifiers served with
-different artefacts (quantization, format or context): "the same model" that is not.
+OpenAI ``/v1/models`` that any compatible server has. llama.cpp's server answers the last
+with each model's quantisation and context (``meta``), and its ``/props`` with its build.
+The result per host: reachable, models loaded, quantization, format, architecture,
+context length, parallel slots. The fleet fingerprint groups hosts by upstream identifier
+and flags identifiers served with different artefacts (quantization, format or context):
+"the same model" that is not.
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ class HostStatus:
     name: str
     base_url: str
     reachable: bool = False
-    api: str | None = None  # "lmstudio-v1", "lmstudio-v0", "openai"
+    api: str | None = None  # "lmstudio-v1", "lmstudio-v0", "llama.cpp", "openai"
     error: str | None = None
+    engine: str | None = None  # the engine's build, where it says (llama.cpp's /props)
     models: dict[str, ModelInfo] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,6 +60,7 @@ class HostStatus:
             "base_url": self.base_url,
             "reachable": self.reachable,
             "api": self.api,
+            "engine": self.engine,
             "error": self.error,
             "models": {k: asdict(v) for k, v in self.models.items()},
         }
@@ -121,7 +125,33 @@ def parse_v0(data: dict[str, Any]) -> dict[str, ModelInfo]:
 
 
 def parse_openai(data: dict[str, Any]) -> dict[str, ModelInfo]:
-    return {m["id"]: ModelInfo(m["id"], loaded=True) for m in data.get("data") or []}
+    out: dict[str, ModelInfo] = {}
+    for m in data.get("data") or []:
+        meta = m.get("meta") if isinstance(m.get("meta"), dict) else {}
+        llama = m.get("owned_by") == "llamacpp"  # llama.cpp's server: the GGUF's own figures
+        out[m["id"]] = ModelInfo(
+            m["id"],
+            loaded=True,
+            quantization=meta.get("ftype") if llama else None,
+            format="gguf" if llama else None,
+            context_length=_int(meta.get("n_ctx")) if llama else None,
+            max_context_length=_int(meta.get("n_ctx_train")) if llama else None,
+        )
+    return out
+
+
+async def probe_llamacpp(host: Host, client: httpx.AsyncClient, status: HostStatus) -> None:
+    """llama.cpp's ``/props``: its build, and its slots (the parallel calls it serves)."""
+    try:
+        r = await client.get(host.base_url + "/props", headers=host.headers())
+        props = r.json() if r.status_code == 200 else {}
+    except (httpx.HTTPError, ValueError):
+        return
+    if not isinstance(props, dict) or "build_info" not in props:
+        return
+    status.api, status.engine = "llama.cpp", str(props["build_info"])
+    for info in status.models.values():
+        info.parallel = _int(props.get("total_slots"))
 
 
 PROBES = (
@@ -150,6 +180,8 @@ async def probe_host(host: Host, client: httpx.AsyncClient) -> HostStatus:
             errors.append(f"{path}: unreadable ({exc})")
             continue
         status.api, status.models = api, models
+        if api == "openai" and any(m.format == "gguf" for m in models.values()):
+            await probe_llamacpp(host, client, status)
         return status
     status.error = "; ".join(errors)
     return status
@@ -176,7 +208,9 @@ def served(cfg: FleetConfig) -> dict[str, dict[str, str]]:
 
 
 def fingerprint(cfg: FleetConfig, statuses: dict[str, HostStatus]) -> dict[str, Any]:
-    """A JSON-able record of what each host serves, with warnings; stored in run.json."""
+    """A JSON-able record of what each host serves, with warnings; stored in run.json.
+    Engine hosts harness started add the GGUF's sha256 and the engine's build."""
+    configured = {h.name: h for h in cfg.hosts}
     identifiers: dict[str, Any] = {}
     warnings: list[str] = []
     for ident, hosts in sorted(served(cfg).items()):
@@ -201,6 +235,11 @@ def fingerprint(cfg: FleetConfig, statuses: dict[str, HostStatus]) -> dict[str, 
                     "parallel": info.parallel,
                     **info.artefact(),
                 }
+                conf = configured.get(host)
+                if st.engine:
+                    per_host[host]["engine"] = st.engine
+                if conf is not None and conf.sha256:
+                    per_host[host]["sha256"] = conf.sha256
         arts = {
             h: tuple(v.get(k) for k in ARTEFACT_KEYS)
             for h, v in per_host.items()
@@ -235,7 +274,7 @@ def fingerprint(cfg: FleetConfig, statuses: dict[str, HostStatus]) -> dict[str, 
     body = {
         "identifiers": identifiers,
         "hosts": {
-            n: {"base_url": s.base_url, "reachable": s.reachable, "api": s.api}
+            n: {"base_url": s.base_url, "reachable": s.reachable, "api": s.api, "engine": s.engine}
             for n, s in sorted(statuses.items())
         },
     }

@@ -164,6 +164,8 @@ class Accounting:
         )
         if estimated:
             line["usage_estimated"] = True
+        if att.timings:  # the engine's own clock: prefill/decode times, prompt cache reuse
+            line["engine_timings"] = att.timings
         self.write(line)
 
     # ---- replayed and refused calls -------------------------------------------------------

@@ -96,6 +96,7 @@ class Attempt:
     ttft_reported: bool = False  # ttft_s is the host's own figure (a non-streamed reply)
     first_chunk_s: float | None = None
     usage: dict[str, Any] | None = None
+    timings: dict[str, float] | None = None  # the engine's own (llama.cpp), as it sent them
     status: int | str | None = None
     error: str | None = None
     incomplete: bool = False

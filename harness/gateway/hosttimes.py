@@ -13,6 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
+# llama.cpp's per-call ``timings`` fields kept in the gateway's telemetry line
+ENGINE_TIMINGS = (
+    "prompt_ms",
+    "predicted_ms",
+    "predicted_per_second",
+    "prompt_per_second",
+    "cache_n",
+)
+
 
 def reported_ttft_s(body: dict[str, Any]) -> float | None:
     """Seconds to the first token that the host reports in a reply body, or None."""
@@ -27,3 +36,17 @@ def reported_ttft_s(body: dict[str, Any]) -> float | None:
         if isinstance(s, int | float) and not isinstance(s, bool) and s >= 0:
             return float(s)
     return None
+
+
+def engine_timings(body: dict[str, Any]) -> dict[str, float] | None:
+    """The engine's own ``timings`` of a reply or a stream's last chunk (llama.cpp's
+    server), reduced to the fields telemetry keeps; None when the body has none."""
+    timings = body.get("timings")
+    if not isinstance(timings, dict):
+        return None
+    kept = {
+        k: float(v)
+        for k in ENGINE_TIMINGS
+        if isinstance(v := timings.get(k), int | float) and not isinstance(v, bool)
+    }
+    return kept or None

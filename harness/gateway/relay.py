@@ -20,6 +20,7 @@ from starlette.responses import StreamingResponse
 from harness.fleet import wire
 from harness.gateway.accounting import STREAM_BROKEN, Accounting
 from harness.gateway.calls import Attempt, Call, Opened, snippet
+from harness.gateway.hosttimes import engine_timings
 from harness.gateway.messages import from_usage
 
 
@@ -46,6 +47,8 @@ def take_chunk(att: Attempt, acc: wire.ChunkAccumulator, data: str) -> dict[str,
     acc.add(chunk)
     if chunk.get("usage"):
         att.usage = chunk["usage"]
+    if "timings" in chunk:
+        att.timings = engine_timings(chunk) or att.timings
     return dict(chunk)
 
 

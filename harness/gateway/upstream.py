@@ -40,7 +40,7 @@ from harness.gateway.calls import (
     retry_after_seconds,
     snippet,
 )
-from harness.gateway.hosttimes import reported_ttft_s
+from harness.gateway.hosttimes import engine_timings, reported_ttft_s
 from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
 from harness.gateway.relay import (
     ChatFraming,
@@ -248,6 +248,23 @@ class FleetUpstream:
         att.call.errors.append(f"{att.host}: {status} {error}".strip())
         self.accounting.finish(att, failed=True, retry_after=retry_after)
 
+    async def _post(
+        self, url: str, body: dict[str, Any], headers: dict[str, str]
+    ) -> httpx.Response:
+        """Send, streamed. A pooled connection the host had closed (llama.cpp's server ends
+        some after a streamed reply, unannounced) ends in "disconnected without sending a
+        response": not the host failing, so the request goes again, on another connection,
+        up to three times before it counts."""
+        assert self.client is not None
+        for attempt in range(3):
+            req = self.client.build_request("POST", url, json=body, headers=headers)
+            try:
+                return await self.client.send(req, stream=True)
+            except httpx.RemoteProtocolError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     async def _send(self, att: Attempt, host: Host, mode: str) -> Opened:
         call = att.call
         body = {**call.body, "model": att.upstream}
@@ -263,11 +280,8 @@ class FleetUpstream:
             headers = {**headers, "anthropic-version": ANTHROPIC_VERSION}
             if host.api_key():
                 headers["x-api-key"] = host.api_key() or ""
-        req = self.client.build_request(
-            "POST", host.base_url + call.endpoint, json=body, headers=headers
-        )
         try:
-            resp = await self.client.send(req, stream=True)
+            resp = await self._post(host.base_url + call.endpoint, body, headers)
         except httpx.HTTPError as exc:
             self._fail(att, "connect_error", f"{type(exc).__name__}: {exc}")
             raise Retryable(f"{host.name}: {type(exc).__name__}") from exc
@@ -292,6 +306,7 @@ class FleetUpstream:
             if mode == "json":
                 opened.json_body = reply_json(call, await resp.aread())
                 att.usage = opened.json_body.get("usage")
+                att.timings = engine_timings(opened.json_body)
                 if call.endpoint in (CHAT, COMPLETIONS):
                     att.ttft_s = reported_ttft_s(opened.json_body)
                     att.ttft_reported = att.ttft_s is not None

@@ -1,10 +1,15 @@
-"""The root image: ``debian:bookworm`` when a registry serves it, else a debootstrapped one.
+"""The root images: ``debian:<suite>`` when a registry serves it, else a debootstrapped one.
 
-Machines without a container registry cannot ``docker pull``. There the root is built
-with ``debootstrap --variant=minbase bookworm`` from the host's own apt mirror (read from
-its apt sources at run time, never written into code) and ``docker import``-ed as
-``harness/bootstrap:bookworm``. The pull is tried once; a failure is remembered in the
+Machines without a container registry cannot ``docker pull``. There a root is built with
+``debootstrap --variant=minbase <suite>`` from the host's own apt mirror (read from its
+apt sources at run time, never written into code) and ``docker import``-ed as
+``harness/bootstrap:<suite>``. The pull is tried once; a failure is remembered in the
 cache folder so later runs go straight to the bootstrap.
+
+Most images descend from ``bookworm`` (the default suite). An image folder whose
+``image.yml`` says ``parent: null`` and ``suite: forky`` roots a second tree on Debian's
+testing suite (the engine image: llama.cpp is packaged there). debootstrap has no script
+for a suite newer than it knows, so such a suite is bootstrapped with the ``sid`` script.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from docker.errors import APIError, DockerException, ImageNotFound
 from harness.config.settings import Settings, cache_dir
 from harness.errors import InfraError
 
-PULL_IMAGE = "debian:bookworm"
+SUITE = "bookworm"  # the default root, and the suite whose mirror the host's apt names
+PULL_IMAGE = f"debian:{SUITE}"
 BOOTSTRAP_REPO = "harness/bootstrap"
-BOOTSTRAP_TAG = "bookworm"
+BOOTSTRAP_TAG = SUITE
 BOOTSTRAP_IMAGE = f"{BOOTSTRAP_REPO}:{BOOTSTRAP_TAG}"
-SUITE = "bookworm"
+SUITES = ("bookworm", "trixie", "forky", "sid")  # the roots an image.yml may name
+SCRIPTS = Path("/usr/share/debootstrap/scripts")
 
 Progress = Callable[[str], None]
 
@@ -40,34 +47,42 @@ def _local_id(client: docker.DockerClient, ref: str) -> str | None:
         return None
 
 
-def find_root(client: docker.DockerClient) -> tuple[str, str] | None:
-    """(reference, id) of a root image already present locally, or None."""
-    for ref in (PULL_IMAGE, BOOTSTRAP_IMAGE):
+def root_refs(suite: str = SUITE) -> tuple[str, str]:
+    """(pulled reference, bootstrapped reference) of the root image of ``suite``."""
+    return f"debian:{suite}", f"{BOOTSTRAP_REPO}:{suite}"
+
+
+def find_root(client: docker.DockerClient, suite: str = SUITE) -> tuple[str, str] | None:
+    """(reference, id) of a root image of ``suite`` already present locally, or None."""
+    for ref in root_refs(suite):
         image_id = _local_id(client, ref)
         if image_id:
             return ref, image_id
     return None
 
 
-def ensure_root(client: docker.DockerClient, progress: Progress | None = None) -> tuple[str, str]:
-    """(reference, id) of the root image, pulling or bootstrapping it when absent."""
+def ensure_root(
+    client: docker.DockerClient, progress: Progress | None = None, suite: str = SUITE
+) -> tuple[str, str]:
+    """(reference, id) of the root image of ``suite``, pulling or bootstrapping it when absent."""
     say = progress or (lambda _msg: None)
-    found = find_root(client)
+    found = find_root(client, suite)
     if found:
         return found
+    pulled, bootstrapped = root_refs(suite)
     marker = cache_dir() / "registry-unreachable"
     route = Settings.from_env().base_route
     if route != "bootstrap" and not marker.exists():
-        say(f"trying to pull {PULL_IMAGE}")
+        say(f"trying to pull {pulled}")
         try:
-            client.images.pull(PULL_IMAGE)
-            image_id = _local_id(client, PULL_IMAGE)
+            client.images.pull(pulled)
+            image_id = _local_id(client, pulled)
             if image_id:
-                return PULL_IMAGE, image_id
+                return pulled, image_id
         except (APIError, DockerException) as exc:
             say(f"pull failed ({str(exc)[:120]}); bootstrapping instead")
             marker.write_text(f"{time.time():.0f} {exc}\n")
-    return BOOTSTRAP_IMAGE, bootstrap(client, say)
+    return bootstrapped, bootstrap(client, say, suite)
 
 
 def host_mirror(paths: list[Path] | None = None) -> str:
@@ -115,11 +130,20 @@ def _one_line_uris(text: str) -> list[str]:
     return out
 
 
-def bootstrap(client: docker.DockerClient, say: Progress) -> str:
-    """debootstrap a minbase bookworm rootfs and import it; returns the image id."""
+def debootstrap_command(suite: str, rootfs: Path, mirror: str) -> list[str]:
+    """The debootstrap call for ``suite``: a suite it has no script for uses ``sid``'s."""
+    cmd = ["debootstrap", "--variant=minbase", suite, str(rootfs), mirror]
+    if not (SCRIPTS / suite).exists():
+        cmd.append(str(SCRIPTS / "sid"))
+    return cmd
+
+
+def bootstrap(client: docker.DockerClient, say: Progress, suite: str = SUITE) -> str:
+    """debootstrap a minbase rootfs of ``suite`` and import it; returns the image id."""
+    repo_tag = f"{BOOTSTRAP_REPO}:{suite}"
     if shutil.which("debootstrap") is None:
         raise InfraError(
-            "debootstrap is not installed and debian:bookworm cannot be pulled",
+            f"debootstrap is not installed and debian:{suite} cannot be pulled",
             fix="apt-get install -y debootstrap",
         )
     if os.geteuid() != 0:
@@ -128,11 +152,11 @@ def bootstrap(client: docker.DockerClient, say: Progress) -> str:
             fix="run `harness images build base` as root once",
         )
     mirror = host_mirror()
-    say(f"debootstrap {SUITE} from the host's apt mirror")
+    say(f"debootstrap {suite} from the host's apt mirror")
     with tempfile.TemporaryDirectory(prefix="harness-rootfs-", dir="/var/tmp") as tmp:
         rootfs = Path(tmp) / "rootfs"
         tarball = Path(tmp) / "rootfs.tar"
-        cmd = ["debootstrap", "--variant=minbase", SUITE, str(rootfs), mirror]
+        cmd = debootstrap_command(suite, rootfs, mirror)
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines() or done.stdout.splitlines()
@@ -143,17 +167,17 @@ def bootstrap(client: docker.DockerClient, say: Progress) -> str:
                 if item.is_file():
                     item.unlink()
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(tarball), "."], check=True)
-        say(f"importing rootfs as {BOOTSTRAP_IMAGE}")
+        say(f"importing rootfs as {repo_tag}")
         try:
             client.api.import_image_from_file(
                 str(tarball),
                 repository=BOOTSTRAP_REPO,
-                tag=BOOTSTRAP_TAG,
+                tag=suite,
                 changes=['CMD ["/bin/bash"]', "LABEL harness=1 harness.image=bootstrap"],
             )
         except (APIError, DockerException) as exc:
             raise InfraError(f"docker import of the rootfs failed: {exc}") from exc
-    image_id = _local_id(client, BOOTSTRAP_IMAGE)
+    image_id = _local_id(client, repo_tag)
     if not image_id:
-        raise InfraError(f"{BOOTSTRAP_IMAGE} missing right after import")
+        raise InfraError(f"{repo_tag} missing right after import")
     return image_id

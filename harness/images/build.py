@@ -71,9 +71,10 @@ class ImageBuilder:
 
     def ensure(self, name: str) -> ImageRef:
         """The image ``name`` at its current tag, building it and its parents if needed."""
-        parent_ref, parent_id = self._ensure_root()
+        images = graph.chain(name, self.root)
+        parent_ref, parent_id = self._ensure_root(images[0].suite)
         ref: ImageRef | None = None
-        for image in graph.chain(name, self.root):
+        for image in images:
             ref = self._ensure_one(image, parent_ref, parent_id)
             parent_ref, parent_id = ref.tag, ref.id
         assert ref is not None
@@ -101,12 +102,13 @@ class ImageBuilder:
 
     def current_tag(self, name: str) -> str | None:
         """The tag ``name`` would have now, without building; None if a parent is missing."""
-        found = bootstrap.find_root(self.client)
+        images = graph.chain(name, self.root)
+        found = bootstrap.find_root(self.client, images[0].suite)
         if not found:
             return None
         parent_id = found[1]
         tag = None
-        for image in graph.chain(name, self.root):
+        for image in images:
             tag = f"{image.repository}:{graph.content_hash(image, parent_id)}"
             image_id = self._local_id(tag)
             if image_id is None and image.name != name:
@@ -114,12 +116,12 @@ class ImageBuilder:
             parent_id = image_id or ""
         return tag
 
-    def _ensure_root(self) -> tuple[str, str]:
-        found = bootstrap.find_root(self.client)
+    def _ensure_root(self, suite: str) -> tuple[str, str]:
+        found = bootstrap.find_root(self.client, suite)
         if found:
             return found
-        with file_lock("root"):
-            return bootstrap.ensure_root(self.client, self.progress)
+        with file_lock("root" if suite == bootstrap.SUITE else f"root-{suite}"):
+            return bootstrap.ensure_root(self.client, self.progress, suite)
 
     def _local_id(self, tag: str) -> str | None:
         try:

@@ -1,7 +1,9 @@
 """The image graph: which image folders exist, who their parent is, and their content hash.
 
 An image is a folder ``images/<name>/`` holding a ``Dockerfile`` (``ARG PARENT`` /
-``FROM ${PARENT}``) and an optional ``image.yml`` declaring ``parent: <name>``. The tag of
+``FROM ${PARENT}``) and an optional ``image.yml`` declaring ``parent: <name>``. An image
+with ``parent: null`` is a root of the graph: it is built on Debian's ``bookworm``, or on
+the suite its ``suite:`` names (``debian:<suite>`` or a debootstrapped one). The tag of
 a built image is ``harness/<name>:<12 hex>``, the hex being sha256 over the folder's files
 and the parent image id, so an edit rebuilds exactly that image and its descendants.
 """
@@ -18,6 +20,7 @@ import yaml
 
 from harness.config.settings import Settings
 from harness.errors import UserError
+from harness.images.bootstrap import SUITE, SUITES
 
 REPOSITORY_PREFIX = "harness/"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -40,6 +43,7 @@ class ImageDef:
     name: str
     path: Path
     parent: str | None
+    suite: str = SUITE  # the Debian suite of the root image under a graph root
 
     @property
     def repository(self) -> str:
@@ -71,6 +75,7 @@ def load(name: str, root: Path) -> ImageDef:
             fix=f"create {folder}/Dockerfile or use one of the known names",
         )
     parent: str | None = "base" if name != "base" else ROOT
+    suite: object = SUITE
     meta = folder / "image.yml"
     if meta.is_file():
         try:
@@ -81,6 +86,7 @@ def load(name: str, root: Path) -> ImageDef:
             raise UserError("expected a mapping", file=meta, fix="write `parent: <name>`")
         if "parent" in data:
             parent = data["parent"]
+        suite = data.get("suite", SUITE)
     if parent is not None and (not isinstance(parent, str) or not NAME_RE.match(parent)):
         raise UserError(
             f"parent must be an image name, got {parent!r}",
@@ -90,7 +96,15 @@ def load(name: str, root: Path) -> ImageDef:
         )
     if parent == name:
         raise UserError("an image cannot be its own parent", file=meta, field="parent")
-    return ImageDef(name=name, path=folder, parent=parent)
+    if suite not in SUITES or (suite != SUITE and parent is not None):
+        raise UserError(
+            f"suite {suite!r} is not a Debian suite harness roots images on, or the image "
+            "is not a root",
+            file=meta,
+            field="suite",
+            fix=f"use one of {', '.join(SUITES)} with `parent: null`, or drop `suite:`",
+        )
+    return ImageDef(name=name, path=folder, parent=parent, suite=str(suite))
 
 
 def chain(name: str, root: Path) -> list[ImageDef]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from harness.config.budget import Budget
-from harness.config.entrants import Registry
+from harness.config.entrants import GGUF_PREFIX, Registry
 from harness.errors import UserError
 
 DEFAULT_SEED = "default"
@@ -83,6 +83,10 @@ def entrant_pairs(config: JobConfig, registry: Registry) -> tuple[list[tuple[str
         if not models:
             skipped.append(f"{agent_name}: lists no models in agents.yml")
         for model in models:
+            if model.startswith(GGUF_PREFIX):  # a user's GGUF: any model-using agent
+                registry.resolve(agent_name, model)  # an agent without a model: UserError
+                pairs.append((agent_name, model))
+                continue
             registry.llm(model, field="--models")  # unknown model: UserError
             if model not in entry.supports_llms:
                 skipped.append(f"{agent_name} + {model}: not in the agent's supports-llms")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config.settings import Settings
+from harness.errors import HarnessError
 from harness.job import resumesig, retry
 from harness.job.executors.base import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
@@ -193,16 +194,43 @@ class JobRunner:
         if not todo:
             self.ledger.save()
             return outcome
+        from harness.fleet.builtin import fleet_key, job_engines
         from harness.fleet.router_service import job_router
 
         # one routing state for the whole job: every trial's gateway leases hosts from it
         fleet_file = self.settings.fleet_file
         fleet = fleet_file if len(todo) > 1 and fleet_file.is_file() else None
         try:
-            with self.executor, job_router(fleet, self.executor.router_host()):
+            with (
+                self.executor,
+                # one engine per model file, shared by the job's trials
+                job_engines(self._engines(todo), fleet) as started,
+                job_router(
+                    started.get(fleet_key(fleet), fleet) if fleet else None,
+                    self.executor.router_host(),
+                ),
+            ):
                 return self._run(todo, outcome)
         finally:
             self.ledger.save()  # the entries written, so the next resume reads one file
+
+    def _engines(self, todo: list[Trial]) -> dict[str, str]:
+        """The models of ``todo`` served by an engine harness starts: name -> its spec."""
+        from harness.config.entrants import GGUF_PREFIX, Registry, gguf_model_name
+
+        if len(todo) < 2:
+            return {}  # a lone trial starts (and stops) its own
+        try:
+            llms = Registry.load(self.settings.project_root).llms
+        except HarnessError:
+            return {}  # the trials report the broken registry themselves
+        out: dict[str, str] = {}
+        for trial in todo:
+            if trial.model.startswith(GGUF_PREFIX):
+                out[gguf_model_name(trial.model)] = trial.model
+            elif trial.model in llms and llms[trial.model].engine:
+                out[trial.model] = str(llms[trial.model].engine)
+        return out
 
     def _run(self, todo: list[Trial], outcome: JobOutcome) -> JobOutcome:
         self._queue = list(reversed(todo))

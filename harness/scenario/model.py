@@ -211,6 +211,7 @@ class Environment(Strict):
     verify_timeout: Duration = 600.0
     go: str | None = None  # "1.24": a pinned Go release (else go.mod's); "system": the image's
     python: str | None = None  # e.g. "3.11": refused where no such interpreter exists
+    cgo: bool = False  # the hidden Go tests are built with cgo (else CGO_ENABLED=0)
 
     @field_validator("go", "python", mode="before")
     @classmethod

@@ -35,6 +35,7 @@ class RunOptions:
     trial_key: str | None = None  # the job's name for this trial (resume matches on it)
     repetition: int = 0
     budget: Budget | None = None  # --budget-* limits over the scenario's
+    allow_failing_pairs: bool = False  # run a pair `harness fleet check` found to fail
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,37 @@ def resolve_entrant(
         )
     if opts.agent == "oracle":
         reference_solution(loaded, "use --agent oracle")
+    if llm.name != NO_MODEL and opts.replay is None:
+        refuse_failing_pair(settings, entry.name, llm.name, opts.allow_failing_pairs)
     fleet_file = model_access(llm, opts, settings)
     if opts.replay is not None and llm.name != NO_MODEL:
         from harness.fleet.cassette import check_model
 
         check_model(opts.replay, llm.id_for(entry.name))  # another model's cassette: exit 2
     return Entrant(agent, entry.name, reported, llm, fleet_file)
+
+
+ALLOW_FAILING_ENV = "HARNESS_ALLOW_FAILING_PAIRS"  # set by `harness run --allow-failing-pairs`
+
+
+def refuse_failing_pair(settings: Settings, agent: str, model: str, allow: bool) -> None:
+    """A pair ``harness fleet check`` found to fail is refused before anything is written,
+    unless told otherwise (``--allow-failing-pairs``)."""
+    from harness.config.settings import read_env
+    from harness.gateway.check import CHECK_FILE, known_failing
+
+    if allow or read_env(ALLOW_FAILING_ENV) == "1":
+        return
+    path = settings.fleet_file.parent / CHECK_FILE
+    found = known_failing(path, agent, model)
+    if found is not None:
+        why = "; ".join(found.reasons)[:300] or "see the check"
+        raise UserError(
+            f"`harness fleet check` found {agent} + {model} fails: {why}",
+            file=path,
+            field=f"{agent} x {model}",
+            fix="pick another pair, or pass --allow-failing-pairs to run it anyway",
+        )
 
 
 def model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | None:
@@ -98,15 +124,22 @@ def model_access(llm: LLMEntry, opts: RunOptions, settings: Settings) -> Path | 
                 fix="give the path of a recorded cassette (JSONL)",
             )
         return None
+    if llm.engine is not None:  # served by an engine harness starts (the built-in fleet)
+        from harness.fleet.builtin import engine_fleet_file
+
+        return engine_fleet_file(llm.name, llm.engine)
     fleet = settings.fleet_file
     if not fleet.is_file():
         raise UserError(
             f"model '{llm.name}' needs the fleet, and there is no fleet file",
             file=fleet,
             field="hosts",
-            fix="copy fleet.yml.example to fleet.yml, or pass --replay CASSETTE",
+            fix="copy fleet.yml.example to fleet.yml, pass --model smollm2-135m (the "
+            "built-in engine) or --replay CASSETTE",
         )
-    return fleet
+    from harness.fleet.builtin import materialize  # starts any `kind: engine` host
+
+    return materialize(fleet)
 
 
 def fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
@@ -122,4 +155,11 @@ def fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-__all__ = ["Entrant", "RunOptions", "fleet_fingerprint", "model_access", "resolve_entrant"]
+__all__ = [
+    "Entrant",
+    "RunOptions",
+    "fleet_fingerprint",
+    "model_access",
+    "refuse_failing_pair",
+    "resolve_entrant",
+]

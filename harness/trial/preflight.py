@@ -22,12 +22,12 @@ from urllib.parse import urlsplit
 from harness.agents import Agent, get_agent
 from harness.agents.common import install_line
 from harness.backends import Backend
-from harness.config.entrants import Registry
+from harness.config.entrants import NO_MODEL, Registry
 from harness.config.settings import Settings, read_env
 from harness.errors import InfraError, UserError
 from harness.scenario.model import LoadedScenario
 from harness.scenario.repo import cached_mirror, remote_source, resolve_source
-from harness.trial.entrant import RunOptions, model_access
+from harness.trial.entrant import RunOptions, model_access, refuse_failing_pair
 
 MIN_FREE_MB = 256  # a trial writes a few MB; less than this fills up mid-trial
 CACHE_RECIPE = (
@@ -60,6 +60,8 @@ def preflight_trial(
     """``preflight`` for one trial, after the checks of its input (a replay model without
     a cassette is the user's mistake, said first)."""
     entry, llm = registry.resolve(opts.agent, opts.model)
+    if llm.name != NO_MODEL and opts.replay is None:  # `harness fleet check` found it fails
+        refuse_failing_pair(settings, entry.name, llm.name, opts.allow_failing_pairs)
     model_access(llm, opts, settings)
     preflight([loaded], [get_agent(opts.agent, entry.adapter)], backend, settings)
 
@@ -76,7 +78,7 @@ def preflight_matrix(
     pairs = sorted(set(pairs))
     for agent, model in pairs:
         opts = RunOptions(agent=agent, model=model, sandbox=backend.name, replay=replay)
-        model_access(registry.llm(model), opts, settings)
+        model_access(registry.resolve(agent, model)[1], opts, settings)  # (gguf:PATH too)
     names = sorted({agent for agent, _ in pairs})
     agents = [get_agent(name, registry.agent(name).adapter) for name in names]
     preflight(scenarios, agents, backend, settings)

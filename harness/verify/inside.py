@@ -27,9 +27,8 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--stage"]:
         staged, argv = Path(argv[1]), argv[2:]
     request_path, tree, out = Path(argv[0]), Path(argv[1]), Path(argv[2])
-    # the Go build cache is a host folder shared with local runs: leave it writable for
-    # the host's (possibly non-root) user rather than root-only
-    os.umask(0)
+    # whatever this process creates is its own: nobody else may write it (no umask(0))
+    os.umask(0o022)
     if staged is not None:
         unstage(staged, request_path.parent)
     out.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,6 @@ import re
 import shlex
 import shutil
 import stat
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -20,6 +19,8 @@ from harness.provision.toolchain import expand
 from harness.util import bounded
 from harness.verify import (
     eqguard,
+    gobuild,
+    godirectives,
     golinkname,
     outputpipe,
     peekguard,
@@ -28,13 +29,14 @@ from harness.verify import (
     skipcharge,
 )
 from harness.verify.canary import Canary, applies, split
-from harness.verify.gocache import read_only_cache
 from harness.verify.gocanary import GoCanary, judge
 from harness.verify.gounrun import unrun, unselected
 from harness.verify.heldnames import reject
 from harness.verify.outcome import TargetResult, TestCase
 from harness.verify.pylayout import src_layout
 from harness.verify.testuser import TestUser, run_reaped, test_home
+from harness.verify.twins import go as gotwins
+from harness.verify.twins import verdict as twins
 
 Kind = Literal["required", "partial"]
 AgentFiles = tuple[Sequence[str], Sequence[str]]  # (changed files, hidden files)
@@ -170,40 +172,36 @@ def run_go(
 ) -> TargetResult:
     cmd = go_command(target, tree)
     run = cmd[cmd.index("-run") + 1] if "-run" in cmd[:-1] else None  # the target's own
+    start = time.monotonic()
+    if why := godirectives.refusal(tree, changed, hidden):
+        return refused_target(target, kind, cmd, why)
     bird = GoCanary.plan(cmd[4], tree) if canary else None  # go test -json -count=1 PATTERN
     run_cmd = bird.command(cmd) if bird else cmd
-    cache = Path(tempfile.gettempdir()) / "harness-go"
     go_env = {
-        "GOCACHE": str(cache / "cache"),
-        "GOPATH": str(cache / "path"),
         "GOFLAGS": "-buildvcs=false",
         "GOPROXY": "off",
         "GOTOOLCHAIN": "local",
+        "CGO_ENABLED": "0",  # nothing of the tree runs while building (environment.cgo)
         **env,
     }
     if "-buildvcs" not in go_env["GOFLAGS"]:
         go_env["GOFLAGS"] = f"-buildvcs=false {go_env['GOFLAGS']}".strip()
     go_env["GOWORK"] = "off"  # a go.work of the tree's own never redirects the build
-    start = time.monotonic()
-    with test_home(user.uid if user else None) as home:
-        shared = None
-        if user is not None:  # a warm build cache it can read, not write (verify.gocache)
-            shared = read_only_cache(cmd, tree, go_env, timeout, user)  # no canary in it
-            go_env = shared.env
-        try:
-            if bird:
-                bird.write(tree)
-            code, output = _run(run_cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
-            if shared is not None and code != 0 and shared.refused(output):
-                if bird:
-                    bird.remove(tree)
-                shared.warm(force=True)  # a miss Go had to store: build it, run once more
-                if bird:
-                    bird.write(tree)
-                code, output = _run(run_cmd, tree, {**go_env, **_home_env(home)}, timeout, user)
-        finally:
-            if bird:
-                bird.remove(tree)
+    # Go 1.19 indexes packages into the cache and insists on storing the index: off
+    go_env["GODEBUG"] = ",".join(filter(None, [go_env.get("GODEBUG", ""), "goindex=0"]))
+    closed = [tree / h for h in hidden]
+    try:
+        if bird:
+            bird.write(tree)
+            closed += [tree / rel / bird.file for rel, _ in bird.dirs]
+        pattern = run_cmd[4]
+        wanted = run_cmd[run_cmd.index("-run") + 1] if "-run" in run_cmd[:-1] else None
+        code, output = gobuild.build_and_run(
+            pattern, wanted, tree, go_env, timeout, user, closed, _home_env
+        )
+    finally:
+        if bird:
+            bird.remove(tree)
     tests = parse_go_json(output)
     forged = None
     if bird:
@@ -241,7 +239,40 @@ def run_go(
         forged = unselected(tests, run)
     if canary and forged is None:  # the agent's code rewrote the binary's test table
         forged = golinkname.reach(tree, changed, hidden)
+    if canary and forged is None and result.ok:  # passed: does it pass its twin too?
+        forged = _twin(cmd[4], run, tree, go_env, timeout, user, hidden, result)
     return reject(result, forged) if forged else result
+
+
+def _twin(
+    pattern: str,
+    run: str | None,
+    tree: Path,
+    go_env: dict[str, str],
+    timeout: float,
+    user: TestUser | None,
+    hidden: Sequence[str],
+    result: TargetResult,
+) -> str | None:
+    """Why a passing Go target is forged by its negative twin (``verify.twins``)."""
+    seed = gobuild.seed_for(go_env)
+    twin = gotwins.plan(pattern, tree, hidden, go_env, gobuild.builder_of(user), seed)
+    passed = {c.name for c in result.tests if c.passed}
+    if twin is None or not twin.tests & passed:  # no test it changes ran here
+        return None
+    closed = [tree / h for h in hidden]
+    with gotwins.swapped(twin):
+        _, output = gobuild.build_and_run(
+            pattern, run, tree, go_env, timeout, user, closed, _home_env
+        )
+    return twins.forged(result.tests, parse_go_json(output), twin.tests)
+
+
+def refused_target(target: str, kind: Kind, cmd: list[str], why: str) -> TargetResult:
+    """A target not built: the agent's files steer the build (``verify.godirectives``)."""
+    case = TestCase(name=target, passed=False, error="refused", synthetic=True, output=why)
+    result = TargetResult(target=target, kind=kind, command=cmd, tests=[case], ok=False)
+    return reject(result, why)
 
 
 def parse_junit(xml_text: str) -> list[TestCase]:

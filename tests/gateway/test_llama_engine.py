@@ -1,7 +1,8 @@
-"""The gateway in front of a real engine: llama.cpp's OpenAI-compatible server (the
-kind LM Studio runs) on a tiny random-weight model the test writes itself. What the
-gateway records (usage, budget, telemetry) is what the engine reports; streams and
-non-streamed calls pass through as the engine sends them."""
+"""The gateway in front of a real engine: llama.cpp's server (the kind LM Studio runs) in
+the ``engine`` image, on the built-in model. What the gateway records (usage, budget,
+telemetry) is what the engine reports, call by call; the engine's own ``timings`` are kept
+in the telemetry line; streams and non-streamed calls pass through as the engine sends them.
+"""
 
 from __future__ import annotations
 
@@ -13,29 +14,25 @@ import httpx
 import openai
 import pytest
 
-from harness.fleet.config import parse_fleet
+from harness.fleet.config import FleetConfig, parse_fleet
+from harness.fleet.engine_host import EngineHost
 from harness.gateway import GatewayServer
-from tests.support.llamacpp import ALIAS, engine_available, llama_server, write_tiny_model
+from tests.support.engine import ALIAS, engine
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.engine,
-    pytest.mark.skipif(not engine_available(), reason="needs the engine extra (llama.cpp)"),
-]
-PROMPT = [{"role": "user", "content": "the quick brown fox and the lazy dog"}]
+pytestmark = [pytest.mark.integration, pytest.mark.docker, pytest.mark.engine]
+PROMPT = [{"role": "user", "content": "Name three colours."}]
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    model = write_tiny_model(tmp_path_factory.mktemp("engine") / "tiny.gguf")
-    with llama_server(model) as url:
-        yield url
+def host() -> Iterator[EngineHost]:
+    with engine() as running:
+        yield running
 
 
-def _fleet(url: str) -> object:
+def _fleet(host: EngineHost) -> FleetConfig:
     return parse_fleet(
         {
-            "hosts": [{"name": "llama", "base_url": url, "watts": 50}],
+            "hosts": [host.host_entry()],
             "models": {"coder": {"upstream": ALIAS}},
             "routing": {"cooldown": {"base_s": 0.3, "max_s": 2}, "max_wait_s": 10},
         }
@@ -52,32 +49,46 @@ def _direct(url: str, **body: object) -> dict:
     return reply.json()
 
 
-def test_usage_the_gateway_records_is_what_the_engine_reports(engine: str, tmp_path: Path) -> None:
+def test_usage_the_gateway_records_is_what_the_engine_reports(
+    host: EngineHost, tmp_path: Path
+) -> None:
     tele = tmp_path / "telemetry.jsonl"
-    direct = _direct(engine, max_tokens=6)
-    with GatewayServer(_fleet(engine), telemetry=tele) as gw:
+    direct = _direct(host.url, max_tokens=6)
+    with GatewayServer(_fleet(host), telemetry=tele) as gw:
         c = openai.OpenAI(base_url=gw.base_url, api_key=gw.issue_key("t1"), max_retries=0)
-        via = c.chat.completions.create(
+        via = c.chat.completions.with_raw_response.create(
             model="coder", messages=PROMPT, max_tokens=6, temperature=0, seed=1
         )
         usage = gw.trial_usage("t1")
-    assert via.model == "coder"  # re-labelled; the body is the engine's
-    assert via.usage is not None
-    assert via.usage.prompt_tokens == direct["usage"]["prompt_tokens"] > 5
-    assert via.usage.completion_tokens == direct["usage"]["completion_tokens"]
-    assert via.choices[0].message.content == direct["choices"][0]["message"]["content"]
+    body = json.loads(via.text)
+    assert body["model"] == "coder"  # re-labelled; the rest is the engine's
+    assert body["usage"]["prompt_tokens"] == direct["usage"]["prompt_tokens"] > 5
+    assert body["usage"]["completion_tokens"] == direct["usage"]["completion_tokens"] == 6
+    assert body["choices"][0]["message"]["content"] == direct["choices"][0]["message"]["content"]
     row = json.loads(tele.read_text().splitlines()[0])
-    assert row["status"] == 200 and row["host"] == "llama" and row["stream"] is False
-    assert row["prompt_tokens"] == direct["usage"]["prompt_tokens"]
-    assert row["completion_tokens"] == direct["usage"]["completion_tokens"]
+    assert row["status"] == 200 and row["host"] == host.name and row["stream"] is False
+    # every token the engine counted for the call, none estimated
+    assert row["prompt_tokens"] == body["usage"]["prompt_tokens"]
+    assert row["completion_tokens"] == body["usage"]["completion_tokens"]
+    assert "usage_estimated" not in row
+    # the engine's own clock rides along: prefill and decode times, the prompt cache reused
+    timings = body["timings"]
+    assert row["engine_timings"]["prompt_ms"] == pytest.approx(timings["prompt_ms"])
+    assert row["engine_timings"]["predicted_ms"] == pytest.approx(timings["predicted_ms"])
+    assert row["engine_timings"]["cache_n"] == timings["cache_n"]
+    assert row["ttft_from"] == "host" and row["ttft_s"] == pytest.approx(
+        timings["prompt_ms"] / 1000, abs=1e-3
+    )
     assert usage["calls"] == 1
-    assert usage["prompt_tokens"] == direct["usage"]["prompt_tokens"]
+    assert usage["prompt_tokens"] == body["usage"]["prompt_tokens"]
 
 
-def test_a_stream_through_the_gateway_is_the_engines_stream(engine: str, tmp_path: Path) -> None:
+def test_a_stream_through_the_gateway_is_the_engines_stream(
+    host: EngineHost, tmp_path: Path
+) -> None:
     tele = tmp_path / "telemetry.jsonl"
-    direct = _direct(engine, max_tokens=8)
-    with GatewayServer(_fleet(engine), telemetry=tele) as gw:
+    direct = _direct(host.url, max_tokens=8)
+    with GatewayServer(_fleet(host), telemetry=tele) as gw:
         c = openai.OpenAI(base_url=gw.base_url, api_key=gw.issue_key("t2"), max_retries=0)
         chunks = list(
             c.chat.completions.create(
@@ -94,12 +105,14 @@ def test_a_stream_through_the_gateway_is_the_engines_stream(engine: str, tmp_pat
     text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
     assert text == direct["choices"][0]["message"]["content"]  # greedy: the same tokens
     assert len([ch for ch in chunks if ch.choices and ch.choices[0].delta.content]) >= 2
+    last = [ch for ch in chunks if ch.usage is not None]
+    assert len(last) == 1 and last[0].usage is not None
     row = json.loads(tele.read_text().splitlines()[0])
     assert row["stream"] is True and row["status"] == 200
     assert row["ttft_from"] == "gateway" and 0 < row["ttft_s"] <= row["total_s"]
-    # llama-cpp-python's server sends no usage chunk even when asked (include_usage): the
-    # gateway counts the chunks that carried output instead (a byte of a character split
-    # across tokens comes as an empty chunk, so the count can only fall short) and says so
-    assert row["usage_estimated"] is True and row["prompt_tokens"] > 0
-    assert 0 < row["completion_tokens"] <= direct["usage"]["completion_tokens"]
+    # llama.cpp's server sends its usage chunk when asked: the gateway records exactly it
+    assert "usage_estimated" not in row
+    assert row["prompt_tokens"] == last[0].usage.prompt_tokens == direct["usage"]["prompt_tokens"]
+    assert row["completion_tokens"] == last[0].usage.completion_tokens == 8
+    assert row["engine_timings"]["predicted_per_second"] > 0
     assert usage["completion_tokens"] == row["completion_tokens"]

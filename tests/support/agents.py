@@ -75,7 +75,9 @@ import json, os, subprocess, urllib.request
 req = urllib.request.Request(
     os.environ["GW"] + "/chat/completions",
     data=json.dumps({"model": os.environ["MODEL"], "messages": [
-        {"role": "user", "content": os.environ["TASK"]}]}).encode(),
+        {"role": "user", "content": os.environ["TASK"]}], **(
+        {"max_tokens": int(os.environ["MAX_TOKENS"])} if os.environ.get("MAX_TOKENS") else {}
+    )}).encode(),
     headers={"Authorization": "Bearer " + os.environ["KEY"], "Content-Type": "application/json"})
 body = json.load(urllib.request.urlopen(req, timeout=60))
 for call in body["choices"][0]["message"].get("tool_calls") or []:
@@ -92,6 +94,7 @@ class ToolCallAgent:
     """
 
     name = "toolcall"
+    max_tokens: int | None = None  # a cap on the answer (a real model's, in tests)
 
     def version(self) -> str:
         return BUILTIN
@@ -108,6 +111,7 @@ class ToolCallAgent:
                 "KEY": ctx.api_key,
                 "TASK": ctx.instructions,
                 "MODEL": ctx.model.id_for(self.name),
+                "MAX_TOKENS": str(self.max_tokens or ""),
             },
             timeout=ctx.timeout_s,
         )
@@ -116,6 +120,12 @@ class ToolCallAgent:
             return AgentResult(exit="crashed", detail=res.stderr[-500:], returncode=res.returncode)
         usage = json.loads(res.stdout.strip().splitlines()[-1])
         return AgentResult(exit="completed", self_reported_usage=usage)
+
+
+class ShortToolCallAgent(ToolCallAgent):
+    """``ToolCallAgent`` asking for a short answer: against a real model, a few tokens."""
+
+    max_tokens = 12
 
 
 class SecondTryAgent:

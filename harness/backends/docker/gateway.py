@@ -2,7 +2,9 @@
 
 The agent container can reach this container and nothing else. When a fleet is used,
 the gateway container is also attached to Docker's default bridge so it can reach the
-hosts; when replaying a cassette it needs no route out at all. Telemetry, recordings
+hosts (those on this machine's loopback through ``loopback``: a relay per given port, or
+the bridge address of the container publishing it); when replaying a cassette it needs no
+route out at all. Telemetry, recordings
 and the log are copied out when the trial's agent phase ends.
 
 The container runs ``python -m harness.gateway.inside`` (``harness.gateway.files`` holds
@@ -19,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.backends.docker.loopback import Relay, reach_loopback_hosts
 from harness.config.budget import Budget
 from harness.config.entrants import LLMEntry
 from harness.errors import InfraError, UserError
@@ -63,6 +66,7 @@ class TrialGateway:
         self.sandbox: Any = None
         self.key = ""
         self.image_id: str | None = None
+        self.relays: list[Relay] = []  # to fleet hosts on this machine's loopback
 
     @property
     def url(self) -> str:
@@ -96,10 +100,17 @@ class TrialGateway:
                 fleet_file=self.fleet_file,
                 replay=self.replay,
             )
+            if self.replay is None:  # hosts on this machine's loopback: reachable addresses
+                self.relays = reach_loopback_hosts(Path(tmp) / "fleet.yml", self.sandbox.client)
             self.sandbox.start()
             self.sandbox.copy_in(Path(tmp), ROOT)
         if self.replay is None:  # reach the fleet's hosts through the default bridge
             self.sandbox.client.networks.get("bridge").connect(self.sandbox.container_id)
+            if self.relays:  # relays to loopback hosts: for this container alone
+                box = self.sandbox.client.containers.get(self.sandbox.container_id)
+                address = box.attrs["NetworkSettings"]["Networks"]["bridge"]["IPAddress"]
+                for relay in self.relays:
+                    relay.allow(address)
         pythonpath = HARNESS_PYTHONPATH
         args = [
             "python3",
@@ -196,3 +207,6 @@ class TrialGateway:
     def stop(self) -> None:
         if self.sandbox is not None:
             self.sandbox.stop()
+        for relay in self.relays:
+            relay.close()
+        self.relays = []

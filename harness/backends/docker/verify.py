@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from harness.backends.docker.goseed import ensure_seed
 from harness.backends.local.verify import refused, stage_tree, with_note
 from harness.errors import InfraError, UserError
 from harness.images import ensure_image
@@ -163,6 +164,8 @@ def verify_in_docker(
     runs = 1 + (1 + (2 if request.runner != "go" else 0) if request.solution_file else 0)
     limit = request.timeout_s * runs + 120
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
+    if request.runner == "go" and not request.copy_only:  # the read-only Go seed first
+        ensure_seed(ref.tag, ref.id, request, policy, labels)
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     spec = verifier_spec(ref.tag, request, tmp / "stage", labels, policy, cpus, memory)
     sandbox = DockerSandbox(spec, create_project=False)
