@@ -7,7 +7,8 @@ For the candidate each of those names counts only if the candidate's run reports
 passed: skipped, xfailed, deselected, errored, missing or renamed is a failure, whatever
 made it so (a dynamic ``xfail`` marker added by the code under test, ``pytest.skip``
 from the code, a Go ``t.Skip`` found through ``runtime.Stack``, every test skipped). A
-target where nothing passed never passes. This is a comparison made by the verifier's
+target where nothing passed never passes (where the reference passed tests: a target with
+no tests keeps goagentbench's verdict). This is a comparison made by the verifier's
 controller, after every process of the run is dead: out of the test process's reach.
 
 Pure functions over results.
@@ -33,8 +34,10 @@ def passed_names(result: TargetResult) -> frozenset[str]:
 
 def hold_to(result: TargetResult, expected: Iterable[str] | None) -> TargetResult:
     """``result`` with every ``expected`` name it did not pass added as a failed case
-    (``ok`` false), and failed when nothing passed. ``expected`` None: no reference
-    (the nothing-passed rule still holds)."""
+    (``ok`` false), and failed when nothing passed where the reference passed tests.
+    ``expected`` None (no reference) or empty (the reference passes none there: a target
+    with no tests, which goagentbench passes on ``go test``'s exit 0): the runner's
+    verdict stands."""
     passed = passed_names(result)
     missing = sorted(set(expected or ()) - passed)
     tests = list(result.tests)
@@ -58,7 +61,7 @@ def hold_to(result: TargetResult, expected: Iterable[str] | None) -> TargetResul
             "ok": False,
             "error": result.error or f"{len(missing)} test(s) of the reference {MISSING}: {first}",
         }
-    elif not passed:
+    elif not passed and expected:
         update = {"ok": False, "error": result.error or NOTHING}
     return result.model_copy(update=update) if update else result
 
