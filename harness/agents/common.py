@@ -121,7 +121,7 @@ def json_events(stdout: str) -> list[dict[str, Any]]:
             continue
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(item, dict):
             out.append(item)

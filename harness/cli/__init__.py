@@ -297,7 +297,9 @@ def run_agent_cmd(
 
 
 def _finish(result: TrialResult) -> None:
-    typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
+    from harness.util.escape import for_terminal
+
+    typer.echo(for_terminal((result.run_dir / "verify" / "report.txt").read_text()), nl=False)
     typer.echo(f"result: {result.run_dir}")
     raise typer.Exit(_exit_code(result.outcome))
 
@@ -327,7 +329,9 @@ def verify_cmd(
         from harness.trial.gab_modes import report_only
 
         graded = report_only(_load(scenario), _settings(), _sandbox(sandbox))
-        typer.echo(graded.text, nl=False)
+        from harness.util.escape import for_terminal
+
+        typer.echo(for_terminal(graded.text), nl=False)
         raise typer.Exit(_exit_code(graded.outcome))
     result = verify(
         _load(scenario),

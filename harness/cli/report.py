@@ -244,7 +244,9 @@ def view_command(
                     fix="give a run id (a folder name under results/<scenario>/) or its path",
                 )
             )
-        typer.echo(render_view(load_view(found)), nl=False)
+        from harness.util.escape import for_terminal
+
+        typer.echo(for_terminal(render_view(load_view(found))), nl=False)
         return
     folder = (directory or settings.project_root / "board").resolve()
     if rebuild or not (folder / "index.html").is_file():

@@ -216,6 +216,7 @@ class TrialView:
     truncated: bool = False
     verdict: str = ""  # "<scenario> <agent> + <model>: <outcome> score <s>", "" without a report
     why: Why | None = None  # None without a report
+    flags: list[str] = field(default_factory=list)  # review flags (report.json), never a verdict
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -347,7 +348,8 @@ def load_view(
         if report.get("error"):
             verdict += f"  ({report['error']})"
     failing = _failing(report)
-    return TrialView(run_dir, steps, commands, diff, failing, log, truncated, verdict, why)
+    flags = [str(f) for f in report.get("review_flags") or []] if report else []
+    return TrialView(run_dir, steps, commands, diff, failing, log, truncated, verdict, why, flags)
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -428,6 +430,9 @@ def render_view(view: TrialView) -> str:
     if view.commands:
         lines.append("\ncommands the agent ran:")
         lines += [f"  $ {c.splitlines()[0][:200]}" for c in view.commands]
+    if view.flags:
+        lines.append("\nreview flags (for a person to look at; they never change the verdict):")
+        lines += [f"  ! {f}" for f in view.flags[:30]]
     changed = sum(1 for ln in view.diff.splitlines() if ln.startswith("diff --git"))
     lines.append(f"\ndiff: {changed} file(s) changed ({view.run_dir / 'workspace.diff'})")
     return "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ from harness.sandbox.base import SandboxSpec
 from harness.sandbox.limits import LimitWatch, host_pids, kill_host_pids
 from harness.util.agentfiles import OverCap, data_filter
 from harness.util.capped import Capped
+from harness.util.deeptree import walk
 from harness.util.fs import write_atomic
 
 HOME_DIR = "/home/harness"  # the run user's $HOME in the sandbox
@@ -138,7 +139,7 @@ def chown_tree(root: Path, owner: tuple[int, int]) -> None:
     uid, gid = owner
     with contextlib.suppress(OSError):
         os.lchown(root, uid, gid)
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in walk(root):
         for name in dirs + files:
             with contextlib.suppress(OSError):
                 os.lchown(os.path.join(folder, name), uid, gid)

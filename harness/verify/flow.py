@@ -8,7 +8,6 @@ is always a *copy* of the agent's workspace; hidden files are copied into it her
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -17,8 +16,10 @@ from typing import Any
 
 from harness.errors import UserError
 from harness.provision.toolchain import expand
+from harness.util.deeptree import remove_tree
 from harness.util.fs import copy_destinations, copy_pairs, hidden_paths, link_on_the_way
 from harness.util.git import changed_files, git
+from harness.verify import reviewflags
 from harness.verify.guard import TestGuard
 from harness.verify.isolation.test_user import effective_user, hand_over
 from harness.verify.outcome import Kind, TargetResult, VerifyOutcome
@@ -27,6 +28,7 @@ from harness.verify.rules import check_rules
 from harness.verify.runners import run_target
 from harness.verify.scoring_bridge import attach_score
 from harness.verify.verdict import decide
+from harness.verify.walls import Walls
 
 
 def copy_hidden(request: VerifyRequest, tree: Path, *, refuse_links: bool = False) -> list[str]:
@@ -123,6 +125,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             error=env if rules_ok else None,
             toolchain=request.toolchain if rules_ok else noted(request.toolchain, env),
         )
+    walls = None
     if not request.copy_only:
         per_target = max(
             30.0, request.timeout_s / max(1, len(request.tests) + len(request.partial_tests))
@@ -132,26 +135,41 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
             ("partial", request.partial_tests),
         )
         assert guard is not None
+
+        def run(target: str, kind: str, where: Path) -> TargetResult:
+            return run_target(
+                request.runner,
+                compile_form(request.runner, target) if request.compile_only else target,
+                "partial" if kind == "partial" else "required",
+                where,
+                seed=request.seed,
+                timeout=per_target,
+                python=request.python,
+                extra_env=request.env,
+                user=guard.user,
+                canary=not request.compile_only,
+                agent_files=(changed, hidden) if where == tree else ((), hidden),
+            ).model_copy(update={"target": target})
+
+        if not request.compile_only:  # the reference first: none of the agent's code ran yet
+            walls = Walls(tree, request, guard.uid, guard.hidden)
+            walls.measure(
+                [(t, k) for k, entries in kinds for t in entries],
+                run,
+                lambda where: copy_hidden(request, where),
+            )
         first = True
-        for kind, entries in kinds:
-            for target in entries:
-                if not first:  # an earlier target's code may have changed the tree
-                    guard.prepare()
-                first = False
-                ran = run_target(
-                    request.runner,
-                    compile_form(request.runner, target) if request.compile_only else target,
-                    kind,
-                    tree,
-                    seed=request.seed,
-                    timeout=per_target,
-                    python=request.python,
-                    extra_env=request.env,
-                    user=guard.user,
-                    canary=not request.compile_only,
-                    agent_files=(changed, hidden),
-                ).model_copy(update={"target": target})
-                targets.append(guard.check(ran))
+        try:
+            for kind, entries in kinds:
+                for target in entries:
+                    if not first:  # an earlier target's code may have changed the tree
+                        guard.prepare()
+                    first = False
+                    checked = guard.check(run(target, kind, tree))
+                    targets.append(walls.judge(checked, run) if walls else checked)
+        finally:
+            if walls is not None:
+                walls.close()
         guard.finish()
     partial = partial_fraction(targets)
     if partial is not None and not rules_ok:
@@ -165,6 +183,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         env_error = None
     outcome = VerifyOutcome(
         success=False,  # decided below, once (verify/verdict.py)
+        review_flags=reviewflags.scan(tree, changed, hidden),
         partial_score=partial,
         rules=rules,
         targets=targets,
@@ -173,7 +192,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
         duration_s=time.monotonic() - start,
         error=env_error,
         toolchain=toolchain,
-        **(guard.fields() if guard else {}),  # type: ignore[arg-type]
+        **(guard.fields(walls.forged if walls else []) if guard else {}),  # type: ignore[arg-type]
     )
     if request.compile_only:
         return outcome.model_copy(update={"success": decide(outcome).success})
@@ -221,7 +240,7 @@ def confirm_env_error(
             user=user,
         )
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
     if again.env_error is None:
         suspect.error = (suspect.error or "failed") + " (the baseline builds: the change caused it)"
         return None

@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from harness.util.deeptree import walk
 from harness.util.fs import copy_destinations, hidden_paths
 from harness.verify.isolation.held_names import held_names, reject, rejected_for, rejection
 from harness.verify.isolation.restore import (
@@ -49,6 +50,7 @@ def target_scopes(runner: str, target: str, tree: Path) -> list[str]:
 
 
 HELD_CAP = 16 * 1024 * 1024
+HELD_ENTRIES = 400_000  # entries listed per tested folder (a tree is refused over 200,000)
 
 
 class TestGuard:
@@ -137,7 +139,13 @@ class TestGuard:
             base = self.tree / scope if scope != "." else self.tree
             if not base.is_dir():
                 continue
-            for path in sorted(base.rglob(f"*{suffix}")):
+            found = [
+                Path(folder) / name
+                for folder, _dirs, files in walk(base, max_entries=HELD_ENTRIES)
+                for name in files
+                if name.endswith(suffix)
+            ]
+            for path in sorted(found):
                 if ".git" in path.relative_to(self.tree).parts or path.is_symlink():
                     continue
                 rel = path.relative_to(self.tree).as_posix()
@@ -164,10 +172,10 @@ class TestGuard:
         if self.uid is not None:
             take_back(self.tree)
 
-    def fields(self) -> dict[str, object]:
-        """The outcome's record of what the guard did."""
+    def fields(self, forged: list[str] | None = None) -> dict[str, object]:
+        """The outcome's record of what the guard did (and the twins' ``forged`` lines)."""
         return {
             "restored": [r.line() for r in self.restored.values()],
-            "rejected": list(self.rejected),
+            "rejected": [*self.rejected, *(forged or [])],
             "test_user": statement(self.user),
         }

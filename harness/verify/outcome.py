@@ -73,6 +73,7 @@ class VerifyOutcome(BaseModel):
     restored: list[str] = Field(default_factory=list)  # runner-steering files put back
     rejected: list[str] = Field(default_factory=list)  # targets whose result was refused
     test_user: str | None = None  # who the hidden tests ran as, enforced or not
+    review_flags: list[str] = Field(default_factory=list)  # for a person; never the verdict
 
     @classmethod
     def ungraded(cls, *, error: str | None = None, report_text: str = "") -> VerifyOutcome:

@@ -8,6 +8,7 @@ from harness.results import REPORT_SCHEMA_VERSION, now_iso
 from harness.results.report import Report
 from harness.results.report.targets import CaseRow, RuleRow, RulesRow, TargetRow, TestRow
 from harness.results.report.trial import Containment
+from harness.util.escape import for_terminal
 from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
@@ -118,6 +119,8 @@ def build_report(
     }
     if grader is not None:
         fields["grader"] = grader
+    if outcome.review_flags:  # only when found: a report without flags reads as before
+        fields["review_flags"] = outcome.review_flags
     return Report.model_validate({**fields, **(extra or {})})
 
 
@@ -172,6 +175,11 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += ["", "restored before the hidden tests ran (runner-steering files):"]
         lines += [f"  {r}" for r in held.get("restored", [])] or ["  (none)"]
         lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
+    flags = report.get("review_flags") or []
+    if flags:
+        lines += ["", "review flags (for a person to look at; they never change the verdict):"]
+        lines += [f"  {f}" for f in flags[:30]]
+        lines += [f"  ... {len(flags) - 30} more"] if len(flags) > 30 else []
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
         verifier = (report.get("sandboxes") or {}).get("verify")
@@ -181,7 +189,7 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):
         lines += ["", f"error: {report['error']}"]
-    return "\n".join(lines) + "\n"
+    return for_terminal("\n".join(lines) + "\n")  # names and output are the workspace's
 
 
 def _fmt(value: float | None) -> str:

@@ -46,6 +46,7 @@ class VerifyRequest(BaseModel):
     tests_from_root: str | None = None  # the fix commit's test files (verify.tests-from)
     tests_from: list[str] = Field(default_factory=list)  # their paths in the tree
     suite_dir: str | None = None
+    solution_file: str | None = None  # the reference solution (patch or folder): parity, twins
     spec_file: str | None = None  # the scenario's SPEC, staged beside the suite for its MUST ids
     evidence_dir: str | None = None
     python: str = Field(default_factory=lambda: sys.executable)
@@ -102,6 +103,7 @@ def make_request(
         tests_from=v.tests_from.paths if v.tests_from else [],
         suite_dir=str(loaded.directory / v.suite) if v.suite else None,
         spec_file=str(loaded.directory / scn.spec) if v.suite and scn.spec else None,
+        solution_file=str(loaded.directory / scn.solution) if scn.solution else None,
         timeout_s=scn.environment.verify_timeout,
         copy_only=copy_only,
     )

@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import os
 import secrets
-import shutil
 import signal
 import tempfile
 import time
@@ -30,6 +29,7 @@ from harness.grader.containment.catalogue import Attack
 from harness.grader.containment.hostservice import LoopbackService
 from harness.scenario import LoadedScenario, load_scenario
 from harness.trial import Entrant, RunOptions, Trial
+from harness.util.deeptree import remove_tree
 
 SCAN_CAP = 64 * 1024 * 1024  # bytes read per result file when looking for host data
 
@@ -246,7 +246,7 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
                     os.kill(pid, signal.SIGKILL)
     finally:
         service.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)  # the workspace an attack left, at any depth
     seconds = time.monotonic() - began
     return AttackResult(attack.name, sandbox, not reasons, reasons, outcome, seconds, run_dir)
 

@@ -100,6 +100,13 @@ def trial_html(view: TrialView) -> str:
         )
     else:
         parts.append('<p class="note">none recorded</p>')
+    if view.flags:  # for a person to review; they never change the verdict
+        parts.append("<h2>review flags</h2>")
+        parts.append(
+            '<p class="note">what a fix rarely needs and a forger usually does; never a verdict</p>'
+        )
+        items = "".join(f"<li><code>{esc(f)}</code></li>" for f in view.flags[:50])
+        parts.append(f'<ul class="flags">{items}</ul>')
     if view.log:
         parts.append(f'<details class="log"><summary>trial log</summary><pre>{esc(view.log)}</pre>')
         parts.append("</details>")

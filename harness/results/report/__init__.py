@@ -82,6 +82,11 @@ class Report(BaseModel):
     grader: str | None = Field(
         default=None, description="whether this scenario's grader is proven (controls.json) here"
     )
+    review_flags: list[str] = Field(
+        default_factory=list,
+        description="what a fix rarely needs and a forger usually does, found in the agent's "
+        "files (file:line: what), for a person to review; never changes the verdict",
+    )
     sandbox_policy: SandboxPolicy | None = Field(
         default=None, description="the agent sandbox's policy (run.json), when set"
     )

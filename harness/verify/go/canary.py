@@ -25,6 +25,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.util import bounded
 from harness.verify.go import output
 from harness.verify.outcome import TestCase
 
@@ -207,9 +208,8 @@ def judge(
     verdicts: dict[str, str] = {}
     notes: dict[str, str] = {}
     for line in stdout.splitlines():
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
+        parsed, ev = bounded.json_value(line)  # printed by the code under test, maybe
+        if not parsed:
             continue
         pkg = ev.get("Package") if isinstance(ev, dict) else None
         if pkg not in expected:

@@ -5,7 +5,6 @@ the negative twin of a passing target (``verify.go``'s ``run``)."""
 from __future__ import annotations
 
 import glob
-import json
 import re
 import shlex
 import time
@@ -13,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.provision.envcheck import classify_go
+from harness.util import bounded
 from harness.verify.go import build, directives, linkname, twin, twin_verdict
 from harness.verify.go.canary import GoCanary, judge
 from harness.verify.go.unrun import unrun, unselected
@@ -55,9 +55,8 @@ def parse_go_json(stdout: str) -> list[TestCase]:
     results: dict[str, TestCase] = {}
     build_lines: list[str] = []
     for line in stdout.splitlines():
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
+        parsed, ev = bounded.json_value(line)  # a line the code under test printed, too
+        if not parsed or not isinstance(ev, dict):
             build_lines.append(line)
             continue
         test, action = ev.get("Test"), ev.get("Action")

@@ -14,12 +14,12 @@ constraint, a platform suffix or cgo) is not required. Pure over text and the tr
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from harness.util import bounded
 from harness.verify.go.canary import GoCanary, split_run
 from harness.verify.outcome import TestCase
 
@@ -88,9 +88,8 @@ def reported(stdout: str) -> set[str]:
     for line in stdout.splitlines():
         if not line.startswith("{"):
             continue
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
+        parsed, ev = bounded.json_value(line)  # printed by the code under test, maybe
+        if not parsed:
             continue
         if not isinstance(ev, dict) or ev.get("Action") not in {"pass", "fail", "skip"}:
             continue

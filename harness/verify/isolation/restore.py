@@ -16,15 +16,15 @@ from __future__ import annotations
 import configparser
 import hashlib
 import os
-import shutil
 import subprocess
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from harness.errors import InfraError
+from harness.util import bounded
+from harness.util.deeptree import remove_tree, walk
 
 PY_CONFIG = {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
 PY_STARTUP = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
@@ -101,7 +101,10 @@ def pytest_section(name: str, text: str) -> str | None:
     cannot be parsed counts as its raw text, so any change to it is a change)."""
     try:
         if name == "pyproject.toml":
-            tool = tomllib.loads(text).get("tool", {})
+            doc = bounded.toml(text)
+            if doc is None:  # malformed, too deep or too large: its raw text counts
+                return "raw:" + text
+            tool = doc.get("tool", {})
             section = tool.get("pytest")
             return None if section is None else repr(sorted(section.items()))
         parser = configparser.ConfigParser(interpolation=None)
@@ -110,7 +113,7 @@ def pytest_section(name: str, text: str) -> str | None:
         if not parser.has_section(key):
             return None
         return repr(sorted(parser.items(key, raw=True)))
-    except (tomllib.TOMLDecodeError, configparser.Error, ValueError, TypeError):
+    except (configparser.Error, ValueError, TypeError, RecursionError):
         return "raw:" + text
 
 
@@ -207,7 +210,7 @@ def scan(tree: Path, wanted: Callable[[str], bool] = lambda _p: True) -> dict[st
     """path -> blob id of the ``wanted`` entries of the tree on disk (``.git`` left out);
     links, special and huge files get ids no blob has, so they always count as changed."""
     out: dict[str, str] = {}
-    for folder, dirs, files in os.walk(tree):
+    for folder, dirs, files in walk(tree):
         rel = Path(folder).relative_to(tree)
         if rel == Path("."):
             dirs[:] = [d for d in dirs if d != ".git"]
@@ -233,7 +236,7 @@ def _remove(path: Path) -> None:
     if path.is_symlink() or not path.is_dir():
         path.unlink(missing_ok=True)
     else:
-        shutil.rmtree(path)
+        remove_tree(path)
 
 
 def _parent_dirs_real(tree: Path, rel: PurePosixPath) -> None:

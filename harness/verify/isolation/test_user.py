@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.util.capped import Capped
+from harness.util.deeptree import remove_tree, walk
 from harness.verify.isolation import output_pipe
 
 REAPER = Path(__file__).with_name("reaper.py")
@@ -69,7 +69,7 @@ def statement(user: TestUser | None) -> str:
 
 def _chown_tree(root: Path, uid: int, *, skip: str | None = None) -> None:
     os.chown(root, uid, uid, follow_symlinks=False)
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in walk(root):
         if skip and Path(folder) == root:
             dirs[:] = [d for d in dirs if d != skip]
         for name in dirs + files:
@@ -124,7 +124,7 @@ def test_home(uid: int | None) -> Iterator[Path]:
             os.chown(home / "tmp", uid, uid)
         yield home
     finally:
-        shutil.rmtree(home, ignore_errors=True)
+        remove_tree(home)
 
 
 def owned_dir(path: Path, uid: int | None) -> Path:
@@ -230,7 +230,7 @@ def run_reaped(
             return Ran(1, output + "\n[harness] the test run's supervisor was killed", 0)
         data = json.loads(status.read_text())
     finally:
-        shutil.rmtree(status_dir, ignore_errors=True)
+        remove_tree(status_dir)
     if data.get("timed_out"):
         return Ran(None, output + f"\n[harness] timed out after {timeout:.0f}s", data["killed"])
     return Ran(data.get("returncode"), output, int(data.get("killed", 0)))
