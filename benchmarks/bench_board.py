@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.job.plan import Trial  # noqa: E402
-from harness.job.resumesig import RECORD_FILE  # noqa: E402
+from harness.job.resume_signature import RECORD_FILE  # noqa: E402
 
 SCENARIOS = 40
 ENTRANTS = 10

@@ -1,6 +1,6 @@
 """Gateway benchmark: overhead, makespan against the ideal, prefill saved by affinity.
 
-Everything runs on 127.0.0.1: test hosts (``python -m harness.fleet.stubhost``) and the
+Everything runs on 127.0.0.1: test hosts (``python -m harness.testing.lmstudio``) and the
 gateway (``python -m harness.cli gateway serve``) as subprocesses, the load from here.
 Speeds are the issue's 350 / 1200 / 2200 prefill tokens/s (decode a tenth of that),
 multiplied by ``--speedup`` so that the run takes well under two minutes.
@@ -103,7 +103,7 @@ def test_host(prefill: float, decode: float, **extra: object) -> Iterator[str]:
     port = free_port()
     args = [
         "-m",
-        "harness.fleet.stubhost",
+        "harness.testing.lmstudio",
         "--port",
         str(port),
         "--model",

@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from harness.fleet.config import parse_fleet  # noqa: E402
 from harness.fleet.router_service import RouterService  # noqa: E402
-from harness.fleet.stubhost import TestHost  # noqa: E402
 from harness.fleet.telemetry import read_jsonl  # noqa: E402
 from harness.gateway import GatewayServer  # noqa: E402
+from harness.testing.lmstudio import TestHost  # noqa: E402
 
 MODEL = "bench/model"
 BASE_SPEEDS = {"slow": 350, "mid": 1200, "fast": 2200}  # prefill tokens/s (the issue's)

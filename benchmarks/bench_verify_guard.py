@@ -31,13 +31,14 @@ from harness.backends.local.verify import verify_local  # noqa: E402
 from harness.config.settings import Settings  # noqa: E402
 from harness.scenario import load_scenario  # noqa: E402
 from harness.trial.workspace import read_state, setup  # noqa: E402
-from harness.verify import engine, guard, runners, testuser  # noqa: E402
+from harness.verify import flow, guard  # noqa: E402
+from harness.verify.isolation import test_command, test_user  # noqa: E402
 from harness.verify.request import make_request  # noqa: E402
 
 
 def _plain(cmd, cwd, env, timeout, user):  # type: ignore[no-untyped-def]
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout)
-    return testuser.Ran(proc.returncode, (proc.stdout + proc.stderr).decode(), 0)
+    return test_user.Ran(proc.returncode, (proc.stdout + proc.stderr).decode(), 0)
 
 
 @contextlib.contextmanager
@@ -46,8 +47,8 @@ def unguarded() -> Iterator[None]:
     with (
         mock.patch.object(guard, "restore_runner_files", lambda *a, **k: []),
         mock.patch.object(guard, "effective_user", lambda *a: None),
-        mock.patch.object(engine, "effective_user", lambda *a: None),
-        mock.patch.object(runners, "run_reaped", _plain),
+        mock.patch.object(flow, "effective_user", lambda *a: None),
+        mock.patch.object(test_command, "run_reaped", _plain),
     ):
         yield
 

@@ -65,8 +65,8 @@ WHOLE_MODULES = frozenset(
     {
         "tests/agents/test_agents_live.py",
         "tests/apps/test_apptrust_browser.py",
-        "tests/fleet/test_fleet_budget.py",
-        "tests/fleet/test_fleet_shared.py",
+        "tests/fleet/test_router_service.py",
+        "tests/gateway/test_accounting.py",
         "tests/gateway/test_llama_engine.py",
         "tests/images/test_docker_images.py",
         "tests/job/test_job_ray.py",

@@ -35,6 +35,8 @@ class AgentContext:
     gateway_url: str | None = None
     api_key: str | None = None
     instructions: str = ""
+    extra_env: dict[str, str] = field(default_factory=dict)  # --agent-env, over the adapter's
+    extra_args: list[str] = field(default_factory=list)  # --agent-arg, after the adapter's argv
 
 
 @dataclass

@@ -121,7 +121,7 @@ def json_events(stdout: str) -> list[dict[str, Any]]:
             continue
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(item, dict):
             out.append(item)
@@ -214,9 +214,8 @@ def run_invocation(
     """Stage config files, run the CLI once under the trial timeout, collect its output."""
     with tempfile.TemporaryDirectory(prefix="harness-agent-") as tmp:
         ctx.sandbox.copy_in(stage_files(inv.files, Path(tmp)), AGENT_DIR)
-    res = ctx.sandbox.exec(
-        inv.argv, cwd=ctx.sandbox.project_dir, env=inv.env, timeout=ctx.timeout_s
-    )
+    argv, env = [*inv.argv, *ctx.extra_args], {**inv.env, **ctx.extra_env}  # the user's last
+    res = ctx.sandbox.exec(argv, cwd=ctx.sandbox.project_dir, env=env, timeout=ctx.timeout_s)
     save_output(ctx, res)
     if program_missing(res, inv.argv[0]):  # the machine's fault, never the agent's
         raise InfraError(

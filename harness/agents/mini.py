@@ -58,7 +58,7 @@ def read_trajectory(path: Path) -> dict[str, Any]:
     """``traj.json`` as a dict, or empty when the run wrote none (or a broken one)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -67,7 +67,7 @@ def usage_from_state(out_dir: Path) -> dict[str, Any]:
     for state in sorted((out_dir / TRANSCRIPT).glob("*/base_state.json")):
         try:
             stats = json.loads(state.read_text()).get("stats") or {}
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError, AttributeError):
             continue
         for metrics in (stats.get("usage_to_metrics") or {}).values():
             acc = (metrics or {}).get("accumulated_token_usage") or {}

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Callable
-from functools import wraps
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 
@@ -15,15 +14,17 @@ from harness import __version__
 from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.cli.common import agents_help, quiet_flag_types
+from harness.cli.guard import guarded
 from harness.cli.phases import announce_phases
 from harness.cli.schema import schema_app
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
 from harness.config.project import require_project, require_scenarios
 from harness.config.settings import Settings
-from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
+from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS, UserError
 from harness.grader.controls import run_controls
 from harness.grader.deep import validate_deep
+from harness.job.jobfile import agent_env
 from harness.provision import provision
 from harness.scenario.model import (
     SEED,
@@ -37,8 +38,8 @@ from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetToken
 from harness.trial.entrant import RunOptions
 from harness.trial.trial import TrialResult, execute, run_agent, verify
 from harness.trial.workspace import read_state, setup, workspace_path
-from harness.trial.wslock import holding
-from harness.verify.testsfrom import materialize
+from harness.trial.workspace_lock import holding
+from harness.verify.tests_from import materialize
 
 app = typer.Typer(
     add_completion=False,
@@ -110,8 +111,6 @@ def _root(
     """Benchmark coding agents paired with LLMs, reproducibly, in containers."""
 
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 AGENT_HELP = typer.Option("--agent", help="a name from agents.yml")
 AgentOpt = Annotated[str, AGENT_HELP]
 
@@ -133,38 +132,6 @@ SeedOpt = Annotated[
     str | None,
     typer.Option("--seed", help="16 hex digits: replay a trial's seed; default: a fresh one"),
 ]
-
-
-def guarded(func: F) -> F:
-    """Turn harness errors into one line on stderr and the documented exit code."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except HarnessError as exc:
-            typer.echo(f"harness: {exc.one_line()}", err=True)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            typer.echo("harness: interrupted", err=True)
-            raise typer.Exit(130) from None
-        except Exception as exc:
-            if not _is_infra(exc):
-                raise
-            typer.echo(f"harness: infrastructure error: {type(exc).__name__}: {exc}", err=True)
-            raise typer.Exit(EXIT_INFRA) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _is_infra(exc: BaseException) -> bool:
-    """Docker engine and connection failures: the environment, not the user's input."""
-    if isinstance(exc, BrokenPipeError):
-        return False  # stdout's reader left (`| head`): click ends quietly
-    names = {c.__module__.split(".")[0] for c in type(exc).__mro__}
-    return bool(names & {"docker", "requests", "urllib3", "httpx"}) or isinstance(
-        exc, ConnectionError | TimeoutError
-    )
 
 
 def _settings() -> Settings:
@@ -320,7 +287,7 @@ def run_agent_cmd(
     """Run an agent on a set-up workspace (records run.json, progress.json, agent/)."""
     opts = _options(agent, model, None, sandbox, replay, record)
     if only_start:  # goagentbench's: the agent is driven by hand, `verify` grades it
-        from harness.trial.gabmodes import start_only
+        from harness.trial.gab_modes import start_only
 
         run = start_only(_load_runnable(scenario), _settings(), _registry(), opts)
         typer.echo(f"run started (no agent ran): {run.path}")
@@ -330,7 +297,9 @@ def run_agent_cmd(
 
 
 def _finish(result: TrialResult) -> None:
-    typer.echo((result.run_dir / "verify" / "report.txt").read_text(), nl=False)
+    from harness.util.escape import for_terminal
+
+    typer.echo(for_terminal((result.run_dir / "verify" / "report.txt").read_text()), nl=False)
     typer.echo(f"result: {result.run_dir}")
     raise typer.Exit(_exit_code(result.outcome))
 
@@ -357,10 +326,12 @@ def verify_cmd(
 ) -> None:
     """Verify the agent's work in a fresh copy with the hidden material; write the report."""
     if only_report:
-        from harness.trial.gabmodes import report_only
+        from harness.trial.gab_modes import report_only
 
         graded = report_only(_load(scenario), _settings(), _sandbox(sandbox))
-        typer.echo(graded.text, nl=False)
+        from harness.util.escape import for_terminal
+
+        typer.echo(for_terminal(graded.text), nl=False)
         raise typer.Exit(_exit_code(graded.outcome))
     result = verify(
         _load(scenario),
@@ -388,10 +359,22 @@ def exec_cmd(
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
     allow_failing_pairs: AllowFailingOpt = False,
+    agent_env_: Annotated[
+        list[str] | None,
+        typer.Option("--agent-env", help="KEY=VALUE in the agent's environment (repeatable)"),
+    ] = None,
+    agent_arg: Annotated[
+        list[str] | None,
+        typer.Option("--agent-arg", help="an argument added to the agent's command (repeatable)"),
+    ] = None,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
     budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
-    opts = _options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs)
+    opts = replace(
+        _options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs),
+        agent_env=agent_env(agent_env_ or []) or None,
+        agent_args=tuple(agent_arg or ()),
+    )
     loaded, settings, registry = _load_runnable(scenario), _settings(), _registry()
     announce_phases()  # after the input is checked: nothing is said before a refusal
     _finish(execute(loaded, settings, registry, opts))
@@ -492,7 +475,7 @@ def coverage_cmd(
     scenario: Annotated[str, typer.Argument(help="scenario name")],
 ) -> None:
     """Each SPEC MUST id, the checks verifying it, the defects violating it (exit 1: a hole)."""
-    from harness.grader.coverage import coverage
+    from harness.grader.must_coverage import coverage
 
     report = coverage(_load(scenario), _settings().results)
     typer.echo(report.text(), nl=False)

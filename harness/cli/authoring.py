@@ -16,7 +16,7 @@ from harness.authoring.lock import lock, lock_path
 from harness.authoring.save import apply_solution, save_defect, save_solution
 from harness.authoring.scaffold import bump, new_scenario
 from harness.backends import check_backend
-from harness.cli import guarded
+from harness.cli.guard import guarded
 from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
 from harness.scenario.model import list_scenarios, load_scenario

@@ -13,7 +13,8 @@ import docker
 import typer
 from docker.errors import DockerException, ImageNotFound
 
-from harness.config.project import FIX, MARKER, _lookup
+from harness.config.project import FIX, _lookup
+from harness.config.root import MARKER
 from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError, UserError
 from harness.images import bootstrap

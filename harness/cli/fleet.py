@@ -16,6 +16,7 @@ from rich.table import Table
 
 from harness.errors import HarnessError, InfraError, UserError
 from harness.fleet.config import FleetConfig, default_fleet_path, load_fleet
+from harness.report.render import print_table
 
 fleet_app = typer.Typer(
     help="Model hosts: what they serve and how fast.", no_args_is_help=True, add_completion=False
@@ -122,7 +123,7 @@ def status(
                     why = (st.error or "")[:40] if not st.reachable else "[red]not served[/red]"
                     row += [why, "", "", "", "", ""]
                 table.add_row(*row)
-        console.print(table)
+        print_table(console, table)
         for w in fp["warnings"]:
             console.print(f"[bold red]WARNING:[/bold red] {w}", highlight=False)
         console.print(f"fingerprint {fp['digest']}", highlight=False)
@@ -179,7 +180,7 @@ def bench(
             r.get("error", "")[:60],
         )
     console = Console()
-    console.print(table)
+    print_table(console, table)
     for name, r in data["hosts"].items():
         if r.get("failed_runs"):
             console.print(

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from harness import __version__
@@ -23,13 +25,16 @@ from harness.config.project import require_project, require_scenarios
 from harness.config.settings import Settings
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.job.executors.base import Executor, make_executor
-from harness.job.ledger import JobDir, jobs_root
-from harness.job.plan import JobConfig, expand
+from harness.job.jobfile import KEPT_NAME, JobFile, agent_env, load_job_file
+from harness.job.ledger import JobDir, TrialEntry, jobs_root
+from harness.job.plan import JobConfig, expand, select_scenarios
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
 from harness.scenario.model import list_scenarios, load_scenario
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.preflight import preflight_matrix
+from harness.util.fs import write_atomic
+from harness.util.strict_yaml import kebab
 
 EXIT_INTERRUPTED = 130
 
@@ -44,22 +49,29 @@ def _split(values: list[str] | None) -> list[str]:
     return out
 
 
-def _scenarios(names: list[str], all_: bool, settings: Settings) -> list[str]:
+def _scenarios(
+    names: list[str],
+    all_: bool,
+    settings: Settings,
+    exclude: list[str] | None = None,
+    limit: int | None = None,
+) -> list[str]:
     root = require_scenarios(settings)
     if names and all_:
         raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
-    if all_:
-        names = [n for n in list_scenarios(root) if not n.startswith("smoke/")]
-    if not names:
+    if not names and not all_:
         raise UserError(
             "no scenarios to run",
             file=settings.scenario_root,
             field="--scenarios",
-            fix="pass --scenarios a,b or --all (every non-smoke scenario)",
+            fix="pass --scenarios a,b (or globs, e.g. 'py/*') or --all (every non-smoke scenario)",
         )
-    for name in names:
+    picked = select_scenarios(
+        names, list_scenarios(root), all_=all_, exclude=exclude or [], limit=limit
+    )
+    for name in picked:
         check_lock(load_scenario(name, root), root)  # a bad name fails before anything runs
-    return names
+    return picked
 
 
 def _seeds(values: list[str]) -> list[str] | None:
@@ -85,6 +97,10 @@ def _config(
     settings: Settings,
     budget: Budget | None = None,
     replay: Path | None = None,
+    exclude: list[str] | None = None,
+    limit: int | None = None,
+    agent_env: dict[str, str] | None = None,
+    agent_args: list[str] | None = None,
 ) -> JobConfig:
     if not agents:
         stored = job.read_config() if job else None
@@ -95,12 +111,14 @@ def _config(
     return JobConfig(
         agents=agents,
         models=models or None,
-        scenarios=_scenarios(scenarios, all_, settings),
+        scenarios=_scenarios(scenarios, all_, settings, exclude, limit),
         reps=reps,
         seeds=_seeds(seeds),
         sandbox=sandbox,
         budget=budget,
         replay=str(_cassette(replay)) if replay else None,
+        agent_env=agent_env or None,
+        agent_args=agent_args or None,
     )
 
 
@@ -158,6 +176,7 @@ def run_job(
     force: bool = False,
     console: Console | None = None,
     executor: Executor | None = None,
+    job_file: Path | None = None,
     retry_errors: bool = True,
 ) -> JobOutcome:
     """Expand, record and run ``config`` as ``job``; the programmatic form of ``run``.
@@ -190,6 +209,8 @@ def run_job(
     with job.exclusive():
         _check_resume(job, config, force)
         job.write_config(config, __version__)
+        if job_file is not None:  # the job as written, kept beside what it expanded to
+            write_atomic(job.path / KEPT_NAME, job_file.read_text())
         tally = Tally(total=len(plan.trials))
         progress = LiveProgress(tally, console)
         runner = JobRunner(
@@ -239,6 +260,47 @@ def run_job(
         return outcome
 
 
+def _merged(file: JobFile | None, flags: dict[str, Any]) -> JobFile:
+    """The flags over the job file: a flag left at its default takes the file's value."""
+    try:
+        given = JobFile.model_validate(flags)
+    except ValidationError as err:
+        first = err.errors()[0]
+        flag = "--" + kebab(str(first["loc"][0])) if first["loc"] else "(flags)"
+        raise UserError(str(first["msg"]), field=flag, fix="see `harness run --help`") from None
+    if file is None:
+        return given
+    defaults = JobFile()
+    changed = {k: v for k, v in given if v != getattr(defaults, k)}
+    return file.model_copy(update=changed)
+
+
+def _concurrency(value: int | None, source: str) -> int | None:
+    if value is not None and value < 1:
+        raise UserError(
+            f"{value} trials at once runs nothing",
+            field=source,
+            fix="give 1 or more trials at once, e.g. --concurrency 2 (default 1)",
+        )
+    return value
+
+
+def _job_counts(job: JobDir) -> tuple[int, str]:
+    """Every trial of the job the ledger records, by outcome (or status when it has none):
+    what a resumed job's last line counts, not only this invocation's trials."""
+    counts: Counter[str] = Counter()
+    for path in sorted(job.trials_dir.glob("*.json")):
+        if path.name.endswith((".spec.json", ".out.json")):  # a worker's files, not entries
+            continue
+        try:
+            entry = TrialEntry.model_validate_json(path.read_text())
+        except (OSError, ValueError):
+            continue
+        counts[entry.outcome or entry.status] += 1
+    text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    return sum(counts.values()), text
+
+
 def _retry_lines(outcome: JobOutcome) -> list[str]:
     """What the retry of earlier errors came to, and the errors the job still has."""
     lines = []
@@ -265,9 +327,17 @@ def run_command(
         typer.Option("--models", help="model names, comma separated; default: each agent's first"),
     ] = None,
     scenarios: Annotated[
-        list[str] | None, typer.Option("--scenarios", help="scenario names, comma separated")
+        list[str] | None,
+        typer.Option("--scenarios", help="scenario names or globs ('py/*'), comma separated"),
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="every non-smoke scenario")] = False,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="scenario globs to leave out, comma separated"),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="only the first N scenarios (after --exclude)")
+    ] = None,
     reps: Annotated[int, typer.Option("--reps", help="repetitions per seed")] = 1,
     seeds: Annotated[
         list[str] | None,
@@ -339,6 +409,20 @@ def run_command(
             help="run agent x model pairs `harness fleet check` found to fail",
         ),
     ] = False,
+    agent_env_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent-env", help="KEY=VALUE in the agent's environment (repeatable; in run.json)"
+        ),
+    ] = None,
+    agent_arg: Annotated[
+        list[str] | None,
+        typer.Option("--agent-arg", help="an argument added to the agent's command (repeatable)"),
+    ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("-c", "--config", help="a job file (YAML) with the flags' fields; flags win"),
+    ] = None,
 ) -> None:
     """Run a matrix of trials as a job; running it again resumes where it stopped.
 
@@ -347,41 +431,61 @@ def run_command(
     """
     console = Console()
     try:
+        file = load_job_file(config_file) if config_file is not None else None
+        flags: dict[str, Any] = {
+            "agents": _split(agents), "models": _split(models), "scenarios": _split(scenarios),
+            "all_": all_, "exclude": _split(exclude), "limit": limit, "reps": reps,
+            "seeds": _split(seeds), "concurrency": concurrency, "sandbox": sandbox,
+            "job": job, "max_interruptions": max_interruptions, "executor": executor,
+            "address": address, "router_host": router_host, "budget_tokens": budget_tokens,
+            "budget_cost_usd": budget_cost_usd, "budget_calls": budget_calls,
+            "replay": replay, "agent_env": agent_env_ or [], "agent_arg": agent_arg or [],
+            "retry_errors": retry_errors,
+        }  # fmt: skip
+        _concurrency(concurrency, "--concurrency")  # before pydantic: one line naming the flag
+        if limit is not None and limit < 1:
+            raise UserError("--limit must be at least 1", field="--limit", fix="e.g. --limit 5")
+        o = _merged(file, flags)
         settings = Settings.from_env()
         root = jobs_root(settings)
-        if job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", job):
+        if o.job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", o.job):
             raise UserError(
-                f"'{job}' is not a usable job name",
+                f"'{o.job}' is not a usable job name",
                 field="--job",
                 fix="letters, digits, '.', '_' and '-'",
             )
-        named = JobDir(root / job) if job else None
+        named = JobDir(root / o.job) if o.job else None
         config = _config(
             named,
-            _split(agents),
-            _split(models),
-            _split(scenarios),
-            all_,
-            reps,
-            _split(seeds),
-            sandbox,
+            o.agents,
+            o.models,
+            o.scenarios,
+            o.all_,
+            o.reps,
+            o.seeds,
+            o.sandbox,
             settings,
-            budget_flags(budget_tokens, budget_cost_usd, budget_calls),
-            replay,
+            budget_flags(o.budget_tokens, o.budget_cost_usd, o.budget_calls),
+            o.replay,
+            o.exclude,
+            o.limit,
+            agent_env(o.agent_env),
+            o.agent_arg,
         )
         _failing_pairs(config, settings, allow_failing_pairs)
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
-        where = make_executor(executor, settings, address=address, router_host=router_host)
+        where = make_executor(o.executor, settings, address=o.address, router_host=o.router_host)
         outcome = run_job(
             config,
             job_dir,
             settings,
-            concurrency=concurrency,
-            max_interruptions=max_interruptions,
+            concurrency=o.concurrency,
+            max_interruptions=o.max_interruptions,
             force=force,
             console=console,
             executor=where,
-            retry_errors=retry_errors,
+            job_file=config_file,
+            retry_errors=o.retry_errors,
         )
     except HarnessError as exc:
         typer.echo(f"harness: {exc.one_line()}", err=True)
@@ -389,9 +493,14 @@ def run_command(
     except KeyboardInterrupt:
         typer.echo("harness: interrupted; run the same command again to resume", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(outcome.outcomes.items())) or "nothing new"
+    this_run = ", ".join(f"{k} {v}" for k, v in sorted(outcome.outcomes.items())) or "nothing new"
+    total, counts = _job_counts(job_dir)
     console.print(
-        f"job {job_dir.name} finished: {counts}", markup=False, highlight=False, soft_wrap=True
+        f"job {job_dir.name} finished: {total} trial(s): {counts or 'none recorded'} "
+        f"(this run: {this_run})",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )
     for line in _retry_lines(outcome):
         console.print(line, markup=False, highlight=False, soft_wrap=True)

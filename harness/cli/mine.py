@@ -12,7 +12,7 @@ from harness.authoring.mine.funnel import STAGES
 from harness.authoring.mine.prove import RUNS
 from harness.authoring.mine.run import MineOptions, mine
 from harness.backends import check_backend
-from harness.cli import guarded
+from harness.cli.guard import guarded
 from harness.config.settings import Settings
 from harness.errors import UserError
 

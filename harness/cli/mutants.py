@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.backends import check_backend
-from harness.cli import guarded
+from harness.cli.guard import guarded
 from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
 from harness.scenario.model import load_scenario

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -20,7 +20,7 @@ import typer
 from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
 from harness.report.board.site import build_board
-from harness.report.collect import Filters, RunResult, collect
+from harness.report.collect import RunResult
 from harness.report.compare import DEFAULT_DELTA, as_dict, find, power_text, text
 from harness.report.formats import REPORT_FORMATS
 from harness.report.publish import (
@@ -29,83 +29,14 @@ from harness.report.publish import (
     update_markdown,
     write_summary_folder,
 )
+from harness.report.selection import Selection, default_selection, select
 from harness.report.summary import summarise
 
 ListOpt = list[str] | None
 
 
-def _split(values: ListOpt) -> list[str]:
-    return [p.strip() for v in values or [] for p in v.split(",") if p.strip()]
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What ``report``, ``compare`` and ``board`` read, as the user chose it."""
-
-    scenarios: ListOpt = None
-    agents: ListOpt = None
-    models: ListOpt = None
-    after: str | None = None
-    limit: int | None = None
-    job: str | None = None
-    versions: str = "each"
-    tasks_after: str | None = None
-
-
-def _iso(value: str | None, flag: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        raise UserError(
-            f"'{value}' is not an ISO date", field=flag, fix=f"e.g. {flag} 2025-01-31"
-        ) from None
-
-
 def _runs(sel: Selection, settings: Settings, notes: list[str] | None = None) -> list[RunResult]:
-    if sel.limit is not None and sel.limit < 1:
-        raise UserError("--limit must be at least 1", field="--limit", fix="e.g. --limit 5")
-    _iso(sel.after, "--after")
-    _iso(sel.tasks_after, "--tasks-after")
-    filters = Filters(
-        _split(sel.scenarios),
-        _split(sel.agents),
-        _split(sel.models),
-        sel.after,
-        sel.limit,
-        job=sel.job,
-        versions=sel.versions,
-        tasks_after=sel.tasks_after,
-        scenario_root=settings.scenario_root,
-    )
-    runs = collect(settings.results, filters, notes)
-    if sel.job is not None and not runs:
-        raise UserError(
-            f"no finished runs of job '{sel.job}'",
-            field="--job",
-            fix="see `harness jobs` (or the job folder's name) for job ids",
-        )
-    return runs
-
-
-def _report_selection(
-    scenarios: ListOpt,
-    agents: ListOpt,
-    models: ListOpt,
-    after: str | None,
-    limit: int | None,
-    job: str | None,
-    all_agent_versions: bool,
-    tasks_after: str | None,
-) -> Selection:
-    """goagentbench's defaults: the newest run per scenario, agent and model, and the
-    newest agent version only. A job's repetitions are its design, so ``--job`` keeps
-    every run of the job unless ``--limit`` is given."""
-    if limit is None and job is None:
-        limit = 1
-    versions = "merge" if all_agent_versions else "newest"
-    return Selection(scenarios, agents, models, after, limit, job, versions, tasks_after)
+    return select(sel, settings.results, settings.scenario_root, notes)
 
 
 def _fail(exc: HarnessError) -> typer.Exit:
@@ -117,9 +48,6 @@ ScenariosOpt = Annotated[ListOpt, typer.Option("--scenarios", help="names or glo
 AgentsOpt = Annotated[ListOpt, typer.Option("--agents", help="agent names, comma separated")]
 ModelsOpt = Annotated[ListOpt, typer.Option("--models", help="model names, comma separated")]
 AfterOpt = Annotated[str | None, typer.Option("--after", help="runs started on/after (ISO)")]
-LimitOpt = Annotated[
-    int | None, typer.Option("--limit", help="most recent N runs per entrant and scenario")
-]
 ReportLimitOpt = Annotated[
     int | None,
     typer.Option(
@@ -131,6 +59,9 @@ JobOpt = Annotated[str | None, typer.Option("--job", help="only the runs of this
 AllVersionsOpt = Annotated[
     bool,
     typer.Option("--all-agent-versions", help="every agent version, one row per agent and model"),
+]
+AllRunsOpt = Annotated[
+    bool, typer.Option("--all-runs", help="every run (all repetitions), not the newest per seat")
 ]
 TokensOpt = Annotated[bool, typer.Option("--include-tokens", help="token columns")]
 TasksAfterOpt = Annotated[
@@ -149,6 +80,7 @@ def report_command(
     all_agent_versions: AllVersionsOpt = False,
     include_tokens: TokensOpt = False,
     tasks_after: TasksAfterOpt = None,
+    all_runs: AllRunsOpt = False,
     power: Annotated[
         float | None,
         typer.Option("--power", help="print the scenarios and trials this difference needs"),
@@ -172,10 +104,10 @@ def report_command(
                 fix="e.g. --power 0.1 (ten points of score)",
             )
         settings = Settings.from_env()
-        sel = _report_selection(
-            scenarios, agents, models, after, limit, job, all_agent_versions, tasks_after
+        sel = default_selection(
+            scenarios, agents, models, after, limit, job, all_agent_versions, tasks_after, all_runs
         )
-        notes: list[str] = []
+        notes: list[str] = [sel.describe()]
         tables = summarise(_runs(sel, settings, notes))
         if not tables:  # say where it looked (a newcomer outside the project sees why)
             notes.append(f"read the runs under {settings.results}")
@@ -183,16 +115,25 @@ def report_command(
                 notes.append(
                     "no harness project here (no agents.yml); cd into one or set HARNESS_HOME"
                 )
+        target = None
+        if publish or publish_to:  # every refusal before anything is printed or written
+            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
+            target = publish_to or settings.project_root / "README.md"
+            check_markers(target)
+            if not tables:
+                raise UserError(
+                    "no results to publish",
+                    file=settings.results,
+                    field="--publish",
+                    fix="run some trials first (`harness run ...`), or drop --publish",
+                )
         for note in notes:
             typer.echo(f"note: {note}", err=True)
         if power is not None:
             typer.echo(power_text(tables, power), nl=False)
             return
         emit(tables, datetime.now(UTC).isoformat(timespec="seconds"), include_tokens)
-        if publish or publish_to:
-            refuse_uncalibrated(tables)  # apptrust: -rc eras are never published
-            target = publish_to or settings.project_root / "README.md"
-            check_markers(target)  # a refusal (exit 2) writes nothing
+        if target is not None:
             folder = write_summary_folder(tables, settings.project_root / "result_summaries")
             update_markdown(tables, target, folder)
             typer.echo(f"published {folder} and updated {target}", err=True)
@@ -208,6 +149,8 @@ def compare_command(
     limit: ReportLimitOpt = None,
     job: JobOpt = None,
     tasks_after: TasksAfterOpt = None,
+    all_runs: AllRunsOpt = False,
+    all_agent_versions: AllVersionsOpt = False,
     delta: Annotated[
         float, typer.Option("--delta", help="the difference to plan scenarios and trials for")
     ] = DEFAULT_DELTA,
@@ -222,9 +165,12 @@ def compare_command(
         if format_ not in ("text", "json"):
             raise UserError(f"unknown format '{format_}'", field="--format", fix="use text or json")
         settings = Settings.from_env()
-        if limit is None and job is None:
-            limit = 1  # as report: the newest run per scenario, agent and model
-        sel = Selection(scenarios, None, None, after, limit, job, "each", tasks_after)
+        sel = default_selection(
+            scenarios, None, None, after, limit, job, all_agent_versions, tasks_after, all_runs
+        )
+        if "@" in a.split(":", 1)[0] or "@" in b.split(":", 1)[0]:
+            sel = replace(sel, versions="each")  # a named version: every version apart
+        typer.echo(f"note: {sel.describe()}", err=True)
         found = find(summarise(_runs(sel, settings)), a, b, delta)
         if format_ == "json":
             typer.echo(json.dumps([as_dict(c) for c in found], indent=2))
@@ -240,17 +186,27 @@ def board_command(
     agents: AgentsOpt = None,
     models: ModelsOpt = None,
     after: AfterOpt = None,
-    limit: LimitOpt = None,
+    limit: ReportLimitOpt = None,
+    job: JobOpt = None,
+    all_agent_versions: AllVersionsOpt = False,
+    tasks_after: TasksAfterOpt = None,
+    all_runs: AllRunsOpt = False,
 ) -> None:
-    """Write the static results board (open index.html, or `harness view`)."""
+    """Write the static results board (open index.html, or `harness view`).
+
+    It shows the runs `harness report` counts with the same options."""
 
     try:
         settings = Settings.from_env()
-        runs = _runs(Selection(scenarios, agents, models, after, limit), settings)
-        index = build_board(runs, (out or settings.project_root / "board").resolve())
+        sel = default_selection(
+            scenarios, agents, models, after, limit, job, all_agent_versions, tasks_after, all_runs
+        )
+        runs = _runs(sel, settings)
+        out_dir = (out or settings.project_root / "board").resolve()
+        index = build_board(runs, out_dir, sel.describe())
     except HarnessError as exc:
         raise _fail(exc) from None
-    typer.echo(f"board: {index} ({len(runs)} runs)")
+    typer.echo(f"board: {index} ({len(runs)} runs; {sel.describe()})")
 
 
 def serve(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
@@ -288,7 +244,9 @@ def view_command(
                     fix="give a run id (a folder name under results/<scenario>/) or its path",
                 )
             )
-        typer.echo(render_view(load_view(found)), nl=False)
+        from harness.util.escape import for_terminal
+
+        typer.echo(for_terminal(render_view(load_view(found))), nl=False)
         return
     folder = (directory or settings.project_root / "board").resolve()
     if rebuild or not (folder / "index.html").is_file():

@@ -8,7 +8,7 @@ This module is the one place that reads ``HARNESS_*`` variables (and goagentbenc
 
 Paths that are not set default to the project root, the folder holding ``agents.yml``
 found from ``HARNESS_HOME`` or by walking up from the current folder (see
-:mod:`harness.config.project`).
+:mod:`harness.config.root`).
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from typing import Any
 from pydantic import TypeAdapter
 from pydantic.dataclasses import dataclass
 
+from harness.config.root import find_project
+
 PREFIXES = ("HARNESS_", "GOAGENTBENCH_")
 FALSY = {"", "0", "false", "no", "off"}
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE")
 SYSTEM_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 PACKAGE_IMAGES = Path(__file__).resolve().parents[2] / "images"
 
-# name (after the prefix) -> what it sets and its default; the README's paths table
+# name (after the prefix) -> what it sets and its default; docs/CONFIGURATION.md's paths table
 VARIABLES: dict[str, str] = {
     "HOME": "project root (agents.yml, llms.yml, scenarios/); default: walk up from the cwd",
     "WORKSPACE": "workspaces; default <project>/workspace",
@@ -130,8 +132,6 @@ class Settings:
         cls, cwd: Path | None = None, environ: Mapping[str, str] | None = None
     ) -> Settings:
         """Settings from the environment (``environ``, default the process's)."""
-        from harness.config.project import find_project
-
         found = find_project(cwd or Path.cwd(), env_value("HOME", environ))
         root = found.root or found.start
 

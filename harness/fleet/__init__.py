@@ -1,39 +1,28 @@
-"""The fleet: model hosts, the router, the gateway every agent talks to, its telemetry,
-and cassettes of recorded traffic.
+"""The fleet: model hosts, the router, its telemetry, and cassettes of recorded traffic.
 
-A job's trials each get their own gateway (own address, key, telemetry file, budget);
-they lease hosts from one shared router (``router_service.job_router``), so routing sees the job.
+A job's trials each get their own gateway (``harness.gateway``: own address, key, telemetry
+file, budget); they lease hosts from one shared router (``router_service.job_router``), so
+routing sees the job. The gateway sits above the fleet, so its names live in
+``harness.gateway`` (``from harness.gateway import GatewayServer``), not here::
 
-The trial runner's entry points (imported lazily, so ``python -m harness.gateway.inside``
-runs cleanly)::
-
-    from harness.fleet import GatewayServer, load_fleet, fleet_fingerprint
+    from harness.fleet import load_fleet, fleet_fingerprint, job_router
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from harness.fleet.config import FleetConfig, Price, load_fleet, parse_fleet
+from harness.fleet.probe import fleet_fingerprint
+from harness.fleet.router_service import RouterService, job_router
+from harness.fleet.telemetry import summarize, trial_usage_from_file
 
-_EXPORTS = {
-    "FleetConfig": "config",
-    "Price": "config",
-    "load_fleet": "config",
-    "parse_fleet": "config",
-    "GatewayConfig": "gateway",
-    "GatewayServer": "gateway",
-    "build_config": "gateway",
-    "RouterService": "shared",
-    "job_router": "shared",
-    "fleet_fingerprint": "probe",
-    "summarize": "telemetry",
-    "trial_usage_from_file": "telemetry",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(import_module(f"harness.fleet.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'harness.fleet' has no attribute {name!r}")
+__all__ = [
+    "FleetConfig",
+    "Price",
+    "RouterService",
+    "fleet_fingerprint",
+    "job_router",
+    "load_fleet",
+    "parse_fleet",
+    "summarize",
+    "trial_usage_from_file",
+]

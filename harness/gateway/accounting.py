@@ -58,6 +58,7 @@ class Accounting:
         self.energy = {h: EnergyMeter() for h in watts}
         self.spent: dict[str | None, Spent] = {}
         self.faults: dict[str | None, str] = {}  # trial -> the first harness fault it met
+        self.refusals: dict[str | None, str] = {}  # trial -> its first request not served
 
     # ---- the one row builder --------------------------------------------------------------
     def row(self, call: Call, **fields: Any) -> dict[str, Any]:
@@ -238,6 +239,7 @@ class Accounting:
             "used": spent.to_json(),
             "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
             "fault": self.faults.get(trial),
+            "refused": self.refusals.get(trial),
         }
 
     # ---- harness faults -------------------------------------------------------------------
@@ -248,6 +250,14 @@ class Accounting:
         fault of a trial is kept, on one line."""
         line = " ".join(reason.split())
         self.faults.setdefault(trial, line[:400])
+
+    def refuse(self, trial: str | None, reason: str) -> None:
+        """Record a request the agent chose that cannot be served (a model it named that
+        the fleet does not serve, a call its cassette does not hold): the agent's, not
+        the harness's. The agent gets the error reply and goes on or stops as it will;
+        the trial is graded on its work (never ``error``). The first is kept."""
+        line = " ".join(reason.split())
+        self.refusals.setdefault(trial, line[:400])
 
     # ---- recording ------------------------------------------------------------------------
     def record(

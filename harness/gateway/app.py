@@ -220,9 +220,11 @@ class Gateway:
         model = self.upstream.resolve(requested, key.model, key.agent)
         if model is None:
             known = ", ".join(self.config.fleet.models) or "none"
-            self.accounting.fault(
-                key.trial, f"model {requested!r} is not served by the fleet (models: {known})"
-            )
+            why = f"model {requested!r} is not served by the fleet (models: {known})"
+            if requested and requested != key.model:  # a model the agent chose: its failure
+                self.accounting.refuse(key.trial, why)
+            else:  # the trial's own model: the harness cannot serve it
+                self.accounting.fault(key.trial, why)
             return error_response(
                 404,
                 f"model {requested!r} is not served by this gateway (models: {known})",

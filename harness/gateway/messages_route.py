@@ -14,14 +14,15 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterable, AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from harness.fleet import wire
-from harness.gateway.calls import CHAT, Call, prompt_estimate
+from harness.fleet.config import FleetConfig
+from harness.gateway.calls import CHAT, Call, KeyInfo, prompt_estimate
 from harness.gateway.messages import (
     COUNT_TOKENS,
     MESSAGES,
@@ -32,8 +33,25 @@ from harness.gateway.messages import (
 )
 from harness.gateway.relay import RelayResponse
 
-if TYPE_CHECKING:
-    from harness.gateway.app import Gateway
+
+class Configured(Protocol):
+    """The part of the gateway's configuration this route reads."""
+
+    @property
+    def fleet(self) -> FleetConfig: ...
+
+
+class Gateway(Protocol):
+    """What this route needs of the gateway (``app.Gateway``, which mounts it)."""
+
+    @property
+    def config(self) -> Configured: ...
+
+    def authenticate(self, request: Request) -> KeyInfo | None: ...
+
+    def begin_call(self, key: KeyInfo, body: dict[str, Any], endpoint: str) -> Call | Response: ...
+
+    async def answer_call(self, call: Call) -> Response: ...
 
 
 def anthropic_error(status: int, message: str, kind: str | None = None) -> JSONResponse:

@@ -20,7 +20,7 @@ from starlette.responses import StreamingResponse
 from harness.fleet import wire
 from harness.gateway.accounting import STREAM_BROKEN, Accounting
 from harness.gateway.calls import Attempt, Call, Opened, snippet
-from harness.gateway.hosttimes import engine_timings
+from harness.gateway.host_times import engine_timings
 from harness.gateway.messages import from_usage
 
 

@@ -50,7 +50,8 @@ class CassetteUpstream:
                 "cassette_mismatch" if isinstance(exc, CassetteMismatch) else "cassette_exhausted"
             )
             self.accounting.replayed(call, t0, ts, 400, error=str(exc))
-            self.accounting.fault(call.key.trial, fault_text(exc, self.replayer.path.name))
+            # the agent's request is not the recorded one: its own doing, not the harness's
+            self.accounting.refuse(call.key.trial, fault_text(exc, self.replayer.path.name))
             self.accounting.transcribe(call, error=fault_text(exc, self.replayer.path.name))
             return error_response(400, f"harness gateway replay: {exc}", kind)
         status, payload = replay_payload(item["response"], call)

@@ -4,7 +4,7 @@
 it: a streamed call is streamed from the host with ``stream_options.include_usage`` (so
 that the gateway measures time to first token and total time itself), a non-streamed one
 is sent non-streamed (one JSON reply: the cheapest path; its time to first token is what
-the host reports, see ``hosttimes.py``). Connect errors, 5xx and 429 are retried on
+the host reports, see ``host_times.py``). Connect errors, 5xx and 429 are retried on
 another host while nothing has reached the client; rate limits (429) are waited out against
 a wall-clock budget (``routing.retry_budget_s``, a host's Retry-After honoured in full), and
 a 429 that outlives it is a harness fault: the trial ends as ``error``.
@@ -40,7 +40,7 @@ from harness.gateway.calls import (
     retry_after_seconds,
     snippet,
 )
-from harness.gateway.hosttimes import engine_timings, reported_ttft_s
+from harness.gateway.host_times import engine_timings, reported_ttft_s
 from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
 from harness.gateway.relay import (
     ChatFraming,

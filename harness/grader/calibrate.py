@@ -26,10 +26,10 @@ import yaml
 from harness.agents.builtin import OracleAgent
 from harness.config.settings import Settings
 from harness.errors import UserError
+from harness.grader.calibration_ledger import LEDGER, Entry, Ledger
 from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
-from harness.grader.ledger import LEDGER, Entry, Ledger
 from harness.grader.memo import tree_digest
-from harness.grader.progress import Progress, ids
+from harness.grader.scoring_progress import Progress, ids
 from harness.scenario.model import LoadedScenario
 from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
@@ -155,8 +155,9 @@ def calibrate(
     ``progress`` gets one line per scoring as it ends (a calibration takes hours). Every
     scoring is kept (``grader.memo``); with ``reuse`` a kept scoring whose key matches is
     read instead, so an interrupted calibration resumes where it stopped. Every scoring is
-    also a line of the suite's ledger (``grader.ledger``), which ``reuse`` reads first: it
-    is committed with the scenario, so the calibration resumes on another machine too."""
+    also a line of the suite's ledger (``grader.calibration_ledger``), which ``reuse`` reads
+    first: it is committed with the scenario, so the calibration resumes on another machine
+    too."""
     suite = loaded.scenario.verify.suite
     if not suite:
         raise UserError(

@@ -27,9 +27,9 @@ from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
 from harness.grader import memo
-from harness.grader.ledger import LEDGER, Entry, Ledger, rebuilt
-from harness.grader.progress import Progress, ids
+from harness.grader.calibration_ledger import LEDGER, Entry, Ledger, rebuilt
 from harness.grader.record import ControlsRecord
+from harness.grader.scoring_progress import Progress, ids
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls

@@ -7,10 +7,12 @@ Concurrency and retry bounds are run-time knobs and are deliberately left out.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -35,10 +37,13 @@ class JobConfig(BaseModel):
     sandbox: str = "docker"
     budget: Budget | None = None  # --budget-* limits over each scenario's own (harden, #16)
     replay: str | None = None  # a cassette every trial's gateway serves (absolute path)
+    agent_env: dict[str, str] | None = None  # --agent-env KEY=VAL for every trial's agent
+    agent_args: list[str] | None = None  # --agent-arg ARG for every trial's agent
 
     def fingerprint(self) -> str:
         """A short stable hash of the configuration (the default job name uses it)."""
-        unset = {k for k in ("budget", "replay") if getattr(self, k) is None}
+        optional = ("budget", "replay", "agent_env", "agent_args")
+        unset = {k for k in optional if getattr(self, k) is None}
         data = self.model_dump(mode="json", exclude=unset or None)
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
@@ -71,6 +76,54 @@ class Trial:
 class Plan:
     trials: list[Trial]
     skipped: list[str]  # "agent + model: reason", one per pair left out
+
+
+def _is_glob(name: str) -> bool:
+    return any(c in name for c in "*?[")
+
+
+def select_scenarios(
+    names: Sequence[str],
+    available: Sequence[str],
+    *,
+    all_: bool = False,
+    exclude: Sequence[str] = (),
+    limit: int | None = None,
+) -> list[str]:
+    """The scenarios a job runs: ``names`` (names or fnmatch globs, as ``report`` takes
+    them; a glob never picks a smoke scenario unless it names ``smoke/``), or every
+    non-smoke scenario with ``all_``; then less those matching an ``exclude`` glob;
+    then the first ``limit``. Order: as given, a glob's matches in name order."""
+    if limit is not None and limit < 1:
+        raise UserError("--limit must be at least 1", field="--limit", fix="e.g. --limit 5")
+    if all_:
+        names = ["*"]
+    picked: list[str] = []
+    for name in names:
+        if not _is_glob(name):
+            found = [name]  # a plain name is checked by loading it
+        else:
+            smoke = name.startswith("smoke/")
+            found = [
+                s
+                for s in sorted(available)
+                if fnmatch.fnmatchcase(s, name) and (smoke or not s.startswith("smoke/"))
+            ]
+            if not found:
+                raise UserError(
+                    f"'{name}' matches no scenario",
+                    field="--scenarios",
+                    fix="see `harness list` for names, e.g. --scenarios 'py/*'",
+                )
+        picked += [s for s in found if s not in picked]
+    kept = [s for s in picked if not any(fnmatch.fnmatchcase(s, x) for x in exclude)]
+    if picked and not kept:
+        raise UserError(
+            f"--exclude {','.join(exclude)} leaves no scenario of {len(picked)}",
+            field="--exclude",
+            fix="exclude fewer scenarios",
+        )
+    return kept[:limit] if limit is not None else kept
 
 
 def entrant_pairs(config: JobConfig, registry: Registry) -> tuple[list[tuple[str, str]], list[str]]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from harness.config.settings import Settings
 from harness.errors import HarnessError
-from harness.job import resumesig, retry
+from harness.job import resume_signature, retry
 from harness.job.executors.base import Executor, LocalExecutor, TrialFiles
 from harness.job.ledger import JobDir, RunRecord, TrialEntry, scan_results, wait_trial_lock
 from harness.job.ledgercache import LedgerCache, StoredEntries
@@ -132,7 +132,7 @@ class JobRunner:
     def prepare(self) -> tuple[list[Trial], Sequence[TrialEntry]]:
         """Entries for every trial (written back) and the trials still to run.
 
-        A complete job whose signature (``harness.job.resumesig``) still holds is taken
+        A complete job whose signature (``harness.job.resume_signature``) still holds is taken
         from it: nothing to run, no trial looked at (its entries are read only if asked
         for). Otherwise every trial is classified from the results: a trial they show
         complete is done whatever any worker still does; for every other trial (given up
@@ -140,8 +140,8 @@ class JobRunner:
         again, so a trial it finished meanwhile is not run twice nor given up.
         """
         results = self.settings.results
-        plan = resumesig.plan_hash(self.trials)
-        sig = resumesig.load(self.job.path)
+        plan = resume_signature.plan_hash(self.trials)
+        sig = resume_signature.load(self.job.path)
         if sig is not None and sig.holds(self.job.trials_dir, results, plan):
             self.failed, self.errors = sig.failed, 0
             return [], StoredEntries(self.ledger, self.trials)
@@ -170,11 +170,11 @@ class JobRunner:
         self.failed = sum(1 for e in entries if e.status == "done" and e.outcome in FAILED)
         self.errors = sum(1 for e in entries if e.status == "error" and e.status not in again)
         if any(e.status != "done" for e in entries):
-            resumesig.clear(self.job.path)
+            resume_signature.clear(self.job.path)
         else:
             scenarios = {t.scenario for t in self.trials}
             run_dirs = [str(r.where) for records in found.values() for r in records]
-            resumesig.record(
+            resume_signature.record(
                 self.job.path, self.job.trials_dir, results, plan, scenarios, run_dirs,
                 self.failed,
             )  # fmt: skip
@@ -331,6 +331,8 @@ class JobRunner:
                 self.config.budget.model_dump(exclude_none=True) if self.config.budget else None
             ),
             "replay": self.config.replay,
+            "agent_env": self.config.agent_env,
+            "agent_args": self.config.agent_args,
             "trial": {
                 "scenario": trial.scenario,
                 "agent": trial.agent,

@@ -63,6 +63,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             repetition=trial["repetition"],
             budget=Budget(**spec["budget"]) if spec.get("budget") else None,
             replay=Path(spec["replay"]) if spec.get("replay") else None,
+            agent_env=spec.get("agent_env") or None,
+            agent_args=tuple(spec.get("agent_args") or ()),
         )
         result = execute(loaded, settings, registry, opts)
     except UserError as exc:

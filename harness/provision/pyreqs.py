@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
 from pathlib import Path
+
+from harness.util import bounded
 
 TEST_EXTRAS = ("test", "tests", "testing")
 
@@ -19,10 +20,7 @@ def project_requirements(
     out: list[str] = []
     tests: list[str] = []
     if pyproject:
-        try:
-            project = tomllib.loads(pyproject).get("project") or {}
-        except tomllib.TOMLDecodeError:
-            project = {}
+        project = (bounded.toml(pyproject) or {}).get("project") or {}
         out += [str(d) for d in project.get("dependencies") or []]
         extras = project.get("optional-dependencies") or {}
         for name in TEST_EXTRAS:
@@ -36,7 +34,7 @@ def project_requirements(
 def _setup_py_requirements(text: str, keyword: str) -> list[str]:
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     names: dict[str, list[str]] = {}
     for node in tree.body:
@@ -91,9 +89,8 @@ def declared_elsewhere(pyproject: str | None) -> list[str]:
     every other extra and every dependency group (PEP 735; includes are skipped)."""
     if not pyproject:
         return []
-    try:
-        data = tomllib.loads(pyproject)
-    except tomllib.TOMLDecodeError:
+    data = bounded.toml(pyproject)  # too deep or too large: malformed, as any broken file
+    if data is None:
         return []
     out: list[str] = []
     extras = (data.get("project") or {}).get("optional-dependencies") or {}

@@ -14,7 +14,7 @@ from typing import Any
 from harness.errors import UserError
 from harness.report.paired import Paired, Plan, compare, plan, varies
 from harness.report.stats import Estimate, clustered, mean, sample_var
-from harness.report.summary import EntrantSummary, EraTable, pair_detail
+from harness.report.summary import EntrantSummary, EraTable, detectable, pair_detail
 
 DEFAULT_DELTA = 0.10
 
@@ -53,6 +53,8 @@ class Comparison:
     a_shared: Estimate  # each side's mean on the shared scenarios only
     b_shared: Estimate
     plan: Plan
+    table_mde: float | None = None  # the era table's (what `report` prints), all entrants
+    table_entrants: int = 2
 
 
 def _pick(table: EraTable, spec: Spec, text: str) -> EntrantSummary | None:
@@ -88,6 +90,8 @@ def build(table: EraTable, a: EntrantSummary, b: EntrantSummary, delta: float) -
         clustered({n: a.clusters[n] for n in shared}),
         clustered({n: b.clusters[n] for n in shared}),
         plan(delta, pr.var_d, within, k),
+        table.mde,
+        len(table.entrants),
     )
 
 
@@ -163,10 +167,18 @@ def text(c: Comparison) -> str:
     out.append(f"   scenarios A did better on: {p.b}, B did better on: {p.c}")
     out.append(f"difference A - B (errors as 0): {pair_detail(c.paired_zero)}")
     out.append(f"correlation of per-scenario scores: {_opt(p.correlation)}")
-    if p.mde is not None:
-        basis = "" if varies(p.var_d) else " (planning variance 0.25: the differences do not vary)"
+    value, source = detectable([p], p.t)  # report's own rule, for this pair
+    if value is not None:
         out.append(
-            f"minimum detectable difference (80% power, alpha 0.05, T={p.t}): {p.mde:.3f}{basis}"
+            f"minimum detectable difference (80% power, alpha 0.05, paired, T={p.t}): "
+            f"{value:.3f} ({source})"
+        )
+    else:
+        out.append(f"minimum detectable difference: none ({source})")
+    if c.table_entrants > 2 and c.table_mde is not None:  # report's figure is the table's
+        out.append(
+            f"   (`harness report` prints the era table's, over {c.table_entrants} entrants: "
+            f"{c.table_mde:.3f})"
         )
     out += plan_lines(c.plan)
     separable = p.method != "none" and p.p <= 0.05 and (p.diff or 0.0) != 0.0
@@ -191,7 +203,7 @@ def _paired_dict(p: Paired) -> dict[str, Any]:
         "correlation": p.correlation,
         "a_better": p.b,
         "b_better": p.c,
-        "mde": p.mde,
+        "mde": detectable([p], p.t)[0],
     }
 
 

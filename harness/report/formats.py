@@ -32,11 +32,8 @@ REPORT_FORMATS: Registry[Emit] = Registry(
 
 
 def emit_table(tables: list[EraTable], generated_at: str, include_tokens: bool = False) -> None:
-    """A rich table per era (240 columns wide when not on a terminal)."""
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=240)
-    print_tables(tables, console, include_tokens)
+    """A rich table per era (at its natural width when not on a terminal: nothing cut)."""
+    print_tables(tables, Console(), include_tokens)
 
 
 def emit_csv(tables: list[EraTable], generated_at: str, include_tokens: bool = False) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from harness.report.dist import binom_cdf_half, z_quantile
-from harness.report.stats import ALPHA, POWER, mde, sample_var
+from harness.report.stats import ALPHA, POWER, sample_var
 
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_SEED = 20_251_201
@@ -45,16 +45,6 @@ class Paired:
     var_d: float | None
     b: int = 0  # scenarios A did better on (McNemar: A passed, B failed)
     c: int = 0  # scenarios B did better on
-
-    @property
-    def mde(self) -> float | None:
-        """The difference this comparison detects at 80% power and alpha 0.05. Paired
-        differences that do not vary (two entrants that scored alike) say nothing of
-        the variance a real difference would have: the planning variance stands in."""
-        if self.se is None or self.t == 0:
-            return None
-        var_d = self.var_d if varies(self.var_d) else PLANNING_VAR_D
-        return mde(math.sqrt(var_d / self.t))
 
 
 def varies(var_d: float | None) -> TypeGuard[float]:

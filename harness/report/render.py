@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from harness.report.stats import NOT_MEASURABLE, TOO_FEW
@@ -53,6 +54,7 @@ CSV_FIELDS = (
     *TOKEN_FIELDS,
     "budget_hits",
     "limit_hits",
+    "failovers",
     "vs_above",
     "vs_above_detail",
     "separably_better",
@@ -150,6 +152,17 @@ LEGEND = (
 )
 
 
+def print_table(console: Console, table: Table) -> None:
+    """``table`` on ``console``; when not on a terminal (piped, redirected) at its natural
+    width, so no cell is cut with "…" to fit a width nobody is looking at."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    wide = Console(file=console.file, width=100_000, color_system=None)
+    width = Measurement.get(wide, wide.options, table).maximum
+    Console(file=console.file, width=max(width, 20), color_system=None).print(table)
+
+
 def print_tables(tables: list[EraTable], console: Console, include_tokens: bool = True) -> None:
     if not tables:
         console.print("no results (smoke scenarios are never reported)")
@@ -161,7 +174,7 @@ def print_tables(tables: list[EraTable], console: Console, include_tokens: bool 
             table.add_column(name, no_wrap=True, justify="left" if name.isalpha() else "right")
         for e in t.entrants:
             table.add_row(*(fn(e) for _, fn in cols))
-        console.print(table)
+        print_table(console, table)
         for line in t.notes(detail=True):
             console.print(f"  {line}", highlight=False, soft_wrap=True)
         console.print()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -65,6 +66,8 @@ class EntrantSummary:
     engine: str = "-"  # engine and quantisation from the fleet fingerprint (an axis)
     budget_hits: int = 0  # runs stopped by the trial's budget (harden, #16)
     limit_hits: int = 0  # runs stopped by a sandbox limit (disk, memory, pids, output)
+    failovers: int = 0  # runs whose model calls failed on one host and moved to another
+    failover_runs: list[str] = field(default_factory=list)  # their run ids (a few)
     rank: int = 0
     vs_above: str = ""  # "", NOT_MEASURABLE, "below" or TOO_FEW (shown apart, rank 0)
     vs_above_detail: str = ""  # the paired test against the entrant just above
@@ -117,6 +120,7 @@ class EntrantSummary:
             "engine": self.engine,
             "budget_hits": self.budget_hits,
             "limit_hits": self.limit_hits,
+            "failovers": self.failovers,
             "vs_above": self.vs_above,
             "vs_above_detail": self.vs_above_detail,
             "separably_better": self.better,
@@ -169,6 +173,13 @@ class EraTable:
                 f"shown apart, unranked ({TOO_FEW}): {', '.join(apart)}: no paired test "
                 "could separate them from any other entrant (6 shared scenarios needed)"
             )
+        for e in self.entrants:
+            if e.failovers:
+                some = ", ".join(e.failover_runs[:3]) + (", ..." if e.failovers > 3 else "")
+                out.append(
+                    f"{e.label}: {e.failovers} run(s) failed over to another model host "
+                    f"({some}; `harness view RUN` shows which call)"
+                )
         if detail:
             out += [f"{e.label} {e.vs_above_detail}" for e in self.entrants if e.vs_above_detail]
         return out
@@ -195,10 +206,19 @@ def _known(values: list[float | None]) -> float | None:
     return mean([v for v in values if v is not None])
 
 
+def failed_over(r: RunResult) -> bool:
+    """Whether the run's model calls failed on one host and went on to another (its
+    usage names several hosts and some attempt failed)."""
+    hosts = r.usage.get("hosts")
+    failed = r.usage.get("failed_attempts")
+    return isinstance(hosts, dict) and len(hosts) > 1 and isinstance(failed, int) and failed > 0
+
+
 def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
     """Statistics of one entrant's runs within one era."""
     first = runs[0]
     graded = [r for r in runs if not r.infra_error]
+    moved = [r.run_id for r in runs if failed_over(r)]
     scores, wins = _clusters(runs, zero_errors=False)
     scores_zero, wins_zero = _clusters(runs, zero_errors=True)
     k = min((len(v) for v in wins.values()), default=0)
@@ -230,6 +250,8 @@ def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
         engine=" | ".join(sorted({engine_axis(r.meta) for r in runs})),
         budget_hits=sum(1 for r in graded if r.report.get("reason") == "budget"),
         limit_hits=sum(1 for r in graded if str(r.report.get("reason", "")).startswith("limit")),
+        failovers=len(moved),
+        failover_runs=moved,
         run_ids=[r.run_id for r in runs],
         clusters=scores,
         clusters_zero=scores_zero,
@@ -246,6 +268,21 @@ def pair_detail(p: Paired, p_adj: float | None = None) -> str:
     return f"{p.t} shared, diff {p.diff:+.3f}{ci}, {test}{holm_text}"
 
 
+def detectable(pairs: Iterable[Paired], t: int) -> tuple[float | None, str]:
+    """The minimum detectable paired difference on ``t`` scenarios and where its variance
+    came from: the median non-zero variance of the ``pairs``' differences, else the
+    planning value; None when no exact paired test can separate on ``t`` scenarios.
+    ``report`` (a table's pairs) and ``compare`` (one pair) both ask this."""
+    if smallest_p(t) > ALPHA:
+        return None, f"no exact paired test reaches p < 0.05 on {t} scenario(s); 6 needed"
+    var_ds = [p.var_d for p in pairs if varies(p.var_d) and p.t >= 2]
+    if var_ds:
+        var_d, source = statistics.median(var_ds), "median variance of paired differences"
+    else:
+        var_d, source = PLANNING_VAR_D, "planning variance 0.25: no pair whose difference varies"
+    return mde(math.sqrt(var_d / t)), source
+
+
 def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
     """The MDE at the table's size: T = scenarios shared by all (else the largest pair),
     with the median non-zero variance of paired differences (else the planning value)."""
@@ -255,16 +292,8 @@ def _table_mde(table: EraTable, entrants: list[EntrantSummary]) -> None:
     table.shared, table.union = len(shared), len(union)
     sizes = [p.t for p in table.pairs.values()]
     t = len(shared) if len(entrants) < 2 or len(shared) >= 2 else max(sizes, default=0)
-    if smallest_p(t) > ALPHA:
-        table.mde_t = t
-        table.mde_source = f"no exact paired test reaches p < 0.05 on {t} scenario(s); 6 needed"
-        return
-    var_ds = [p.var_d for p in table.pairs.values() if varies(p.var_d) and p.t >= 2]
-    if var_ds:
-        var_d, source = statistics.median(var_ds), "median variance of paired differences"
-    else:
-        var_d, source = PLANNING_VAR_D, "planning variance 0.25: no pair whose difference varies"
-    table.mde, table.mde_t, table.mde_source = mde(math.sqrt(var_d / t)), t, source
+    table.mde, table.mde_source = detectable(table.pairs.values(), t)
+    table.mde_t = t
 
 
 def rank_table(era: str, entrants: list[EntrantSummary]) -> EraTable:

@@ -55,12 +55,11 @@ class RunMeta(BaseModel):
 
     run_id: str = Field(description="the run's id: <utc stamp>-<agent>-<model>-<hex>")
     scenario: str = Field(description="scenario name, <family>/<name>")
-    scenario_version: str | None = Field(
-default=None, description="the scenario's `version`")
-    scenario_sha: str | None = Field(
-default=None, description="sha256 over the scenario's files")
+    scenario_version: str | None = Field(default=None, description="the scenario's `version`")
+    scenario_sha: str | None = Field(default=None, description="sha256 over the scenario's files")
     spec_sha256: str | None = Field(
-default=None, description="sha256 of the scenario's SPEC, if any")
+        default=None, description="sha256 of the scenario's SPEC, if any"
+    )
     seed: str | None = Field(
         default=None, description="the secret seed: None until scoring is over"
     )
@@ -83,22 +82,17 @@ default=None, description="sha256 of the scenario's SPEC, if any")
     agent: str = Field(description="agents.yml name of the agent")
     agent_version: str = Field(description="the agent's reported version")
     model: str = Field(description="llms.yml name of the model ('none' for no model)")
-    model_id: str | None = Field(
-default=None, description="the model id the fleet serves")
-    job: str | None = Field(
-default=None, description="the `harness run` job, when part of one")
-    trial_key: str | None = Field(
-default=None, description="the job ledger's key of this trial")
-    repetition: int = Field(
-default=0, description="repetition index within the job")
+    model_id: str | None = Field(default=None, description="the model id the fleet serves")
+    job: str | None = Field(default=None, description="the `harness run` job, when part of one")
+    trial_key: str | None = Field(default=None, description="the job ledger's key of this trial")
+    repetition: int = Field(default=0, description="repetition index within the job")
     fleet: dict[str, Any] | None = Field(
         default=None, description="each host's artefact, when the fleet was used"
     )
     toolchain: dict[str, Any] | None = Field(
         default=None, description="pinned toolchain and dependencies (agent phase)"
     )
-    turns: int = Field(
-default=1, description="agent turns (1, or more with continues)")
+    turns: int = Field(default=1, description="agent turns (1, or more with continues)")
 
     def as_json(self) -> dict[str, Any]:
         """The JSON object of run.json (``fleet`` and ``toolchain`` only when set)."""

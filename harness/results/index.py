@@ -110,8 +110,6 @@ def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "verify").is_dir()
 
 
-
-
 def _signature(run_dir: str) -> str:
     """mtime, size and inode of the three files (plain strings: this runs per run shown)."""
     return "|".join([stat_signature(f"{run_dir}/{name}") for name in FILES])
@@ -292,7 +290,10 @@ class RunIndex:
             run_dir = f"{root}/{path}"
             if final:
                 meta, _, report = sig.split("|")
-                if stat_signature(f"{run_dir}/run.json") != meta or stat_signature(f"{run_dir}/{FILES[2]}") != report:
+                if (
+                    stat_signature(f"{run_dir}/run.json") != meta
+                    or stat_signature(f"{run_dir}/{FILES[2]}") != report
+                ):
                     stale.append((path, parent))
                     continue
             rows.append(JobRow(run_dir, key, None if outcome is None else str(outcome), score))

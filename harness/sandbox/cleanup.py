@@ -26,7 +26,7 @@ from docker.errors import APIError, NotFound
 
 from harness.errors import UserError
 from harness.sandbox.base import Sandbox
-from harness.sandbox.dockerio import remove_network
+from harness.sandbox.docker_io import remove_network
 from harness.sandbox.engine import docker_client
 from harness.sandbox.owner import PROJECT, owner_alive, project_id
 

@@ -35,7 +35,7 @@ from docker.models.volumes import Volume
 
 from harness.errors import InfraError, UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
-from harness.sandbox.dockerio import (
+from harness.sandbox.docker_io import (
     HOME_DIR,
     Capture,
     chown_tree,

@@ -9,7 +9,9 @@ survives, so the sandbox stays usable to copy transcripts out).
 
 The bind-mounted workspace has no hard cap on this engine (overlay2 on ext4, no project
 quotas, no xfs): it is measured (``du``) every few seconds and the command is stopped once
-it is over its size, so a fast writer can overshoot by what it writes in one interval.
+it is over its size or holds more entries than a verifier copies (``agentfiles.MAX_FILES``:
+inodes are a resource too), so a fast writer can overshoot by what it writes in one
+interval.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from harness.util.agentfiles import MAX_FILES
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 TMPFS_SLACK = 1024 * 1024  # a tmpfs with less than this free counts as full
@@ -54,15 +58,26 @@ def _counter(path: Path | None, file: str, key: str) -> int:
 def tree_bytes(root: Path) -> int:
     """Bytes below ``root``: each file counts the larger of its disk blocks and its
     apparent size (a sparse file costs what it claims), hard links counted once."""
-    total, seen = 0, set()
+    return tree_usage(root)[0]
+
+
+def tree_usage(root: Path, max_entries: int | None = None) -> tuple[int, int]:
+    """(bytes, entries) below ``root`` (bytes as ``tree_bytes``); counting stops once
+    over ``max_entries``."""
+    total, seen, count = 0, set(), 0
     stack = [str(root)]
     while stack:
+        if max_entries is not None and count > max_entries:
+            break
         try:
             entries = os.scandir(stack.pop())
         except OSError:
             continue
         with entries:
             for entry in entries:
+                count += 1
+                if max_entries is not None and count > max_entries:
+                    return total, count  # over the cap: counting further tells nothing
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -75,7 +90,7 @@ def tree_bytes(root: Path) -> int:
                 total += max(info.st_blocks * 512, claimed)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
-    return total
+    return total, count
 
 
 @dataclass
@@ -132,9 +147,14 @@ class LimitWatch:
         ):
             now = time.monotonic()
             if now >= self._next_du:
-                used = tree_bytes(self.workspace)
+                used, entries = tree_usage(self.workspace, MAX_FILES)
                 spent = time.monotonic() - now
                 self._next_du = time.monotonic() + max(self._du_every, 10 * spent)
+                if entries > MAX_FILES:  # inodes are a resource as bytes are
+                    self.hit = "workspace"
+                    return "disk", (
+                        f"the workspace holds over {MAX_FILES} entries (files, folders, links)"
+                    )
                 if used > self.workspace_cap:
                     self.hit = "workspace"
                     return "disk", (

@@ -2,7 +2,9 @@
 
 No isolation at all; meant for development and for machines without Docker. Each command
 runs in its own session so a timeout can kill the whole process group, grandchildren
-included, not just the direct child.
+included, not just the direct child; and inside the sandbox's own cgroups
+(``proctrack``), so that ``stop`` kills every process any command started, a ``setsid``
+daemon included, before the trial goes on to verification.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
-from harness.util.agentfiles import OverCap, scan
+from harness.sandbox.proctrack import ProcessTracker
+from harness.util.agentfiles import OverCap, check_caps
 
 
 class LocalSandbox:
@@ -34,6 +37,7 @@ class LocalSandbox:
         self._root = Path(spec.workspace).resolve()
         self._proc: subprocess.Popen[bytes] | None = None
         self._interrupted: str | None = None
+        self._tracker: ProcessTracker | None = None
 
     @property
     def project_dir(self) -> str:
@@ -54,7 +58,10 @@ class LocalSandbox:
         """Run ``cmd``; on timeout kill its process group and report ``timed_out``."""
         if self._interrupted:  # the agent has been stopped: refuse at once
             return ExecResult(None, "", "", 0.0, limit=self._interrupted)
-        full_env = {**os.environ, **self.spec.env, **(env or {})}
+        if self._tracker is None:
+            self._tracker = ProcessTracker()
+        tracker = self._tracker
+        full_env = {**os.environ, **self.spec.env, **(env or {}), **tracker.env()}
         workdir = self._resolve(cwd) if cwd else self._root
         began = time.monotonic()
         try:
@@ -66,6 +73,7 @@ class LocalSandbox:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=tracker.enter if tracker.groups else None,
             )
         except (FileNotFoundError, PermissionError) as exc:
             return ExecResult(127, "", str(exc), time.monotonic() - began)
@@ -103,14 +111,19 @@ class LocalSandbox:
         """Copy ``src`` (relative paths are in the workspace) to the host path ``dest``;
         ``OverCap`` when its apparent size is over ``max_bytes`` (nothing copied)."""
         path = self._resolve(src)
-        if max_bytes is not None and path.exists():
-            size = scan(path).apparent if path.is_dir() else path.stat().st_size
+        if max_bytes is not None and path.is_dir():  # bytes, entries and depth capped
+            check_caps(path, max_bytes, skip_top=frozenset())
+        elif max_bytes is not None and path.exists():
+            size = path.stat().st_size
             if size > max_bytes:
                 raise OverCap(f"{src} is over the {max_bytes} bytes cap ({size} bytes)")
         _copy(path, Path(dest))
 
     def stop(self) -> None:
-        """Nothing to remove: the workspace belongs to the caller."""
+        """Kill every process any command started (the workspace belongs to the caller)."""
+        if self._tracker is not None:
+            self._tracker.close()
+            self._tracker = None
 
     def _resolve(self, path: str) -> Path:
         candidate = Path(path)

@@ -75,6 +75,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "verify_timeout": "the verifier's wall-time limit (seconds, or 10m)",
         "go": 'a pinned Go release ("1.24"; else go.mod\'s), or "system" for the image\'s',
         "python": 'the Python the task needs, e.g. "3.11" (refused where absent)',
+        "cgo": "build the hidden Go tests with cgo (default off: CGO_ENABLED=0, so nothing "
+        "of the tree runs while they are built)",
     },
     "SandboxPolicy": {
         "read_only_root": "the root filesystem is read-only (only the workspace, $HOME, /tmp "

@@ -211,6 +211,7 @@ class Environment(Strict):
     verify_timeout: Duration = 600.0
     go: str | None = None  # "1.24": a pinned Go release (else go.mod's); "system": the image's
     python: str | None = None  # e.g. "3.11": refused where no such interpreter exists
+    cgo: bool = False  # the hidden Go tests are built with cgo (else CGO_ENABLED=0)
 
     @field_validator("go", "python", mode="before")
     @classmethod
@@ -401,7 +402,7 @@ def scenario_dir(name: str, root: Path) -> Path:
     return (root / name).resolve()
 
 
-#: The calibration ledger's file name (``grader.ledger.LEDGER``): evidence of scorings,
+#: The calibration ledger's file name (``grader.calibration_ledger.LEDGER``): evidence of scorings,
 #: not content. Lines added after a scenario is locked (a Docker controls run, another
 #: seed) neither grade nor change what the agent sees, so they make no new version.
 #: The mutant ledger (``mutants.jsonl``) and its triage (``mutants.yml``) are evidence

@@ -6,9 +6,12 @@ proxy that remembers the first command a limit stopped (``limit: disk``, ``limit
 gateway ``GET /v1/harness/budget`` and interrupts the running command once the budget is
 exhausted. ``guard.verdict`` then turns the agent's own result into the phase outcome
 (``limit`` or ``budget``) with a reason, which the trial records as outcome ``failed``.
-The same endpoint names a harness fault (a cassette that does not match, a fleet that
-cannot answer, a model nobody serves): the guard stops the agent within seconds and
-``raise_fault`` makes the phase an ``error`` naming it, never the agent's failure.
+The same endpoint names a harness fault (a fleet that cannot answer, the trial's own
+model not served): the guard stops the agent within seconds and ``raise_fault`` makes the
+phase an ``error`` naming it, never the agent's failure. And a request the agent chose
+that cannot be served (a call its cassette does not hold, a model it named that nobody
+serves: ``refused``) stops it too, as its own failure (``failed``, reason ``refused``):
+an agent cannot turn its failure into ``error``.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class Guard:
         self.budget = budget if budget is not None and not budget.unlimited else None
         self.exhausted: str | None = None
         self.fault: str | None = None  # a harness fault the gateway reported (not the agent's)
+        self.refused: str | None = None  # a request of the agent's the gateway could not serve
         self.used: dict[str, Any] = {}
         self._stop = threading.Event()
 
@@ -107,7 +111,8 @@ class Guard:
         every = BUDGET_POLL_S if self.budget is not None else FAULT_POLL_S
         while not self._stop.wait(every):
             if self._check(gateway):
-                self.sandbox.inner.interrupt(HARNESS_FAULT if self.fault else "budget")
+                why = HARNESS_FAULT if self.fault else "refused" if self.refused else "budget"
+                self.sandbox.inner.interrupt(why)
                 return
 
     def _check(self, gateway: Any) -> bool:
@@ -117,9 +122,11 @@ class Guard:
         self.used = state.get("used") or {}
         if state.get("fault") and self.fault is None:
             self.fault = str(state["fault"])
+        if state.get("refused") and self.refused is None and self.fault is None:
+            self.refused = str(state["refused"])
         if self.budget is not None and state.get("exhausted") and self.exhausted is None:
             self.exhausted = str(state["exhausted"])
-        return self.exhausted is not None or self.fault is not None
+        return self.exhausted is not None or self.fault is not None or self.refused is not None
 
     def raise_fault(self) -> None:
         """Raise the harness fault the gateway reported, if any: the phase is an ``error``
@@ -128,7 +135,10 @@ class Guard:
             raise InfraError(f"harness fault, the agent was stopped: {self.fault}")
 
     def reason(self) -> tuple[str, str, str] | None:
-        """``(phase outcome, reason, detail)`` when the phase ended on a limit or budget."""
+        """``(phase outcome, reason, detail)`` when the phase ended on a limit or budget, or
+        on a request of its own the gateway refused."""
+        if self.refused is not None and self.fault is None:
+            return "limit", "refused", f"the agent's model request cannot be served: {self.refused}"
         if self.sandbox.limit is not None and self.sandbox.limit[0] != HARNESS_FAULT:
             kind, detail = self.sandbox.limit
             if kind == "budget":
@@ -141,6 +151,26 @@ class Guard:
     def _budget_detail(self) -> str:
         used = ", ".join(f"{k} {v}" for k, v in sorted(self.used.items()))
         return f"{self.exhausted or 'budget'} exhausted ({used})"
+
+    def measured(self, result: AgentResult, usage: dict[str, Any]) -> AgentResult:
+        """A budget stop's detail counted again from the gateway's telemetry of the whole
+        turn (``usage``): the poll that stopped the agent saw the gateway mid-call (a
+        call admitted, its tokens not yet written), so it could say ``tokens 0`` after
+        817 were spent."""
+        if result.exit != "budget" or not usage:
+            return result
+
+        def count(key: str) -> float:
+            value = usage.get(key)
+            return float(value) if isinstance(value, int | float) else 0.0
+
+        spent = {
+            "calls": int(count("calls")),
+            "cost_usd": round(count("cost_usd"), 9),
+            "tokens": int(count("prompt_tokens") + count("completion_tokens")),
+        }
+        self.used = {k: max(v, self.used.get(k) or 0) for k, v in spent.items()}
+        return replace(result, detail=f"budget: {self._budget_detail()}")
 
     def verdict(self, result: AgentResult) -> AgentResult:
         """The agent's result, overridden by a limit or budget stop."""

@@ -36,6 +36,25 @@ class RunOptions:
     repetition: int = 0
     budget: Budget | None = None  # --budget-* limits over the scenario's
     allow_failing_pairs: bool = False  # run a pair `harness fleet check` found to fail
+    agent_env: dict[str, str] | None = None  # --agent-env: extra environment for the agent
+    agent_args: tuple[str, ...] = ()  # --agent-arg: extra arguments for the agent's CLI
+
+
+SECRET_NAME = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASS", "AUTH")
+
+
+def agent_extras(opts: RunOptions) -> dict[str, Any]:
+    """What run.json records of ``--agent-env`` and ``--agent-arg`` (a value whose name
+    says it is a secret is recorded as ``***``); empty when neither was given."""
+    out: dict[str, Any] = {}
+    if opts.agent_env:
+        out["agent_env"] = {
+            k: "***" if any(w in k.upper() for w in SECRET_NAME) else v
+            for k, v in opts.agent_env.items()
+        }
+    if opts.agent_args:
+        out["agent_args"] = list(opts.agent_args)
+    return out
 
 
 @dataclass(frozen=True)
@@ -158,6 +177,7 @@ def fleet_fingerprint(fleet_file: Path) -> dict[str, Any]:
 __all__ = [
     "Entrant",
     "RunOptions",
+    "agent_extras",
     "fleet_fingerprint",
     "model_access",
     "refuse_failing_pair",

@@ -8,24 +8,69 @@ error when the agent phase failed, and how workspace.diff came out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from harness.results import Phase
+from harness.backends import Backend
+from harness.config.settings import Settings
+from harness.results import Phase, RunDir, RunMeta
+from harness.scenario.model import LoadedScenario
 from harness.trial import containment
 from harness.trial.modelnotes import model_notes
+from harness.trial.workspace import WorkspaceState
 from harness.verify.outcome import VerifyOutcome
+from harness.verify.proof import CONTROLS_FILE, grader_verdict
 from harness.verify.proof import environment as proof_environment
-from harness.verify.proof import grader_verdict
 from harness.verify.report import build_report, diff_note, render_text
 
-if TYPE_CHECKING:
-    from harness.trial.trial import Trial
+
+class Reported(Protocol):
+    """What the report reads of a trial (``trial.Trial``)."""
+
+    @property
+    def loaded(self) -> LoadedScenario: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def backend(self) -> Backend: ...
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def state(self) -> WorkspaceState: ...
+
+    @property
+    def meta(self) -> RunMeta | None: ...
+
+    @property
+    def run(self) -> RunDir | None: ...
+
+
+def unproven_verdict(verdict: str, results: Path, loaded: LoadedScenario) -> str:
+    """A scenario whose grader was never proven on this machine (no ``controls.json``:
+    every shipped scenario on a fresh clone, whose proofs live under results/) says
+    just that, with the command that proves it. The alarm ``GRADER NOT PROVEN`` stays
+    for a proof that no longer holds: a changed scenario, a reference that errors."""
+    if (results / loaded.name / CONTROLS_FILE).is_file():
+        return verdict  # a proof (or its failure) was made here: it speaks
+    return (
+        f"not proven on this machine yet (`harness controls {loaded.name}` proves its grader here)"
+    )
 
 
 def trial_report(
-    trial: Trial, outcome: VerifyOutcome, result: str, last: Phase | None, slot: dict[str, Any]
+    trial: Reported,
+    progress: dict[str, Any] | None,
+    outcome: VerifyOutcome,
+    result: str,
+    last: Phase | None,
+    slot: dict[str, Any],
 ) -> tuple[dict[str, Any], str]:
-    """report.json's object and report.txt's text for ``trial``'s verification."""
+    """report.json's object and report.txt's text for ``trial``'s verification;
+    ``progress`` is goagentbench's run-progress record."""
     loaded, meta = trial.loaded, trial.meta
     assert meta is not None
     here = proof_environment(
@@ -50,11 +95,15 @@ def trial_report(
         meta.as_json(),
         outcome,
         result,
-        trial._gab_progress(),
-        grader=grader_verdict(trial.settings.results, loaded.name, loaded.sha256, here),
+        progress,
+        grader=unproven_verdict(
+            grader_verdict(trial.settings.results, loaded.name, loaded.sha256, here),
+            trial.settings.results,
+            loaded,
+        ),
         extra=extra,
-    )
+    ).as_json()
     return report, render_text(report, outcome.report_text) + diff_note(diff)
 
 
-__all__ = ["trial_report"]
+__all__ = ["trial_report", "unproven_verdict"]

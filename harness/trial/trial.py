@@ -27,18 +27,25 @@ from harness.sandbox.base import SandboxSpec
 from harness.scenario.model import LoadedScenario
 from harness.trial import containment
 from harness.trial import seed as trialseed
-from harness.trial.entrant import Entrant, RunOptions, fleet_fingerprint, resolve_entrant
+from harness.trial.entrant import (
+    Entrant,
+    RunOptions,
+    agent_extras,
+    fleet_fingerprint,
+    resolve_entrant,
+)
 from harness.trial.hooks import emit, error_fields, seconds_since
 from harness.trial.preflight import preflight_trial
 from harness.trial.reporting import trial_report
+from harness.trial.result import TrialResult as TrialResult
 from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
+from harness.trial.workspace_lock import holding
 from harness.trial.writefail import FIX, record_failed_write, write_cause
-from harness.trial.wslock import holding
 from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
-from harness.verify.engine import copy_hidden_into
+from harness.verify.flow import copy_hidden_into
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import make_request
 from harness.verify.scoring_bridge import check_suite_pin
@@ -47,14 +54,6 @@ from harness.verify.verdict import decide
 POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
 MAX_CONTINUES = 3
 CONTINUE_PROMPT = "Please continue until the problem is solved."
-
-
-@dataclass(frozen=True)
-class TrialResult:
-    outcome: str
-    run_dir: Path
-    report: dict[str, Any]
-    text: str = ""  # report.txt
 
 
 @dataclass
@@ -178,6 +177,7 @@ class Trial:
             meta.fleet = fleet_fingerprint(entrant.fleet_file)
         record: dict[str, Any] = {}
         containment.record(record, self.loaded.scenario.sandbox, self.budget(opts))
+        record.update(agent_extras(opts))  # --agent-env / --agent-arg, as given
         meta = meta.model_copy(update=record)
         run = self._begin_run(meta)
         self.agent_turn(entrant, opts, self.loaded.scenario.agent.instructions, turn=1)
@@ -303,6 +303,8 @@ class Trial:
                 instructions=instructions,
                 gateway_url=gateway.url if gateway else None,
                 api_key=gateway.key if gateway else None,
+                extra_env=dict(opts.agent_env or {}),
+                extra_args=list(opts.agent_args),
             )
             with guard.watching(gateway):
                 result = guard.verdict(entrant.agent.run(ctx))
@@ -311,6 +313,7 @@ class Trial:
                     gateway, run.path / "gateway" / suffix, result.self_reported_usage
                 )
                 run.usage = merge_usage(run.usage, usage)
+                result = guard.measured(result, usage)  # the budget line from telemetry
             guard.raise_fault()  # a cassette miss or a fleet that cannot answer: error
             return result
         finally:
@@ -404,7 +407,9 @@ class Trial:
         self.save()
         last = self._last_agent_phase()
         verdict = decide(outcome, last.outcome if last else None)
-        report, text = trial_report(self, outcome, verdict.outcome, last, slot)
+        report, text = trial_report(
+            self, self._gab_progress(), outcome, verdict.outcome, last, slot
+        )
         write_json(run.verify_dir / "report.json", report)
         gab.write_verification_report(run.path, report)  # goagentbench's <run>.verify.json
         write_atomic(run.verify_dir / "report.txt", text)

@@ -22,6 +22,7 @@ from harness.scenario.repo import clone, seal
 from harness.trial import seed as trialseed
 from harness.util import trialgit
 from harness.util.agentfiles import real_path
+from harness.util.deeptree import remove_tree
 from harness.util.fs import (
     copy_destinations,
     copy_pairs,
@@ -188,7 +189,7 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
             ),
         )
         if target.exists():
-            shutil.rmtree(target)
+            remove_tree(target)  # an earlier trial's workspace, at any depth
         tree.rename(target)
         # harness's own git dir and state, copied before any agent saw the workspace
         trialgit.make_private(target, target / ".git")
@@ -196,8 +197,8 @@ def setup(loaded: LoadedScenario, settings: Settings, seed: str | None = None) -
         ready = True
         trialseed.store(settings.workspace, loaded.name, seed, baseline)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
         if not ready:
-            shutil.rmtree(trialgit.private_dir(target), ignore_errors=True)
+            remove_tree(trialgit.private_dir(target))
             remove_empty_dirs(created)
     return target

@@ -7,15 +7,27 @@ from __future__ import annotations
 
 import errno
 import shutil
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from harness.errors import InfraError
+from harness.results import RunDir
+from harness.trial.reporting import Reported, trial_report
+from harness.trial.result import TrialResult
 from harness.util import trialgit
 from harness.util.fs import write_atomic, write_json
 from harness.verify.outcome import VerifyOutcome
 
-if TYPE_CHECKING:
-    from harness.trial.trial import Trial, TrialResult
+
+class Trial(Reported, Protocol):
+    """What recording a failed write reads and does of a trial (``trial.Trial``)."""
+
+    @property
+    def run(self) -> RunDir | None: ...
+
+    def log(self, event: str, **fields: Any) -> None: ...
+
+    def _gab_progress(self, *, write: bool = False) -> dict[str, Any] | None: ...
+
 
 # what a run can lose and still say why it is an error (the agent's output, the diff, the
 # gateway's records, the verifier's evidence)
@@ -63,9 +75,6 @@ def record_failed_write(trial: Trial, exc: OSError, pointer: str) -> TrialResult
 
 def _record(trial: Trial, cause: str) -> TrialResult:
     """Close the open phases as ``error`` and write the error report."""
-    from harness.trial.reporting import trial_report
-    from harness.trial.trial import TrialResult
-
     run = trial.run
     assert run is not None
     for phase in run.phases:
@@ -73,7 +82,8 @@ def _record(trial: Trial, cause: str) -> TrialResult:
             run.end(phase, "error", cause)
     run.save_progress()  # again: an earlier try may have set the phases, then failed
     last = next((p for p in reversed(run.phases) if p.name == "agent"), None)
-    report, text = trial_report(trial, VerifyOutcome.ungraded(error=cause), "error", last, {})
+    ungraded = VerifyOutcome.ungraded(error=cause)
+    report, text = trial_report(trial, trial._gab_progress(), ungraded, "error", last, {})
     write_json(run.verify_dir / "report.json", report)
     write_atomic(run.verify_dir / "report.txt", text)
     trial.log("error", phase="write", error=cause)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_FILES = 200_000  # entries in one tree (files, folders, links)
+MAX_DEPTH = 256  # folders nested in one tree (a deeper one breaks walkers, paths, tools)
 MAX_HOLES = 256 * 1024 * 1024  # bytes of sparse holes in one tree (apparent - allocated)
 
 
@@ -35,6 +36,7 @@ class Copied:
     files: int = 0
     apparent: int = 0
     holes: int = 0  # apparent bytes no block backs (sparse files)
+    depth: int = 0  # the deepest folder's nesting below the root
 
 
 def shown(path: str) -> str:
@@ -62,11 +64,15 @@ def link_inside(root: str, link_dir: str, target: str) -> bool:
 
 
 def scan(root: Path, *, skip_top: frozenset[str] = frozenset()) -> Copied:
-    """Count the entries and apparent bytes below ``root`` (links not followed)."""
+    """Count the entries, apparent bytes and nesting below ``root`` (links not followed);
+    it stops counting once over ``MAX_FILES`` entries or ``MAX_DEPTH`` folders deep."""
     seen = Copied()
-    stack = [str(root)]
+    stack = [(str(root), 0)]
     while stack:
-        folder = stack.pop()
+        folder, depth = stack.pop()
+        seen.depth = max(seen.depth, depth)
+        if seen.files > MAX_FILES or depth > MAX_DEPTH:
+            break
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -80,7 +86,7 @@ def scan(root: Path, *, skip_top: frozenset[str] = frozenset()) -> Copied:
                 continue
             seen.files += 1
             if stat.S_ISDIR(info.st_mode):
-                stack.append(entry.path)
+                stack.append((entry.path, depth + 1))
             elif stat.S_ISREG(info.st_mode):
                 seen.apparent += info.st_size
                 seen.holes += max(0, info.st_size - info.st_blocks * 512)
@@ -91,7 +97,9 @@ def check_caps(root: Path, max_bytes: int | None, *, skip_top: frozenset[str]) -
     """``scan`` and raise ``OverCap`` when the tree is over ``max_bytes`` or MAX_FILES."""
     seen = scan(root, skip_top=skip_top)
     if seen.files > MAX_FILES:
-        raise OverCap(f"the workspace holds {seen.files} entries, over the {MAX_FILES} cap")
+        raise OverCap(f"the workspace holds over {MAX_FILES} entries (files, folders, links)")
+    if seen.depth > MAX_DEPTH:
+        raise OverCap(f"the workspace nests folders over {MAX_DEPTH} deep")
     if max_bytes is not None and seen.apparent > max_bytes:
         raise OverCap(
             f"the workspace holds {seen.apparent / 1024**2:.0f} MiB (apparent size), "

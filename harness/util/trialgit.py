@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import InfraError
+from harness.util.deeptree import remove_tree, walk
 
 # Every attribute that could make git convert, filter or drive a diff, unset for all paths
 # (``$GIT_DIR/info/attributes`` has the highest precedence of all attribute files).
@@ -147,9 +148,9 @@ def run(
 def harden(gitdir: Path) -> None:
     """Make ``gitdir`` harness's own: no hooks, alternates, replace refs, worktree or
     includes; attributes neutral; ignore rules those of its HEAD commit (the baseline)."""
-    shutil.rmtree(gitdir / "hooks", ignore_errors=True)
+    remove_tree(gitdir / "hooks")
     (gitdir / "objects" / "info" / "alternates").unlink(missing_ok=True)
-    shutil.rmtree(gitdir / "refs" / "replace", ignore_errors=True)
+    remove_tree(gitdir / "refs" / "replace")
     (gitdir / "config").write_text(FRESH_CONFIG)  # nothing kept: no worktree, includes...
     for name_ in ("info/grafts", "shallow", "commondir", "gitdir"):
         (gitdir / name_).unlink(missing_ok=True)
@@ -163,7 +164,7 @@ def harden(gitdir: Path) -> None:
 def make_private(workspace: Path, trusted_git: Path) -> Path:
     """Copy the (still trusted) ``.git`` of a fresh workspace to harness's folder."""
     folder = private_dir(workspace)
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder)
     folder.mkdir(parents=True)
     os.chmod(folder, 0o700)
     dest = folder / "git"
@@ -459,7 +460,7 @@ def git_blind(worktree: Path) -> set[str]:
     as ``sub/.GIT/``): named, so the rules see them as changes."""
     found: set[str] = set()
     top = os.fsencode(worktree)
-    for folder, dirs, _ in os.walk(top):
+    for folder, dirs, _ in walk(top):
         for d in list(dirs):
             if d.lower() == b".git":
                 dirs.remove(d)

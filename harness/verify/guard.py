@@ -3,8 +3,8 @@
 ``TestGuard`` ties the pieces of a verdict the code under test cannot reach: runner-steering
 files back to the baseline (``restore``), no link on the way to the hidden tests, the
 hidden tests copied (again, before every target: an earlier target's code may have
-changed them), the tree handed to the test user (``testuser``), and, once a target ran,
-its result refused when it names tests the suite does not hold (``heldnames``).
+changed them), the tree handed to the test user (``isolation.test_user``), and, once a target ran,
+its result refused when it names tests the suite does not hold (``isolation.held_names``).
 """
 
 from __future__ import annotations
@@ -13,18 +13,19 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from harness.util.deeptree import walk
 from harness.util.fs import copy_destinations, hidden_paths
-from harness.verify.heldnames import held_names, reject, rejected_for, rejection
-from harness.verify.outcome import TargetResult
-from harness.verify.request import VerifyRequest
-from harness.verify.restore import (
+from harness.verify.isolation.held_names import held_names, reject, rejected_for, rejection
+from harness.verify.isolation.restore import (
     Restored,
     apply,
     baseline_blobs,
     blob_id,
     restore_runner_files,
 )
-from harness.verify.testuser import effective_user, hand_over, statement, take_back
+from harness.verify.isolation.test_user import effective_user, hand_over, statement, take_back
+from harness.verify.outcome import TargetResult
+from harness.verify.request import VerifyRequest
 
 
 def target_scopes(runner: str, target: str, tree: Path) -> list[str]:
@@ -49,6 +50,7 @@ def target_scopes(runner: str, target: str, tree: Path) -> list[str]:
 
 
 HELD_CAP = 16 * 1024 * 1024
+HELD_ENTRIES = 400_000  # entries listed per tested folder (a tree is refused over 200,000)
 
 
 class TestGuard:
@@ -137,7 +139,13 @@ class TestGuard:
             base = self.tree / scope if scope != "." else self.tree
             if not base.is_dir():
                 continue
-            for path in sorted(base.rglob(f"*{suffix}")):
+            found = [
+                Path(folder) / name
+                for folder, _dirs, files in walk(base, max_entries=HELD_ENTRIES)
+                for name in files
+                if name.endswith(suffix)
+            ]
+            for path in sorted(found):
                 if ".git" in path.relative_to(self.tree).parts or path.is_symlink():
                     continue
                 rel = path.relative_to(self.tree).as_posix()
@@ -164,10 +172,10 @@ class TestGuard:
         if self.uid is not None:
             take_back(self.tree)
 
-    def fields(self) -> dict[str, object]:
-        """The outcome's record of what the guard did."""
+    def fields(self, forged: list[str] | None = None) -> dict[str, object]:
+        """The outcome's record of what the guard did (and the twins' ``forged`` lines)."""
         return {
             "restored": [r.line() for r in self.restored.values()],
-            "rejected": list(self.rejected),
+            "rejected": [*self.rejected, *(forged or [])],
             "test_user": statement(self.user),
         }

@@ -18,7 +18,7 @@ from pathlib import Path
 import harness
 from harness.errors import HarnessError
 from harness.util.fs import write_json
-from harness.verify.engine import verify_tree
+from harness.verify.flow import verify_tree
 from harness.verify.request import VerifyRequest
 
 
@@ -27,9 +27,8 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--stage"]:
         staged, argv = Path(argv[1]), argv[2:]
     request_path, tree, out = Path(argv[0]), Path(argv[1]), Path(argv[2])
-    # the Go build cache is a host folder shared with local runs: leave it writable for
-    # the host's (possibly non-root) user rather than root-only
-    os.umask(0)
+    # whatever this process creates is its own: nobody else may write it (no umask(0))
+    os.umask(0o022)
     if staged is not None:
         unstage(staged, request_path.parent)
     out.mkdir(parents=True, exist_ok=True)
@@ -61,7 +60,7 @@ def unstage(staged: Path, root: Path) -> None:
 def _lock_down(root: Path) -> None:
     """Make the verification folder and the harness source unreachable for other users.
 
-    The hidden tests (``verify.testuser``) and an app under test (``appkit.jail``) run as
+    The hidden tests (``verify.isolation.test_user``) and an app under test (``appkit.jail``) run as
     unprivileged users of their own; here, in the scorer container, they must not reach
     the request, the suite, the hidden material, the outcome, the trace or the fixture
     code. ``root`` stays traversable (the tests work in ``root/tree``), not listable.

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from harness.verify.rules import RuleResult
+
+Kind = Literal["required", "partial"]  # a required target must pass; a partial one counts
+AgentFiles = tuple[Sequence[str], Sequence[str]]  # (changed files, hidden files)
 
 
 class TestCase(BaseModel):
@@ -19,7 +23,7 @@ class TestCase(BaseModel):
 
 class TargetResult(BaseModel):
     target: str
-    kind: Literal["required", "partial"]
+    kind: Kind
     command: list[str] = Field(default_factory=list)
     tests: list[TestCase] = Field(default_factory=list)
     error: str | None = None
@@ -69,6 +73,7 @@ class VerifyOutcome(BaseModel):
     restored: list[str] = Field(default_factory=list)  # runner-steering files put back
     rejected: list[str] = Field(default_factory=list)  # targets whose result was refused
     test_user: str | None = None  # who the hidden tests ran as, enforced or not
+    review_flags: list[str] = Field(default_factory=list)  # for a person; never the verdict
 
     @classmethod
     def ungraded(cls, *, error: str | None = None, report_text: str = "") -> VerifyOutcome:

@@ -6,25 +6,54 @@ from typing import Any
 
 from harness.results import REPORT_SCHEMA_VERSION, now_iso
 from harness.results.report import Report
+from harness.results.report.targets import CaseRow, RuleRow, RulesRow, TargetRow, TestRow
+from harness.results.report.trial import Containment
+from harness.util.escape import for_terminal
 from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
 
 
-def target_row(t: TargetResult) -> dict[str, Any]:
+def target_row(t: TargetResult) -> TestRow:
     """One row per target, as goagentbench writes it (``name`` is the entry, ``passed``
     its verdict), with harness's per-test detail nested under ``cases``."""
     failing = [c for c in t.tests if not c.passed]
-    return {
-        "name": t.target,
-        "passed": t.all_passed,
-        "output": failing[0].output if failing else "",
-        "error": t.error or (f"exit status {t.exit_code}" if not t.all_passed else None),
-        "kind": t.kind,
-        "passed_tests": t.passed,
-        "total_tests": t.total,
-        "cases": [c.model_dump() for c in t.tests],
-    }
+    return TestRow(
+        name=t.target,
+        passed=t.all_passed,
+        output=failing[0].output if failing else "",
+        error=t.error or (f"exit status {t.exit_code}" if not t.all_passed else None),
+        kind=t.kind,
+        passed_tests=t.passed,
+        total_tests=t.total,
+        cases=[CaseRow.model_validate(c.model_dump()) for c in t.tests],
+    )
+
+
+def rules_row(outcome: VerifyOutcome) -> RulesRow | None:
+    """goagentbench's row for the broken modification rules; None when every rule holds."""
+    bad = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
+    if not bad:
+        return None
+    return RulesRow(
+        name=RULES_ROW, passed=False, output="", kind="rules", error="\n".join(bad), cases=[]
+    )
+
+
+def target_record(t: TargetResult) -> TargetRow:
+    """One row per target as harness ran it."""
+    return TargetRow(
+        target=t.target,
+        kind=t.kind,
+        ok=t.all_passed,
+        exit_code=t.exit_code,
+        passed=t.passed,
+        total=t.total,
+        error=t.error,
+        env_error=t.env_error,
+        command=t.command,
+        duration_s=round(t.duration_s, 3),
+    )
 
 
 def build_report(
@@ -35,28 +64,19 @@ def build_report(
     *,
     grader: str | None = None,
     extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """report.json's object, validated as a ``Report`` (the one place it is built).
+) -> Report:
+    """report.json's ``Report`` (the one place it is built; ``Report.as_json()`` is what
+    is written).
 
     ``run`` is run.json's content; ``result`` the trial outcome word; ``progress``
     goagentbench's run-progress record (token usage, times), when an agent ran;
     ``grader`` the grader's proof verdict; ``extra`` the trial's further fields
     (containment's stop reason and policy, the scoring slot), written after the rest."""
-    tests = [target_row(t) for t in outcome.targets if t.kind == "required"]
+    broken = rules_row(outcome)
+    tests: list[TestRow | RulesRow] = [] if broken is None else [broken]
+    tests += [target_row(t) for t in outcome.targets if t.kind == "required"]
     partial_tests = [target_row(t) for t in outcome.targets if t.kind == "partial"]
-    bad_rules = [f"{r.rule} {r.entry}: {r.detail}" for r in outcome.rules if not r.ok]
-    if bad_rules:
-        tests.insert(
-            0,
-            {
-                "name": RULES_ROW,
-                "passed": False,
-                "output": "",
-                "kind": "rules",
-                "error": "\n".join(bad_rules),
-                "cases": [],
-            },
-        )
+    score = outcome.score or {}
     fields: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "run_id": run.get("run_id"),
@@ -74,47 +94,34 @@ def build_report(
         "success": outcome.success,
         "outcome": result,
         "partial_score": outcome.partial_score,
-        "score": (outcome.score or {}).get("final"),
+        "score": score.get("final"),
         "era": outcome.era,
-        # every MUST of the SPEC met (None: the scenario's grading has no MUST ids)
-        "spec_met": (outcome.score or {}).get("spec_met"),
-        "unmet_musts": (outcome.score or {}).get("unmet") or [],
         "started_at": run.get("started_at"),
         "verified_at": now_iso(),
         "progress": progress,
         "toolchain": outcome.toolchain or {},  # an ungraded (refused) outcome ran none
         "tests": tests,
         "partial_tests": partial_tests,
-        "targets": [
-            {
-                "target": t.target,
-                "kind": t.kind,
-                "ok": t.all_passed,
-                "exit_code": t.exit_code,
-                "passed": t.passed,
-                "total": t.total,
-                "error": t.error,
-                "env_error": t.env_error,
-                "command": t.command,
-                "duration_s": round(t.duration_s, 3),
-            }
-            for t in outcome.targets
-        ],
-        "rules": [r.model_dump() for r in outcome.rules],
+        "targets": [target_record(t) for t in outcome.targets],
+        "rules": [RuleRow.model_validate(r.model_dump()) for r in outcome.rules],
         "changed_files": outcome.changed_files,
         "hidden_files": outcome.hidden_files,
         "scoring": outcome.score,
         "verify_duration_s": round(outcome.duration_s, 3),
         "error": outcome.error,
-        "containment": {  # what kept the verdict out of the code's reach (verify/guard.py)
-            "restored": outcome.restored,
-            "rejected": outcome.rejected,
-            "test_user": outcome.test_user,
-        },
+        # what kept the verdict out of the code's reach (verify/guard.py)
+        "containment": Containment(
+            restored=outcome.restored, rejected=outcome.rejected, test_user=outcome.test_user
+        ),
+        # every MUST of the SPEC met (None: the scenario's grading has no MUST ids)
+        "spec_met": score.get("spec_met"),
+        "unmet_musts": score.get("unmet") or [],
     }
     if grader is not None:
         fields["grader"] = grader
-    return Report.model_validate({**fields, **(extra or {})}).as_json()
+    if outcome.review_flags:  # only when found: a report without flags reads as before
+        fields["review_flags"] = outcome.review_flags
+    return Report.model_validate({**fields, **(extra or {})})
 
 
 def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
@@ -169,6 +176,11 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += ["", "restored before the hidden tests ran (runner-steering files):"]
         lines += [f"  {r}" for r in held.get("restored", [])] or ["  (none)"]
         lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
+    flags = report.get("review_flags") or []
+    if flags:
+        lines += ["", "review flags (for a person to look at; they never change the verdict):"]
+        lines += [f"  {f}" for f in flags[:30]]
+        lines += [f"  ... {len(flags) - 30} more"] if len(flags) > 30 else []
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
         verifier = (report.get("sandboxes") or {}).get("verify")
@@ -178,7 +190,7 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):
         lines += ["", f"error: {report['error']}"]
-    return "\n".join(lines) + "\n"
+    return for_terminal("\n".join(lines) + "\n")  # names and output are the workspace's
 
 
 def _fmt(value: float | None) -> str:

@@ -5,16 +5,14 @@ The request is serialisable: it crosses into the scorer container as JSON.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.verify.isolation.test_user import LOCAL_TEST_UID
 from harness.verify.rules import Dialect
-from harness.verify.testuser import LOCAL_TEST_UID
 
 if TYPE_CHECKING:
     from harness.config.settings import Settings
@@ -48,6 +46,7 @@ class VerifyRequest(BaseModel):
     tests_from_root: str | None = None  # the fix commit's test files (verify.tests-from)
     tests_from: list[str] = Field(default_factory=list)  # their paths in the tree
     suite_dir: str | None = None
+    solution_file: str | None = None  # the reference solution (patch or folder): parity, twins
     spec_file: str | None = None  # the scenario's SPEC, staged beside the suite for its MUST ids
     evidence_dir: str | None = None
     python: str = Field(default_factory=lambda: sys.executable)
@@ -64,7 +63,7 @@ class VerifyRequest(BaseModel):
     test_reads_all: bool = True  # on a host: the test user may read (not write) any file
 
 
-GOCACHE_INSIDE = "/opt/harness-gocache"
+GOSEED_INSIDE = "/opt/harness-goseed"  # the Go seeds, read-only (verify.go.seed)
 
 
 def make_request(
@@ -104,6 +103,7 @@ def make_request(
         tests_from=v.tests_from.paths if v.tests_from else [],
         suite_dir=str(loaded.directory / v.suite) if v.suite else None,
         spec_file=str(loaded.directory / scn.spec) if v.suite and scn.spec else None,
+        solution_file=str(loaded.directory / scn.solution) if scn.solution else None,
         timeout_s=scn.environment.verify_timeout,
         copy_only=copy_only,
     )
@@ -114,7 +114,7 @@ def _tests_from(loaded: LoadedScenario, settings: Settings | None) -> Path | Non
     if loaded.scenario.verify.tests_from is None:
         return None
     from harness.config.settings import Settings
-    from harness.verify.testsfrom import materialize
+    from harness.verify.tests_from import materialize
 
     return materialize(loaded, settings or Settings.from_env())
 
@@ -134,17 +134,19 @@ def _provisioned(
         return {"provision_error": exc.one_line()}
     mounts, docker_env, local_env = prov.mounts(), prov.env(on_host=False), prov.env(on_host=True)
     if prov.runner == "go":
-        # The verifier's own build cache, kept between trials and shared by Docker and
-        # local (Go's cache keys do not depend on where GOROOT sits): the standard
-        # library is compiled once per machine, not once per verification.
+        # cgo off unless declared: nothing of the tree runs while it is built
+        cgo = "1" if loaded.scenario.environment.cgo else "0"
+        local_env["CGO_ENABLED"] = docker_env["CGO_ENABLED"] = cgo
+        # The standard library built by the toolchain alone, read-only to every test and
+        # build (verify.go.seed): the local verifier builds its seed itself; a container's
+        # is built before it starts (backends.docker.verify) and mounted read-only.
         from harness.config.settings import cache_dir
+        from harness.verify.go.seed import ROOT_ENV
 
-        gocache = cache_dir() / "gocache-verify"
-        gocache.mkdir(parents=True, exist_ok=True)
-        local_env["GOCACHE"] = str(gocache)
-        if not on_host:  # the sandboxes' run user owns the containers' cache
-            mounts[str(_docker_gocache(cache_dir()))] = f"{GOCACHE_INSIDE}:rw"
-            docker_env["GOCACHE"] = GOCACHE_INSIDE
+        local_env[ROOT_ENV] = str(cache_dir() / "goseed-local")
+        if not on_host:
+            mounts[str(cache_dir() / "goseed-docker")] = GOSEED_INSIDE
+            docker_env[ROOT_ENV] = GOSEED_INSIDE
     python = local_python(prov.python) if on_host else None
     return {
         **({"python": python} if python else {}),
@@ -153,24 +155,3 @@ def _provisioned(
         "mounts": mounts,
         "toolchain": prov.record(),
     }
-
-
-def _docker_gocache(cache: Path) -> Path:
-    """The containers' verifier build cache: apart from the host's, and owned by the
-    verifier's Go builder (``verify.gocache``: the test user's uid + 1), which fills it;
-    the tests read it and cannot write it. A cache the test user owned (earlier harness
-    versions let the tests write it, as ``gocache-verify-docker``) is never used."""
-
-    from harness.sandbox.docker import SANDBOX_UID
-    from harness.verify.gocache import BUILDER_OFFSET
-
-    owner = SANDBOX_UID + BUILDER_OFFSET
-    gocache = cache / "gocache-verify-docker-built"
-    gocache.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0 and gocache.stat().st_uid != owner:  # not the builder's: start over
-        shutil.rmtree(gocache, ignore_errors=True)
-        gocache.mkdir(parents=True, exist_ok=True)
-        os.chown(gocache, owner, owner)
-    elif os.geteuid() != 0 and gocache.stat().st_uid == os.geteuid():
-        gocache.chmod(0o777)  # cannot give it away: let the run user create its entries
-    return gocache

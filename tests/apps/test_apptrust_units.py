@@ -261,8 +261,8 @@ def test_a_defect_failing_by_its_musts_does_not_hold_the_bar_down() -> None:
 
 def test_calibration_says_each_scoring_as_it_ends() -> None:
     from harness.grader.calibrate import _progress_text
-    from harness.grader.ledger import Entry
-    from harness.grader.progress import Progress
+    from harness.grader.calibration_ledger import Entry
+    from harness.grader.scoring_progress import Progress
 
     def entry(final: float, met: bool, unmet: list[str]) -> Entry:
         return Entry(

@@ -243,7 +243,7 @@ def test_a_locked_folder_keeps_its_hash_when_the_calibration_ledger_grows(
 ) -> None:
     """The ledger is evidence of scorings (a Docker controls run adds lines after the
     lock); any other file, the thresholds among them, is content."""
-    from harness.grader.ledger import LEDGER
+    from harness.grader.calibration_ledger import LEDGER
     from harness.scenario.model import EVIDENCE_FILES, folder_hash
 
     assert LEDGER in EVIDENCE_FILES

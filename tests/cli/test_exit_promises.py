@@ -17,7 +17,7 @@ import pytest
 
 from harness.errors import UserError
 from harness.scenario.repo import network_failure
-from harness.trial.wslock import holding, lock_path
+from harness.trial.workspace_lock import holding, lock_path
 from tests.conftest import CLI, REPO_ROOT, make_bundle
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
@@ -101,7 +101,7 @@ def test_a_closed_pipe_ends_quietly(project: Path, tmp_path: Path) -> None:
 HOLDER = """
 import sys, time
 from pathlib import Path
-from harness.trial.wslock import holding
+from harness.trial.workspace_lock import holding
 with holding(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(600)

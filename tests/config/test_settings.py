@@ -1,5 +1,5 @@
 """Typed settings: one default per setting, GOAGENTBENCH_* aliases, JSON round trip,
-the project root found by walking up, and no environment read outside settings.py."""
+and no environment read outside settings.py."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.config.project import find_project, require_project, require_scenarios
 from harness.config.settings import Settings, env_value
-from harness.errors import UserError
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit
@@ -99,37 +97,6 @@ def test_one_fleet_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert default_fleet_path() == Settings.from_env().fleet_file == root.resolve() / "fleet.yml"
     monkeypatch.setenv("HARNESS_FLEET", str(tmp_path / "f.yml"))
     assert default_fleet_path() == Settings.from_env().fleet_file == tmp_path / "f.yml"
-
-
-def test_home_and_walk_up(tmp_path: Path) -> None:
-    root = make_project(tmp_path / "proj")
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    assert find_project(elsewhere, str(root)).root == root.resolve()
-    assert find_project(root / "scenarios").root == root.resolve()
-    lookup = find_project(elsewhere)
-    assert lookup.root is None and lookup.looked[0] == elsewhere.resolve()
-    assert find_project(root, str(elsewhere)).root is None  # HOME is taken as given
-
-
-def test_outside_a_project_the_error_says_where_it_looked(tmp_path: Path) -> None:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    s = Settings.from_env(cwd=empty, environ={})
-    assert not s.project_found
-    with pytest.raises(UserError) as err:
-        require_project(s)
-    line = err.value.one_line()
-    assert "agents.yml" in line and str(empty.resolve()) in line and "HARNESS_HOME" in line
-    with pytest.raises(UserError, match=r"agents\.yml"):
-        require_scenarios(s)
-
-
-def test_harness_home_without_agents_yml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HARNESS_HOME", str(tmp_path))
-    s = Settings.from_env(cwd=tmp_path)
-    with pytest.raises(UserError, match=r"HARNESS_HOME has no agents\.yml"):
-        require_project(s)
 
 
 ENV_READ = re.compile(r"os\.environ\.get\(|os\.environ\[|getenv\(|environ\.get\(")

@@ -1,7 +1,9 @@
-"""Never charge the agent for the harness: a cassette that does not match, a fleet that
-cannot be reached, a model the fleet does not serve. The gateway records a harness fault
-at the first call; the trial reads it (``GET /v1/harness/budget``'s ``fault``), stops the
-agent within seconds and ends ``error`` (exit 3) naming the cause."""
+"""Never charge the agent for the harness: a fleet that cannot be reached, the trial's own
+model not served. The gateway records a harness fault at the first call; the trial reads
+it (``GET /v1/harness/budget``'s ``fault``), stops the agent within seconds and ends
+``error`` (exit 3) naming the cause. And never let the agent turn its failure into
+``error``: a request it chose that cannot be served (a call its cassette does not hold, a
+model it named that nobody serves) is refused (``refused``), no fault."""
 
 from __future__ import annotations
 
@@ -18,10 +20,10 @@ import pytest
 from harness.agents.base import AgentResult
 from harness.errors import InfraError
 from harness.fleet.config import parse_fleet
-from harness.fleet.stubhost import TestHost
 from harness.gateway.server import GatewayServer
 from harness.sandbox.base import SandboxSpec
 from harness.sandbox.local import LocalSandbox
+from harness.testing.lmstudio import TestHost
 from harness.trial import containment
 from tests.conftest import REPO_ROOT
 from tests.support.calc import add_entrants, harness, write_calc
@@ -38,10 +40,10 @@ def _call(gw: GatewayServer, key: str, model: str = "coder") -> httpx.Response:
     )
 
 
-def _fault(gw: GatewayServer, key: str) -> Any:
+def _fault(gw: GatewayServer, key: str, field: str = "fault") -> Any:
     r = httpx.get(gw.base_url + "/harness/budget", headers={"Authorization": f"Bearer {key}"})
     r.raise_for_status()
-    return r.json()["fault"]
+    return r.json()[field]
 
 
 def _free_port() -> int:
@@ -51,7 +53,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.unit
-def test_a_cassette_miss_is_a_fault_at_the_first_call(tmp_path: Path) -> None:
+def test_a_cassette_miss_is_the_agent_s_refusal_not_a_fault(tmp_path: Path) -> None:
     tape = tmp_path / "other.jsonl"
     tape.write_text(
         json.dumps(
@@ -66,13 +68,14 @@ def test_a_cassette_miss_is_a_fault_at_the_first_call(tmp_path: Path) -> None:
         key = gw.issue_key("t1", "a", "coder")
         assert _fault(gw, key) is None
         assert _call(gw, key).status_code == 400
-        fault = _fault(gw, key)
+        assert _fault(gw, key) is None  # the agent's request: never the harness's error
+        fault = _fault(gw, key, "refused")
     assert "other.jsonl" in fault and "request #1" in fault and "--model replay" in fault
     assert "\n" not in fault
 
 
 @pytest.mark.unit
-def test_an_exhausted_cassette_is_a_fault(tmp_path: Path) -> None:
+def test_an_exhausted_cassette_is_a_refusal(tmp_path: Path) -> None:
     tape = tmp_path / "one.jsonl"
     tape.write_text(json.dumps({"request": {}, "response": {"content": "hi"}}) + "\n")
     with GatewayServer(replay=tape) as gw:
@@ -80,11 +83,11 @@ def test_an_exhausted_cassette_is_a_fault(tmp_path: Path) -> None:
         assert _call(gw, key).status_code == 200
         assert _fault(gw, key) is None  # a matching call is no fault
         assert _call(gw, key).status_code == 400
-        assert "exhausted" in _fault(gw, key)
+        assert _fault(gw, key) is None and "exhausted" in _fault(gw, key, "refused")
 
 
 @pytest.mark.unit
-def test_an_unreachable_fleet_and_an_unserved_model_are_faults(tmp_path: Path) -> None:
+def test_an_unreachable_fleet_and_an_unserved_model_are_told_apart(tmp_path: Path) -> None:
     dead = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
     fleet = parse_fleet(
         {
@@ -100,7 +103,12 @@ def test_an_unreachable_fleet_and_an_unserved_model_are_faults(tmp_path: Path) -
         assert "cannot serve model 'coder'" in _fault(gw, key)
         other = gw.issue_key("t2", "a", None)
         assert _call(gw, other, model="nobody-serves-this").status_code == 404
-        assert "'nobody-serves-this' is not served" in _fault(gw, other)
+        assert _fault(gw, other) is None  # a model the agent named: its own failure
+        assert "'nobody-serves-this' is not served" in _fault(gw, other, "refused")
+    with GatewayServer(fleet) as gw:
+        pinned = gw.issue_key("t3", "a", "elsewhere")  # the trial's own model, unserved
+        assert _call(gw, pinned, model="elsewhere").status_code == 404
+        assert "'elsewhere' is not served" in _fault(gw, pinned)
 
 
 @pytest.mark.unit
@@ -201,7 +209,7 @@ def _assert_error_soon(res: subprocess.CompletedProcess[str], began: float, word
 
 
 @pytest.mark.integration
-def test_local_trial_on_another_scenarios_cassette_is_an_error(
+def test_local_trial_whose_calls_match_no_cassette_is_the_agent_s_failure(
     project: Path, scenario: Path, tmp_path: Path
 ) -> None:
     began = time.monotonic()
@@ -210,9 +218,9 @@ def test_local_trial_on_another_scenarios_cassette_is_an_error(
         *("exec", "--agent", "retrier", "--model", "replay-test", "--sandbox", "local"),
         *("--replay", str(_other_cassette(tmp_path)), "t/calc"),
     )
-    _assert_error_soon(res, began, "another-scenario.jsonl")
-    report = _report(project)
-    assert report["outcome"] == "error"
+    assert res.returncode == 1, res.stdout + res.stderr  # failed: never error, exit 3
+    assert time.monotonic() - began < 120  # stopped at once, not retrying for ten minutes
+    assert _report(project)["outcome"] == "failed"
 
 
 @pytest.mark.integration
@@ -233,7 +241,7 @@ def test_local_trial_against_an_unreachable_fleet_is_an_error(
 
 @pytest.mark.docker
 @pytest.mark.integration
-def test_docker_trial_on_another_scenarios_cassette_is_an_error(
+def test_docker_trial_whose_calls_match_no_cassette_is_the_agent_s_failure(
     project: Path, scenario: Path, tmp_path: Path
 ) -> None:
     began = time.monotonic()
@@ -242,8 +250,9 @@ def test_docker_trial_on_another_scenarios_cassette_is_an_error(
         *("exec", "--agent", "retrier", "--model", "replay-test"),
         *("--replay", str(_other_cassette(tmp_path)), "t/calc"),
     )
-    _assert_error_soon(res, began, "another-scenario.jsonl")
-    assert _report(project)["outcome"] == "error"
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert time.monotonic() - began < 120
+    assert _report(project)["outcome"] == "failed"
     (run,) = list((project / "results" / "t" / "calc").iterdir())
     said = (run / "gateway" / "transcript.jsonl").read_text().splitlines()[0]
     assert "does not match request #1" in json.loads(said)["error"]  # the viewer shows why

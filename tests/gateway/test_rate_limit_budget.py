@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from harness.fleet.config import FleetConfig, parse_fleet
-from harness.fleet.stubhost import Faults, TestHost
 from harness.gateway import GatewayServer
+from harness.testing.lmstudio import Faults, TestHost
 
 pytestmark = pytest.mark.integration
 

@@ -136,7 +136,7 @@ FLEET_LLM = """
 def test_local_trial_through_a_heterogeneous_fleet(project: Path, scenario: Path) -> None:
     """Two test hosts serve one identifier at different quantizations: the run records
     the fleet fingerprint, and its usage is what the hosts reported."""
-    from harness.fleet.stubhost import TestHost
+    from harness.testing.lmstudio import TestHost
 
     agents = project / "agents.yml"
     agents.write_text(agents.read_text().replace("[replay-test]", "[replay-test, qwen-local]"))

@@ -35,6 +35,9 @@ ATTACKS = [
     "verdict-go-linkname-tests",
     "verdict-test-code-swap",
     "verdict-module-assertion-is-skip",
+    "verdict-go-caller-reads-test",
+    "verdict-go-reads-compare-immediate",
+    "verdict-go-line-cgo-ldflag",
 ]
 APP_ATTACKS = ["host-app-reads-host-file", "host-app-host-loopback"]
 

@@ -265,7 +265,7 @@ def test_a_job_on_the_cluster_reports_as_a_local_job(
     )  # fmt: skip
     _finish(_harness(project, local_out, cluster_env, *MATRIX, "--job", "j"))
     printed = _finish(ray_job)
-    assert "finished: failed 4, success 2" in printed, printed
+    assert "finished: 6 trial(s): failed 4, success 2" in printed, printed
 
     ray_trials, ray_tables = _comparable(ray_out, "j")
     local_trials, local_tables = _comparable(local_out, "j")
@@ -314,7 +314,7 @@ def test_a_node_lost_mid_job_costs_one_retry_and_nothing_else(
     finally:
         if job.poll() is None:
             job.kill()
-    assert "finished: failed 6" in printed, printed
+    assert "finished: 6 trial(s): failed 6" in printed, printed
 
     ledger = _ledger(out, "lost")
     assert len(ledger) == 6

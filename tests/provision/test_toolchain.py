@@ -231,7 +231,7 @@ def test_report_has_one_row_per_target_with_cases_nested() -> None:
     part = _target("./b", "partial", False, [True, False, True], code=1)
     run = {"run_id": "r", "scenario": "s", "started_at": "2026-01-01T00:00:00+00:00"}
     progress = gab.run_progress(run, [], {}, "2026-01-01T00:00:01+00:00")
-    report = build_report(run, _outcome([req, part]), "failed", progress)
+    report = build_report(run, _outcome([req, part]), "failed", progress).as_json()
     assert [r["name"] for r in report["tests"]] == ["./a"]
     assert [r["name"] for r in report["partial_tests"]] == ["./b"]
     row = report["tests"][0]
@@ -244,12 +244,12 @@ def test_report_has_one_row_per_target_with_cases_nested() -> None:
 
 
 def test_rules_violation_is_goagentbench_row() -> None:
-    report = build_report({}, _outcome([], rules_ok=False), "failed")
+    report = build_report({}, _outcome([], rules_ok=False), "failed").as_json()
     assert report["tests"][0]["name"] == RULES_ROW and not report["tests"][0]["passed"]
 
 
 def test_partial_fraction_is_not_zeroed_by_a_failed_required_target(tmp_path: Path) -> None:
-    from harness.verify.engine import partial_fraction
+    from harness.verify.flow import partial_fraction
 
     part = _target("./b", "partial", False, [True, False, True, True], code=1)
     assert partial_fraction([part]) == 0.75

@@ -146,12 +146,16 @@ def test_board_pages_in_a_browser(served: tuple[Path, str], page: Page, tmp_path
     checks = card.locator("table.checks tbody tr")
     assert checks.count() == 2
     assert "app.health" in checks.nth(0).inner_text()
-    assert "dead flow <b>" in checks.nth(0).inner_text()  # escaped, shown as text
+    assert "pass" in checks.nth(0).inner_text()  # its score is 1.0: no harm shown
+    harm = checks.nth(0).locator("span[title]").get_attribute("title")
+    assert harm == "dead flow <b>"  # escaped, kept as text
     assert "critical (dead)" in checks.nth(0).inner_text()
     img = card.locator("img.shot")
     assert img.count() == 1
     assert img.evaluate("i => i.complete && i.naturalWidth") == 40
+    card.locator("details.diff summary").click()  # the diff and arithmetic are folded
     assert "<script>alert(1)</script>" in card.locator("pre.diff").inner_text()
+    card.locator("details.arithmetic summary").click()
     assert "final" in card.locator("pre.arithmetic").inner_text()
     assert card.locator("table.hosts tbody tr").count() == 2
     page.screenshot(path=str(shots / "run.png"), full_page=True)

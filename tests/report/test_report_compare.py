@@ -40,7 +40,7 @@ def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _run(*args: str, code: int = 0) -> str:
     out = CliRunner().invoke(_app(), list(args))
     assert out.exit_code == code, out.output
-    return out.output
+    return out.stdout if code == 0 else out.output  # notes (the selection) go to stderr
 
 
 def _entrants(*args: str) -> list[dict[str, Any]]:
@@ -112,7 +112,7 @@ def test_compare_prints_the_pair_in_full(results: Path) -> None:
     out = _run("compare", "alpha", "beta:none")
     assert "shared scenarios: 8 (A ran 8, B ran 9; compared only on the scenarios both ran)" in out
     assert "paired bootstrap over scenarios" in out and "correlation of per-scenario scores" in out
-    assert "minimum detectable difference (80% power, alpha 0.05, T=8)" in out
+    assert "minimum detectable difference (80% power, alpha 0.05, paired, T=8)" in out
     assert "verdict: separable" in out
     (doc,) = json.loads(_run("compare", "alpha@1.0:none", "beta", "--format", "json"))
     assert doc["paired"]["diff"] == pytest.approx(0.1) and doc["paired"]["a_better"] == 8

@@ -36,7 +36,7 @@ def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _invoke(*args: str) -> str:
     out = CliRunner().invoke(_app(), ["report", *args])
     assert out.exit_code == 0, out.output
-    return out.output
+    return out.stdout  # notes (the selection) go to stderr
 
 
 def test_two_eras_print_two_tables_and_errors_stand_apart(results: Path) -> None:
@@ -144,3 +144,38 @@ def test_tied_entrants_read_the_same_whatever_order_the_runs_came_in() -> None:
         return [[e.agent for e in t.entrants] for t in summarise(rs)]
 
     assert order(runs) == order(list(reversed(runs))) == [["oracle", "nop", "slownop"]]
+
+
+def test_publish_refuses_before_printing_anything(results: Path, tmp_path: Path) -> None:
+    """A fresh clone's README has no markers: the refusal comes first, not after the
+    whole table was printed (issue 49)."""
+    write_result(results, "py/a", "r-a-01", agent="alpha", score=1.0)
+    (tmp_path / "README.md").write_text("# a newcomer's page, no markers\n")
+    out = CliRunner().invoke(_app(), ["report", "--publish"])
+    assert out.exit_code == 2 and "BEGIN_RESULTS" in out.stderr
+    assert out.stdout == ""  # nothing printed before the refusal
+    assert not (tmp_path / "result_summaries").exists()
+    empty = tmp_path / "EMPTY.md"
+    empty.write_text("<!-- BEGIN_RESULTS -->\n<!-- END_RESULTS -->\n")
+    out = CliRunner().invoke(_app(), ["report", "--publish-to", str(empty), "--agents", "zed"])
+    assert out.exit_code == 2 and "no results to publish" in out.stderr
+
+
+def test_a_piped_table_is_never_cut(results: Path) -> None:
+    agent, model = "mini-swe-agent-with-a-long-name", "qwen3-coder-30b-a3b-instruct-q4_k_m"
+    for i in range(3):
+        usage = {"prompt_tokens": 1234567, "completion_tokens": 23456, "cost_usd": 0.1234}
+        write_result(results, f"py/s{i}", f"r-a-{i:02d}", agent=agent, model=model, usage=usage)
+    table = _invoke("--include-tokens")  # CliRunner's stdout is not a terminal
+    assert "…" not in table
+    assert agent in table and model in table and "1,234,567" in table and "vs above" in table
+
+
+def test_a_failover_is_counted_in_the_report(results: Path) -> None:
+    moved = {"calls": 3, "hosts": {"h1": 2, "h2": 2}, "failed_attempts": 1}
+    write_result(results, "py/a", "r-a-01", agent="alpha", usage=moved)
+    write_result(results, "py/b", "r-a-02", agent="alpha", usage={"calls": 2, "hosts": {"h1": 2}})
+    text = _invoke()
+    assert "alpha 1.0 + none: 1 run(s) failed over to another model host (r-a-01;" in text
+    (entrant,) = json.loads(_invoke("--format", "json"))["eras"][0]["entrants"]
+    assert entrant["failovers"] == 1

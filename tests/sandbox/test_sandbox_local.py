@@ -61,6 +61,21 @@ def test_timeout_kills_the_whole_process_group(sandbox: LocalSandbox) -> None:
     assert not _alive(pid), "the grandchild outlived the timeout"
 
 
+def test_stop_kills_a_setsid_daemon_and_a_double_fork(sandbox: LocalSandbox) -> None:
+    script = (
+        "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 &"
+        " (sh -c 'echo $$ > orphan.pid; exec sleep 300' </dev/null >/dev/null 2>&1 &) ; sleep 0.5"
+    )
+    assert sandbox.exec(["sh", "-c", script], timeout=10).returncode == 0
+    pids = [int((Path(sandbox.project_dir) / f).read_text()) for f in ("daemon.pid", "orphan.pid")]
+    assert all(_alive(p) for p in pids)  # the command returned: they left its group
+    sandbox.stop()  # the agent phase ends: nothing it started may reach verification
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids), "a process of the sandbox outlived stop()"
+
+
 def test_copy_in_and_out(sandbox: LocalSandbox, tmp_path: Path) -> None:
     src = tmp_path / "src"
     (src / "pkg").mkdir(parents=True)

@@ -35,7 +35,7 @@ from harness.errors import InfraError, UserError
 from harness.scenario.model import LoadedScenario, list_scenarios, load_scenario
 from harness.scenario.repo import cached_mirror, resolve_source
 from harness.scenario.repo import clone as harness_clone
-from harness.verify.pylayout import src_layout
+from harness.verify.python.layout import src_layout
 from tests.support.modules import load_file
 
 pytestmark = pytest.mark.integration

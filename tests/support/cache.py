@@ -1,11 +1,11 @@
 """A harness cache folder of a test's own (so dependencies are really prepared there) that
-shares the machine's Go downloads, toolchains, verifier build caches and locks."""
+shares the machine's Go downloads, toolchains, Go seeds and locks."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-SHARED = ("downloads", "toolchains", "gocache-verify", "gocache-verify-docker-built", "locks")
+SHARED = ("downloads", "toolchains", "goseed-local", "goseed-docker", "locks")
 
 
 def own_cache(tmp: Path) -> Path:

@@ -2,8 +2,9 @@
 
 ``SlowNop`` changes nothing, slowly enough for a test to kill a job midway.
 ``FlakyNop`` fails with an infrastructure error on its first attempt per scenario, to
-exercise retries. ``python -m tests.support.jobs_agents run ...`` runs ``harness run``
-before the lead wires it into the main app.
+exercise retries. ``EchoArgs`` prints the environment and arguments it was given.
+``python -m tests.support.jobs_agents run ...`` runs ``harness run`` before the lead
+wires it into the main app.
 """
 
 from __future__ import annotations
@@ -80,6 +81,25 @@ class BrokenNop:
                 raise InfraError("cannot fetch: Could not resolve host: models.invalid")
             raise InfraError("simulated docker failure (until fixed)")
         return AgentResult(exit="completed", detail="changed nothing")
+
+
+class EchoArgs:
+    """Runs a CLI through ``run_invocation`` (as real adapters do) that prints
+    ``$GREETING`` and its arguments: ``--agent-env`` and ``--agent-arg`` reach it."""
+
+    name = "echoargs"
+
+    def version(self) -> str:
+        return VERSION
+
+    def image(self, toolchain: str) -> str | None:
+        return None
+
+    def run(self, ctx: AgentContext) -> AgentResult:
+        from harness.agents.common import Invocation, run_invocation
+
+        script = 'echo "env=${GREETING:-unset} args=$*"'
+        return run_invocation(ctx, Invocation(argv=["sh", "-c", script, "echo"], env={}))
 
 
 def main() -> None:

@@ -154,6 +154,21 @@ def test_report_counts_budget_and_limit_hits(tmp_path: Path) -> None:
     assert "budget_hits" in CSV_FIELDS and summary.as_dict()["budget_hits"] == 2
 
 
+@pytest.mark.unit
+def test_the_budget_line_counts_what_the_gateway_measured(tmp_path: Path) -> None:
+    """The poll that stops the agent can see a call admitted but not yet counted; the
+    line the run keeps is counted again from the turn's telemetry (it said ``tokens 0``
+    after 817 tokens, issue 49)."""
+    guard = containment.Guard(LocalSandbox(SandboxSpec(phase="agent", workspace=tmp_path)))
+    guard.exhausted, guard.used = "calls", {"tokens": 0, "cost_usd": 0.0, "calls": 1}
+    stopped = AgentResult(exit="budget", detail="budget: calls exhausted (calls 1, tokens 0)")
+    usage = {"calls": 1, "prompt_tokens": 700, "completion_tokens": 117, "cost_usd": 0.002}
+    result = guard.measured(stopped, usage)
+    assert result.detail == "budget: calls exhausted (calls 1, cost_usd 0.002, tokens 817)"
+    done = AgentResult(exit="completed", detail="done")
+    assert guard.measured(done, usage) is done  # only a budget stop is restated
+
+
 # -- the whole trial against the fleet's gateway (contract in COORD.md) -------------------
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}

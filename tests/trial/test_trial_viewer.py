@@ -124,7 +124,11 @@ def test_run_page_steps_through_the_trial_in_a_browser(
             assert "please fix add" in step.locator(".role-user").inner_text()
             assert page.locator("ol.commands li").count() == 1
             failing = page.locator(".failing", has_text="test_hidden_calc.py")
-            assert failing.count() >= 1 and "assert" in failing.first.locator("pre").inner_text()
+            assert failing.count() >= 1
+            output = failing.first.locator("pre")
+            assert not output.is_visible()  # the test output is folded
+            failing.first.locator("details.output summary").click()
+            assert "assert" in output.inner_text()
             page.screenshot(path=str(tmp_path / "run-page.png"), full_page=True)
         finally:
             browser.close()

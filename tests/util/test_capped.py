@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.sandbox.dockerio import Capture
+from harness.sandbox.docker_io import Capture
 from harness.util.capped import Capped
 
 

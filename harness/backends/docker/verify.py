@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from harness.backends.docker.goseed import ensure_seed
 from harness.backends.local.verify import refused, stage_tree, with_note
 from harness.errors import InfraError, UserError
 from harness.images import ensure_image
@@ -24,6 +25,7 @@ from harness.sandbox.docker import SANDBOX_UID, DockerSandbox
 from harness.sandbox.inject import HARNESS_PYTHONPATH, harness_source_mount
 from harness.scenario.policy import DEFAULT_POLICY, SandboxPolicy
 from harness.util.agentfiles import OverCap, copy_tree
+from harness.util.deeptree import remove_tree
 from harness.util.fs import copytree, hidden_paths, write_atomic
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
@@ -53,6 +55,15 @@ def stage(
             dest = staging / "tests-from" / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest)
+    solution = None
+    if request.solution_file:  # the reference the verifier measures first (verify.reference)
+        src = Path(request.solution_file)
+        solution = staging / "solution" / src.name
+        solution.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            copytree(src, solution)
+        else:
+            shutil.copy2(src, solution)
     inner = request.model_copy(
         update={
             "hidden_root": f"{ROOT}/hidden",
@@ -61,6 +72,7 @@ def stage(
             "evidence_dir": f"{ROOT}/out/evidence",
             "suite_dir": f"{ROOT}/suite" if request.suite_dir else None,
             "spec_file": f"{ROOT}/{Path(request.spec_file).name}" if request.spec_file else None,
+            "solution_file": f"{ROOT}/solution/{solution.name}" if solution else None,
             "env": request.docker_env,  # toolchain/dependency paths as mounted inside
             "mounts": {},
             "test_uid": SANDBOX_UID,  # the tests' own user; the verifier runs as root
@@ -83,7 +95,7 @@ def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
 
 
 # What the scorer itself needs to run the hidden tests and an executed app as users of
-# their own (harness.verify.testuser, harness.scoring.appkit.jail): switching user
+# their own (harness.verify.isolation.test_user, harness.scoring.appkit.jail): switching user
 # (SETUID, SETGID), handing them the tree and closing the evidence (CHOWN, FOWNER,
 # DAC_OVERRIDE), and killing every process they leave (KILL).
 APP_SCORER_CAPS = ("SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL")
@@ -148,7 +160,12 @@ def verify_in_docker(
     (``verifier_spec``).
     """
     ref = ensure_image("scorer")
+    # the reference's runs (verify.reference) and the twins' (verify.walls) come on top
+    runs = 1 + (1 + (2 if request.runner != "go" else 0) if request.solution_file else 0)
+    limit = request.timeout_s * runs + 120
     policy = scorer_policy(policy, executes_app=request.suite_dir is not None)
+    if request.runner == "go" and not request.copy_only:  # the read-only Go seed first
+        ensure_seed(ref.tag, ref.id, request, policy, labels)
     tmp = Path(tempfile.mkdtemp(prefix="harness-verify-"))
     spec = verifier_spec(ref.tag, request, tmp / "stage", labels, policy, cpus, memory)
     sandbox = DockerSandbox(spec, create_project=False)
@@ -171,10 +188,10 @@ def verify_in_docker(
             ],
             cwd=ROOT,
             env={"PYTHONPATH": HARNESS_PYTHONPATH, "HARNESS_SEED": request.seed, "HOME": "/tmp"},
-            timeout=request.timeout_s + 120,
+            timeout=limit,
         )
         if result.timed_out:
-            raise InfraError(f"verification exceeded {request.timeout_s + 120:.0f}s")
+            raise InfraError(f"verification exceeded {limit:.0f}s")
         with contextlib.suppress(FileNotFoundError, InfraError):
             sandbox.copy_out(f"{ROOT}/out", tmp / "out")
         outcome_file = tmp / "out" / "outcome.json"
@@ -196,4 +213,4 @@ def verify_in_docker(
         return with_note(VerifyOutcome.model_validate(data), skipped), ref.id
     finally:
         sandbox.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)

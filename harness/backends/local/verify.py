@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
 from harness.util import trialgit
 from harness.util.agentfiles import OverCap, copy_tree
-from harness.verify.engine import verify_tree
+from harness.util.deeptree import remove_tree
+from harness.verify.flow import verify_tree
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
 
@@ -57,4 +57,4 @@ def verify_local(
             return refused(exc)
         return with_note(verify_tree(tree, request), skipped)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)

@@ -10,6 +10,7 @@ plant:                               # workspace path -> content | symlink | fif
   conftest.py: {content: "..."}
 run: "sh command in the agent's sandbox, after planting"
 expect: {outcome: failed, score: 0.5, restored: [conftest.py], rejected: false}
+victim: {mathx/zz.go: {content: ...}}  # a next trial planting only these earns expect too
 ```
 
 Placeholders ``{host_marker}``, ``{host_secret}``, ``{host_readable}`` (a host file
@@ -83,6 +84,10 @@ class Attack(_Strict):
     plant: dict[str, Plant] = Field(default_factory=dict)
     run: str | None = None
     expect: Expect = Field(default_factory=Expect)
+    # a next trial of the same scenario, whose agent plants only these (code unfixed),
+    # must earn what the unfixed code earns (expect.outcome and expect.score): what one
+    # trial leaves behind reaches no other
+    victim: dict[str, Plant] | None = None
 
 
 def attacks_dir() -> Path:
@@ -92,7 +97,7 @@ def attacks_dir() -> Path:
 def load_attack(path: Path) -> Attack:
     try:
         attack = Attack.model_validate(yaml.safe_load(path.read_text()) or {})
-        for entry in attack.plant.values():
+        for entry in [*attack.plant.values(), *(attack.victim or {}).values()]:
             entry.kind()
     except (ValidationError, ValueError, yaml.YAMLError) as exc:
         first = str(exc).strip().splitlines()

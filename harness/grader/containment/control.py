@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import os
 import secrets
-import shutil
 import signal
 import tempfile
 import time
@@ -23,13 +22,14 @@ from typing import Any
 
 from harness.config.entrants import NO_MODEL, LLMEntry
 from harness.config.project import require_scenarios
-from harness.config.settings import Settings
+from harness.config.settings import Settings, cache_dir
 from harness.errors import HarnessError, UserError
 from harness.grader.containment.agent import AGENT_NAME, AGENT_VERSION, AttackAgent
 from harness.grader.containment.catalogue import Attack
 from harness.grader.containment.hostservice import LoopbackService
-from harness.scenario import load_scenario
+from harness.scenario import LoadedScenario, load_scenario
 from harness.trial import Entrant, RunOptions, Trial
+from harness.util.deeptree import remove_tree
 
 SCAN_CAP = 64 * 1024 * 1024  # bytes read per result file when looking for host data
 
@@ -135,6 +135,49 @@ def expectations(attack: Attack, outcome: str, report: dict[str, Any]) -> list[s
     return reasons
 
 
+def _victim(
+    attack: Attack,
+    values: dict[str, str],
+    loaded: LoadedScenario,
+    settings: Settings,
+    sandbox: str,
+    opts: RunOptions,
+) -> list[str]:
+    """A next trial of the scenario whose agent plants only ``attack.victim`` (the code
+    unfixed): what it earns must be what the unfixed code earns, whatever the attack's
+    trial left behind."""
+    blank = attack.model_copy(update={"plant": attack.victim or {}, "run": None})
+    entrant = Entrant(
+        AttackAgent(blank, values),
+        AGENT_NAME,
+        AGENT_VERSION,
+        LLMEntry(name=NO_MODEL, model=NO_MODEL),
+        None,
+    )
+    try:
+        result = Trial.setup(loaded, settings, sandbox, None).execute(entrant, opts)
+    except UserError:
+        raise
+    except HarnessError as exc:
+        return [f"the next trial failed as the harness's fault: {exc.one_line()}"]
+    reasons = [f"next trial: {r}" for r in expectations(attack, result.outcome, result.report)]
+    return reasons + [f"left in the harness cache: {p}" for p in planted(values["token"])]
+
+
+def planted(token: str, limit: int = 5) -> list[str]:
+    """Entries of the harness cache (shared folders followed once) whose name holds
+    ``token``: what a trial wrote into state other trials read."""
+    found: list[str] = []
+    root = cache_dir()
+    tops = sorted(root.iterdir()) if root.is_dir() else []
+    for top in tops:
+        for folder, dirs, files in os.walk(top.resolve() if top.is_dir() else top):
+            found += [str(Path(folder, n)) for n in [*dirs, *files] if token in n]
+            if len(found) >= limit:
+                return found[:limit]
+    return found
+
+
 def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult:
     """Play ``attack`` in one real trial on ``sandbox``; the run folder stays under
     ``<results>/containment/<sandbox>/`` for inspection."""
@@ -186,6 +229,8 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
             if sandbox == "docker":
                 left = docker_leftovers(str(result.report.get("run_id")))
                 reasons += [f"left behind: {x}" for x in left]
+            if attack.victim is not None:
+                reasons += _victim(attack, values, loaded, run_settings, sandbox, opts)
         if Path(values["host_marker"]).exists():
             reasons.append("host marker written")
         if service.reached:
@@ -201,7 +246,7 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
                     os.kill(pid, signal.SIGKILL)
     finally:
         service.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)  # the workspace an attack left, at any depth
     seconds = time.monotonic() - began
     return AttackResult(attack.name, sandbox, not reasons, reasons, outcome, seconds, run_dir)
 

@@ -6,7 +6,7 @@ and the board read the score where the library is not installed.
 
 from __future__ import annotations
 
-from harness.grader.ledger import read_lines
+from harness.grader.calibration_ledger import read_lines
 from harness.grader.mutants.score import MutantLine, MutationScore, mutation_score
 from harness.grader.mutants.triage import equivalents
 from harness.scenario.model import LoadedScenario

@@ -20,8 +20,8 @@ from pathlib import Path
 from harness.agents.builtin import OracleAgent, reference_solution
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
+from harness.grader.calibration_ledger import read_lines, write_lines
 from harness.grader.controls import ControlRunner
-from harness.grader.ledger import read_lines, write_lines
 from harness.grader.memo import tree_digest
 from harness.grader.mutants.ledger import MUTANTS_LEDGER, scorer_of
 from harness.grader.mutants.points import Mutant, enumerate_tree, mutate, sample

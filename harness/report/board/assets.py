@@ -21,7 +21,15 @@ th{background:#eef1f4;cursor:pointer}td.num{text-align:right;font-variant-numeri
 .run-card{background:#fff;border:1px solid #d8dde3;border-radius:6px;padding:14px}
 .success{color:#1a7f37}.failed,.timeout{color:#b42318}.error{color:#8a5a00}
 .nm{color:#8a5a00;font-weight:600}
-.status-ok{color:#1a7f37}.status-fail,.status-vacuous{color:#b42318}
+.status-pass{color:#1a7f37}.status-partial{color:#8a5a00}
+.status-fail,.status-vacuous,.status-absent{color:#b42318}.status-unavailable{color:#667}
+section.why table{font-size:15px;min-width:60%}section.why th{cursor:default;width:9em}
+section.why{border-left:6px solid #99a;padding-left:10px;margin:8px 0 4px}
+section.outcome-success{border-color:#1a7f37}section.outcome-error{border-color:#8a5a00}
+section.outcome-failed,section.outcome-timeout{border-color:#b42318}
+tr.why-outcome td{font-weight:700}
+details.output summary,details.diff summary,details.commands summary,
+details.arithmetic summary{cursor:pointer;color:#3b6ea5}
 pre.diff{background:#fff;border:1px solid #d8dde3;padding:8px;overflow:auto;max-height:600px}
 .diff .add{color:#1a7f37}.diff .del{color:#b42318}.diff .hunk{color:#3b6ea5}
 img.shot{max-width:100%;border:1px solid #d8dde3;margin:6px 0}

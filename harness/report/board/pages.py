@@ -17,6 +17,7 @@ from harness.report.collect import RunResult
 from harness.report.render import COLUMNS
 from harness.report.stats import NOT_MEASURABLE
 from harness.report.summary import EntrantSummary, EraTable
+from harness.report.trialview import check_state
 
 _SPECIAL = re.compile("[&<>\"']")
 
@@ -102,9 +103,13 @@ def _plots(t: EraTable, era_id: str) -> str:
     return "".join(out)
 
 
-def overview(tables: list[EraTable], graders: dict[str, str] | None = None) -> str:
+def overview(
+    tables: list[EraTable], graders: dict[str, str] | None = None, selection: str = ""
+) -> str:
+    runs = sum(len(e.run_ids) for t in tables for e in t.entrants)
     parts = [
         "<h1>Results by scorer era</h1>",
+        f'<p class="selection">{runs} run(s); {esc(selection or "selection: as given")}</p>',
         '<p class="note">Eras are never mixed. Infra errors are not counted against '
         'the agent. Ranks shared with "=" are differences inside the combined '
         "standard error (not measurable).</p>",
@@ -154,6 +159,8 @@ def entrant_page(
 
 
 def _checks(scoring: dict[str, Any], shots: dict[str, str]) -> str:
+    """The scoring rows; each status agrees with its score (``trialview.check_state``),
+    and a passing row's consequence reads as what a failure would have meant."""
     rows = []
     for row in scoring.get("rows") or []:
         evidence = []
@@ -164,14 +171,18 @@ def _checks(scoring: dict[str, Any], shots: dict[str, str]) -> str:
             else:
                 evidence.append(esc(item))
         crit = f"critical ({row.get('severity')})" if row.get("critical") else row.get("tier")
-        status = str(row.get("status"))
+        state = check_state(row)
+        harm = esc(row.get("harm"))
+        if state in ("pass", "unavailable"):  # no harm done: the harm only on hover
+            harm = f'<span class="note" title="{harm}">-</span>'
+
         rows.append(
             [
                 f"<code>{esc(row.get('check'))}</code>",
                 esc(_fmt(row.get("score"))),
-                f'<span class="status-{esc(status)}">{esc(status)}</span>',
+                f'<span class="status-{esc(state)}">{esc(state)}</span>',
                 esc(crit),
-                esc(row.get("harm")),
+                harm,
                 esc(row.get("detail")),
                 "<br>".join(evidence),
             ]
@@ -225,9 +236,10 @@ def _diff(text: str | None) -> str:
             else ""
         )
         out.append(f'<span class="{cls}">{esc(line)}</span>' if cls else esc(line))
+    files = sum(1 for line in text.splitlines() if line.startswith("diff --git"))
     return (
-        '<button class="toggle" data-target="diff">show / hide</button>'
-        f'<pre class="diff" id="diff">{chr(10).join(out)}</pre>'
+        f'<details class="diff"><summary>{files} file(s) changed, {len(out):,} line(s)</summary>'
+        f'<pre class="diff" id="diff">{chr(10).join(out)}</pre></details>'
     )
 
 
@@ -252,9 +264,17 @@ def _telemetry(run: RunResult) -> str:
 
 
 def run_page(
-    run: RunResult, shots: dict[str, str], diff: str | None, diff_note: str, trial: str = ""
+    run: RunResult,
+    shots: dict[str, str],
+    diff: str | None,
+    diff_note: str,
+    trial: str = "",
+    top: str = "",
 ) -> str:
-    """A run's card; ``trial`` is the trial viewer's HTML (``board/trialpage.py``)."""
+    """A run's card. ``top`` is its first screen, the outcome and why and the failing
+    checks (``board/trialpage.py``: why_html, failing_html); ``trial`` the conversation
+    and commands (trial_html). Then the checks, the run's fields, the score arithmetic,
+    screenshots, the diff and the telemetry, long parts folded."""
     rep, meta = run.report, run.meta
     slug = entrant_slug(run.agent, run.agent_version, run.model)
     head = table(
@@ -281,14 +301,18 @@ def run_page(
     parts = [
         f'<article class="run-card" data-run="{esc(run.run_id)}">',
         f"<h1>{esc(run.scenario)} &middot; {esc(run.agent)} + {esc(run.model)}</h1>",
+        top,
+        "<h2>checks</h2>",
+        _checks(scoring, shots) if scoring else '<p class="note">no scoring</p>',
+        "<h2>run</h2>",
         head,
     ]
-    if rep.get("error"):
-        parts.append(f'<p class="error">infrastructure error: {esc(rep["error"])}</p>')
-    parts.append("<h2>checks</h2>")
-    parts.append(_checks(scoring, shots) if scoring else '<p class="note">no scoring</p>')
     if scoring:
-        parts.append("<h2>score arithmetic</h2>" + _arithmetic(scoring))
+        parts.append(
+            '<details class="arithmetic"><summary>score arithmetic</summary>'
+            + _arithmetic(scoring)
+            + "</details>"
+        )
     parts.append(trial)
     parts.append("<h2>screenshots</h2>")
     if shots:

@@ -27,7 +27,7 @@ from harness.report.board.incremental import (
     write_if_changed,
 )
 from harness.report.board.pages import entrant_page, entrant_slug, overview, run_page
-from harness.report.board.trialpage import trial_html
+from harness.report.board.trialpage import failing_html, trial_html, why_html
 from harness.report.collect import RunResult
 from harness.report.summary import EntrantSummary, EraTable, summarise
 from harness.report.trialview import load_view
@@ -102,8 +102,9 @@ def _render_run(run: RunResult, out: Path) -> str:
     diff, note = _diff(run)
     # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
     view = load_view(run.run_dir, run.report, diff="")
-    trial = trial_html(view, shots) + engine_html(view)  # the engine's timings: own section
-    return run_page(run, shots, diff, note, trial)
+    top = why_html(view) + failing_html(view, shots)
+    trial = trial_html(view) + engine_html(view)  # the engine's timings: a section of its own
+    return run_page(run, shots, diff, note, trial, top)
 
 
 # what forked workers render: set by ``_render_all`` just before the fork
@@ -169,11 +170,12 @@ def _prune(folder: Path, keep: set[str]) -> None:
                 Path(entry.path).unlink(missing_ok=True)
 
 
-def build_board(runs: list[RunResult], out: Path) -> Path:
+def build_board(runs: list[RunResult], out: Path, selection: str = "") -> Path:
     """Write the whole site for ``runs`` into ``out`` (pages of runs no longer shown
     removed); returns the overview's path. A run page whose inputs are unchanged since
     the last build (``incremental``) is kept as it is; the other pages are written only
-    when their text changed."""
+    when their text changed. ``selection`` says which runs were chosen (shown on the
+    overview, as ``harness report`` prints it)."""
     tables: list[EraTable] = summarise(runs)
     out.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
@@ -182,7 +184,7 @@ def build_board(runs: list[RunResult], out: Path) -> Path:
             shutil.rmtree(out / sub, ignore_errors=True)
     write_if_changed(out / "style.css", CSS)
     write_if_changed(out / "board.js", JS)
-    write_if_changed(out / "index.html", overview(tables, grader_lines(runs)))
+    write_if_changed(out / "index.html", overview(tables, grader_lines(runs), selection))
 
     runs_by_id = {r.run_id: r for r in runs}  # one page per run id: the last one wins
     per_entrant: dict[str, list[tuple[EraTable, EntrantSummary, list[RunResult]]]] = defaultdict(

@@ -13,7 +13,7 @@ import yaml
 
 from harness.backends.docker.loopback import loopback_port, reach_loopback_hosts
 from harness.fleet.router_service import bridge_address
-from harness.fleet.stubhost import TestHost
+from harness.testing.lmstudio import TestHost
 from tests._docker import base_tag, client_or_skip
 from tests.gateway.test_trial_gateway import AGENT, LLM
 from tests.support.calc import add_entrants, harness, write_calc

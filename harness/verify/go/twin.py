@@ -1,0 +1,134 @@
+"""Go twins: each hidden ``_test.go`` file with its compared literals changed.
+
+``gotwin.go`` (a small program of harness's own, std only) reads a test file with
+``go/ast``, changes the literals its Test functions compare their results against, and
+prints which Test functions it changed. It is built once per verifier process by the
+controller, from harness's source, with a private copy of the toolchain's seed cache,
+and run by the builder over the hidden files (trusted inputs; nothing of the tree).
+``swapped`` puts the twins in the hidden files' places (the controller's files, as the
+originals) for one run and the originals back afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.verify.go import seed as goseed
+from harness.verify.go.canary import package_dirs
+from harness.verify.isolation.test_user import TestUser, run_reaped, test_home
+
+SOURCE = Path(__file__).with_name("twin.go")
+TOOL_TIMEOUT_S = 300.0
+_built: dict[str, Path] = {}  # toolchain -> the built tool (this process's)
+
+
+def tool(env: dict[str, str], seed: Path | None) -> Path | None:
+    """``gotwin`` built with ``env``'s Go (once per process), or None."""
+    go = shutil.which("go", path=env.get("PATH"))
+    if go is None:
+        return None
+    key = f"{Path(go).resolve()}:{Path(go).resolve().stat().st_mtime_ns}"
+    if key in _built and _built[key].is_file():
+        return _built[key]
+    work = Path(tempfile.mkdtemp(prefix="harness-gotwin-"))
+    work.chmod(0o755)  # the builder runs it
+    src, cache = work / "src", work / "cache"
+    src.mkdir()
+    (src / "main.go").write_text(SOURCE.read_text())
+    if seed is not None:
+        shutil.copytree(seed, cache, symlinks=True)  # a copy: the seed stays the toolchain's
+    tool_env = goseed.tool_env(env, str(cache), str(work))
+    try:
+        ran = subprocess.run(
+            [go, "build", "-o", str(work / "gotwin"), "."],
+            cwd=src,
+            env=tool_env,
+            capture_output=True,
+            timeout=TOOL_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    if ran.returncode != 0 or not (work / "gotwin").is_file():
+        return None
+    _built[key] = work / "gotwin"
+    return _built[key]
+
+
+@dataclass
+class GoTwin:
+    """The twin files of one target and the Test functions they change."""
+
+    files: dict[Path, bytes] = field(default_factory=dict)  # hidden file -> its twin
+    tests: set[str] = field(default_factory=set)
+
+
+def hidden_files(pattern: str, tree: Path, hidden: Sequence[str]) -> list[Path]:
+    """The hidden ``_test.go`` files in the packages ``pattern`` tests."""
+    dirs = {os.path.normpath(d) for d in package_dirs(pattern, tree)}
+    return [
+        tree / rel
+        for rel in sorted(set(hidden))
+        if rel.endswith("_test.go") and os.path.normpath(os.path.dirname(rel) or ".") in dirs
+    ]
+
+
+def plan(
+    pattern: str,
+    tree: Path,
+    hidden: Sequence[str],
+    env: dict[str, str],
+    builder: TestUser | None,
+    seed: Path | None,
+) -> GoTwin | None:
+    """The twins of the hidden files ``pattern`` tests (None: nothing to change)."""
+    files = hidden_files(pattern, tree, hidden)
+    gotwin = tool(env, seed) if files else None
+    if gotwin is None:
+        return None
+    twin = GoTwin()
+    with test_home(builder.uid if builder else None) as home:
+        for i, path in enumerate(files):
+            out = home / "tmp" / f"{i}.go"
+            ran = run_reaped(
+                [str(gotwin), str(path), str(out)], home, {"PATH": "/usr/bin:/bin"},
+                TOOL_TIMEOUT_S, builder,
+            )  # fmt: skip
+            try:
+                names = json.loads(ran.output.strip().splitlines()[-1])["tests"] or []
+                text = out.read_bytes()
+            except (ValueError, IndexError, KeyError, TypeError, OSError):
+                continue  # a file gotwin cannot read stays as it is
+            if names:
+                twin.files[path] = text
+                twin.tests.update(str(n) for n in names)
+    return twin if twin.tests else None
+
+
+@contextlib.contextmanager
+def swapped(twin: GoTwin) -> Iterator[None]:
+    """The twins in the hidden files' places while inside (same owner and mode)."""
+    originals: dict[Path, bytes] = {}
+    try:
+        for path, text in twin.files.items():
+            originals[path] = path.read_bytes()
+            mode = path.stat().st_mode & 0o7777
+            path.chmod(0o600)
+            path.write_bytes(text)
+            path.chmod(mode)
+        yield
+    finally:
+        for path, text in originals.items():
+            mode = path.stat().st_mode & 0o7777
+            path.chmod(0o600)
+            path.write_bytes(text)
+            path.chmod(mode)

@@ -1,0 +1,129 @@
+"""A trial's gateway container enforces the trial's budget: a call past it gets HTTP 429
+``budget_exceeded``, telemetry has the ``budget`` row, and ``budget_state()`` reads
+``GET /v1/harness/budget`` from inside the container."""
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness.backends.docker.gateway import TrialGateway
+from harness.config.budget import Budget
+from harness.config.entrants import LLMEntry
+from harness.fleet.telemetry import read_jsonl
+
+pytestmark = [pytest.mark.docker, pytest.mark.integration]
+
+CALL = """
+import json, sys, urllib.request, urllib.error
+req = urllib.request.Request(
+    "http://127.0.0.1:8080/v1/chat/completions",
+    data=json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+    headers={"Authorization": "Bearer " + sys.argv[1], "Content-Type": "application/json"},
+)
+try:
+    r = urllib.request.urlopen(req, timeout=10)
+    print(json.dumps({"status": r.status}))
+except urllib.error.HTTPError as e:
+    print(json.dumps({"status": e.code, "body": json.loads(e.read())}))
+"""
+
+
+def test_container_gateway_refuses_calls_past_the_budget(tmp_path: Path) -> None:
+    docker = pytest.importorskip("docker")
+    client = docker.from_env()
+    label = {"harness.test": "fleet-budget"}
+    net = client.networks.create(
+        f"harness-test-{uuid.uuid4().hex[:8]}", internal=True, labels=label
+    )
+    cassette = tmp_path / "c.jsonl"
+    reply = {
+        "request": {},
+        "response": {
+            "content": "ok",
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
+        },
+    }
+    cassette.write_text("\n".join(json.dumps(reply) for _ in range(3)) + "\n")
+    gw = TrialGateway(
+        trial="trial-c",
+        agent="a",
+        llm=LLMEntry(name="m", model="m"),
+        network=net.name,
+        labels=label,
+        replay=cassette,
+        budget=Budget(calls=1),
+    )
+    try:
+        gw.start()
+        out = []
+        for _ in range(2):
+            res = gw.sandbox.exec(["python3", "-c", CALL, gw.key], timeout=30)
+            assert res.ok, res.stderr
+            out.append(json.loads(res.stdout))
+        assert out[0]["status"] == 200
+        assert out[1]["status"] == 429 and out[1]["body"]["error"]["code"] == "budget_exceeded"
+        state = gw.budget_state()
+        assert state["exhausted"] == "calls" and state["used"]["calls"] == 1
+        assert state["used"]["tokens"] == 7
+        usage = gw.collect(tmp_path / "out")
+        rows = read_jsonl(tmp_path / "out" / "telemetry.jsonl")
+        assert [r["status"] for r in rows] == [200, "budget"]
+        assert usage["calls"] == 1 and usage["budget_refusals"] == 1
+    finally:
+        gw.stop()
+        net.remove()
+
+
+def test_container_gateways_lease_hosts_from_the_job_router(tmp_path: Path) -> None:
+    """Two trial gateway containers, each on its own internal network, share one router
+    that runs in this process on the Docker bridge address (as ``job_router`` starts it)."""
+    docker = pytest.importorskip("docker")
+    from harness.fleet.config import parse_fleet
+    from harness.fleet.router_service import RouterService, bridge_address
+    from harness.testing.lmstudio import TestHost
+
+    addr = bridge_address()
+    if addr == "127.0.0.1":
+        pytest.skip("no Docker bridge")
+    client = docker.from_env()
+    label = {"harness.test": "fleet-router"}
+    with TestHost(host=addr, models=["org/m"], prefill=1e6, decode=1e5) as host:
+        fleet = {
+            "hosts": [{"name": "h", "base_url": host.url}],
+            "models": {"m": {"upstream": "org/m"}},
+        }
+        fleet_file = tmp_path / "fleet.yml"
+        fleet_file.write_text(json.dumps(fleet))
+        with RouterService(parse_fleet(fleet), host=addr) as service:
+            gws, nets = [], []
+            try:
+                for i in range(2):
+                    net = client.networks.create(
+                        f"harness-test-{uuid.uuid4().hex[:8]}", internal=True, labels=label
+                    )
+                    nets.append(net)
+                    gw = TrialGateway(
+                        trial=f"trial-{i}",
+                        agent="a",
+                        llm=LLMEntry(name="m", model="m"),
+                        network=net.name,
+                        labels=label,
+                        fleet_file=fleet_file,
+                        router_url=service.url,
+                    )
+                    gws.append(gw)
+                    gw.start()
+                    res = gw.sandbox.exec(["python3", "-c", CALL, gw.key], timeout=30)
+                    assert res.ok and json.loads(res.stdout)["status"] == 200, res.stdout
+                snap = service.routing.snapshot_now()
+                for i, gw in enumerate(gws):
+                    usage = gw.collect(tmp_path / f"out-{i}")
+                    assert usage["calls"] == 1
+            finally:
+                for gw in gws:
+                    gw.stop()
+                for net in nets:
+                    net.remove()
+    assert snap["h"]["calls"] == 2 and snap["h"]["inflight"] == 0

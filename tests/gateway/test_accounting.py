@@ -1,0 +1,128 @@
+"""Per-trial budgets enforced at the gateway, driven by the official openai client: every
+kind (tokens, cost-usd, calls), the refusal's shape, the telemetry row, the budget
+endpoint, and usage up to the cut equal to what telemetry records."""
+
+import httpx
+import openai
+import pytest
+
+from harness.config.budget import Budget
+from harness.fleet.config import parse_fleet
+from harness.fleet.telemetry import read_jsonl, summarize
+from harness.gateway import GatewayServer
+from harness.testing.lmstudio import TestHost
+
+pytestmark = pytest.mark.integration
+
+MODEL = "org/coder"
+MSGS = [{"role": "user", "content": "word " * 200}]
+
+
+@pytest.fixture(scope="module")
+def host():
+    with TestHost(models=[MODEL], prefill=1e6, decode=1e5) as h:
+        yield h
+
+
+def gateway(host, tmp_path, budget, **kw):
+    fleet = parse_fleet(
+        {"hosts": [{"name": "h", "base_url": host.url}], "models": {"coder": {"upstream": MODEL}}}
+    )
+    return GatewayServer(
+        fleet,
+        telemetry=tmp_path / "t.jsonl",
+        prices={"coder": {"input": 10.0, "output": 20.0}},
+        budget=budget,
+        **kw,
+    )
+
+
+def spend_until_refused(c, limit=20, stream=False):
+    """Calls until the gateway refuses one; returns (calls that went through, the refusal)."""
+    for n in range(limit):
+        try:
+            if stream:
+                list(
+                    c.chat.completions.create(
+                        model="coder", messages=MSGS, max_tokens=8, stream=True
+                    )
+                )
+            else:
+                c.chat.completions.create(model="coder", messages=MSGS, max_tokens=8)
+        except openai.RateLimitError as exc:
+            return n, exc
+    raise AssertionError("never refused")
+
+
+def budget_endpoint(gw, key):
+    r = httpx.get(gw.base_url + "/harness/budget", headers={"Authorization": f"Bearer {key}"})
+    r.raise_for_status()
+    return r.json()
+
+
+@pytest.mark.parametrize(
+    ("budget", "kind"),
+    [
+        (Budget(calls=3), "calls"),
+        (Budget(tokens=700), "tokens"),
+        (Budget.model_validate({"cost-usd": 0.005}), "cost-usd"),
+    ],
+)
+def test_every_budget_kind_refuses_past_the_limit(host, tmp_path, budget, kind):
+    with gateway(host, tmp_path, budget) as gw:
+        key = gw.issue_key("trial-b", "mini", "coder")
+        c = openai.OpenAI(base_url=gw.base_url, api_key=key, max_retries=2, timeout=10)
+        assert budget_endpoint(gw, key)["exhausted"] is None
+        n, exc = spend_until_refused(c, stream=kind == "tokens")
+        assert n >= 1
+        assert exc.status_code == 429
+        err = exc.body if isinstance(exc.body, dict) else {}
+        assert err.get("type") == "budget_exceeded" and err.get("code") == "budget_exceeded"
+        # the openai client did not retry the refusal (x-should-retry: false)
+        rows = read_jsonl(tmp_path / "t.jsonl")
+        refused = [r for r in rows if r["status"] == "budget"]
+        assert len(refused) == 1 and refused[0]["trial"] == "trial-b"
+        # a second try is refused as well, and written again
+        with pytest.raises(openai.RateLimitError):
+            c.chat.completions.create(model="coder", messages=MSGS, max_tokens=8)
+        state = budget_endpoint(gw, key)
+        assert state["exhausted"] == kind
+        assert state["limit"] == {
+            "tokens": budget.tokens,
+            "cost_usd": budget.cost_usd,
+            "calls": budget.calls,
+        }
+        rows = read_jsonl(tmp_path / "t.jsonl")
+        spent = summarize(rows, "trial-b")
+        # usage up to the cut is exact: the endpoint and telemetry agree
+        assert state["used"]["calls"] == spent["calls"] == n
+        assert state["used"]["tokens"] == spent["prompt_tokens"] + spent["completion_tokens"]
+        assert state["used"]["cost_usd"] == pytest.approx(spent["cost_usd"])
+        assert spent["budget_refusals"] == 2
+        assert all(r["status"] == 200 for r in rows if r["status"] != "budget")
+        if kind == "calls":
+            assert n == 3
+
+
+def test_budget_is_per_trial_and_the_endpoint_needs_a_key(host, tmp_path):
+    with gateway(host, tmp_path, Budget(calls=1)) as gw:
+        a, b = gw.issue_key("a"), gw.issue_key("b")
+        ca = openai.OpenAI(base_url=gw.base_url, api_key=a, max_retries=0)
+        cb = openai.OpenAI(base_url=gw.base_url, api_key=b, max_retries=0)
+        ca.chat.completions.create(model="coder", messages=MSGS, max_tokens=2)
+        with pytest.raises(openai.RateLimitError):
+            ca.chat.completions.create(model="coder", messages=MSGS, max_tokens=2)
+        cb.chat.completions.create(model="coder", messages=MSGS, max_tokens=2)  # b unspent
+        assert httpx.get(gw.base_url + "/harness/budget").status_code == 401
+        assert gw.budget_state("a")["exhausted"] == "calls"
+
+
+def test_no_budget_means_unlimited(host, tmp_path):
+    with gateway(host, tmp_path, None) as gw:
+        key = gw.issue_key("t")
+        c = openai.OpenAI(base_url=gw.base_url, api_key=key, max_retries=0)
+        for _ in range(3):
+            c.chat.completions.create(model="coder", messages=MSGS, max_tokens=2)
+        state = budget_endpoint(gw, key)
+        assert state["exhausted"] is None and state["used"]["calls"] == 3
+        assert state["limit"] == {"tokens": None, "cost_usd": None, "calls": None}
