@@ -63,6 +63,7 @@ def make_bundle(work: Path, out: Path, files: dict[str, str]) -> str:
 # whole, so the fixture is built once, not once per worker.
 WHOLE_MODULES = frozenset(
     {
+        "tests/agents/test_agents_live.py",
         "tests/apps/test_apptrust_browser.py",
         "tests/fleet/test_router_service.py",
         "tests/gateway/test_accounting.py",

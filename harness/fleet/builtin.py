@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from harness.errors import UserError
 from harness.fleet.config import FleetConfig, load_fleet
 from harness.fleet.engine_host import EngineHost, start_engine
 from harness.fleet.engine_model import SMOLLM2, GgufFile, describe_gguf, ensure_builtin_model
+from harness.images.build import say
 
 BUILTIN = "builtin"
 HOST_NAME = "local-engine"
@@ -55,7 +57,10 @@ def shared_engine(model: GgufFile, alias: str, *, name: str = HOST_NAME) -> Engi
     with _lock:
         host = _engines.get(key)
         if host is None:
+            say(f"starting the engine (llama.cpp's server) for {alias}; once per run")
+            started = time.monotonic()
             host = start_engine(model, alias, name=name)
+            say(f"engine ready at {host.url} in {time.monotonic() - started:.0f} s")
             _engines[key] = host
         return host
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from harness.fleet.calltimes import TRIAL_KEYS, trial_times
 from harness.fleet.config import Price
 
 FIELDS = (
@@ -150,12 +151,14 @@ def summarize(records: Iterable[dict[str, Any]], trial: str | None = None) -> di
     }
     spans = []
     calls: set[Any] = set()
+    answered: list[dict[str, Any]] = []
     for r in records:
         if trial is not None and r.get("trial") != trial:
             continue
         if r.get("status") == "budget":  # refused at the gateway: nothing was spent
             out["budget_refusals"] += 1
             continue
+        answered.append(r)
         out["attempts"] += 1
         calls.add(r.get("call") or id(r))  # attempts of one client call share its id
         ok = r.get("status") == 200 and not r.get("incomplete")
@@ -178,6 +181,8 @@ def summarize(records: Iterable[dict[str, Any]], trial: str | None = None) -> di
     out["wall_seconds"] = union_seconds(spans)
     for k in ("model_seconds", "wall_seconds", "busy_seconds"):
         out[k] = round(out[k], 6)
+    times = trial_times(answered)  # TTFT, prefill/decode rates, cache share (per trial)
+    out.update({k: times[k] for k in TRIAL_KEYS if times.get(k) is not None})
     return out
 
 

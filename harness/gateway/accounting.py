@@ -108,6 +108,12 @@ class Accounting:
             and att.output_chunks > 0
             and (att.status == STREAM_BROKEN or (att.call.stream and att.status == 200))
         )
+        if att.usage and not estimated:  # the host's own counts, kept beside the gateway's
+            att.engine_usage = {
+                k: int(v)
+                for k, v in att.usage.items()
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            }
         if estimated:
             # the host produced tokens (and relayed them) but no usage chunk came: the
             # stream broke, or the host ignores ``stream_options.include_usage`` (e.g.
@@ -164,6 +170,8 @@ class Accounting:
         )
         if estimated:
             line["usage_estimated"] = True
+        if att.engine_usage:
+            line["engine_usage"] = att.engine_usage
         if att.timings:  # the engine's own clock: prefill/decode times, prompt cache reuse
             line["engine_timings"] = att.timings
         self.write(line)

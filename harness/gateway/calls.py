@@ -97,6 +97,7 @@ class Attempt:
     first_chunk_s: float | None = None
     usage: dict[str, Any] | None = None
     timings: dict[str, float] | None = None  # the engine's own (llama.cpp), as it sent them
+    engine_usage: dict[str, int] | None = None  # the host's ``usage`` numbers, as it sent them
     status: int | str | None = None
     error: str | None = None
     incomplete: bool = False

@@ -20,6 +20,8 @@ ENGINE_TIMINGS = (
     "predicted_per_second",
     "prompt_per_second",
     "cache_n",
+    "prompt_n",  # the prompt's tokens the engine evaluated (cache_n more were reused)
+    "predicted_n",  # the tokens it generated: its own count, beside ``usage``
 )
 
 

@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from docker.errors import APIError, DockerException, ImageNotFound
 from harness.config.settings import ca_bundle, cache_dir
 from harness.errors import InfraError
 from harness.images import bootstrap, graph
+from harness.images.coldtimes import estimate
 from harness.images.graph import ImageDef, ImageRef
 from harness.sandbox.engine import docker_client
 
@@ -141,7 +143,11 @@ class ImageBuilder:
         return ImageRef(image.name, tag, image_id)
 
     def _build(self, image: ImageDef, tag: str, parent_ref: str) -> str:
-        self.progress(f"building image {image.name} as {tag} (parent {parent_ref}); once")
+        started = time.monotonic()
+        self.progress(
+            f"building image {image.name} as {tag} (parent {parent_ref}); once"
+            + estimate(image.name)
+        )
         with tempfile.TemporaryDirectory(prefix=f"harness-ctx-{image.name}-") as tmp:
             context = Path(tmp) / "ctx"
             shutil.copytree(image.path, context, symlinks=True)
@@ -154,7 +160,8 @@ class ImageBuilder:
             image_id = self._run_build(image, tag, parent_ref, context)
         with self._mutex:
             self.built.append(tag)
-        self.progress(f"built image {image.name} {tag} {image_id[:19]}")
+        took = time.monotonic() - started
+        self.progress(f"built image {image.name} {tag} {image_id[:19]} in {took:.0f} s")
         return image_id
 
     def _run_build(self, image: ImageDef, tag: str, parent_ref: str, context: Path) -> str:

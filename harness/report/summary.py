@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from harness.fleet.calltimes import engine_axis
 from harness.report.collect import RunResult
 from harness.report.paired import PLANNING_VAR_D, Paired, compare, rank, smallest_p, varies
 from harness.report.stats import (
@@ -60,6 +61,9 @@ class EntrantSummary:
     pass_at_k: float | None = None  # only when k >= 2
     pass_hat_k: float | None = None
     flip_rate: float | None = None
+    ttft_s: float | None = None  # mean time to first token of its trials (engine telemetry)
+    decode_tps: float | None = None  # mean decode rate of its trials, tokens/s
+    engine: str = "-"  # engine and quantisation from the fleet fingerprint (an axis)
     budget_hits: int = 0  # runs stopped by the trial's budget (harden, #16)
     limit_hits: int = 0  # runs stopped by a sandbox limit (disk, memory, pids, output)
     failovers: int = 0  # runs whose model calls failed on one host and moved to another
@@ -111,6 +115,9 @@ class EntrantSummary:
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
             "completion_tokens": self.completion_tokens,
+            "ttft_s": self.ttft_s,
+            "decode_tps": self.decode_tps,
+            "engine": self.engine,
             "budget_hits": self.budget_hits,
             "limit_hits": self.limit_hits,
             "failovers": self.failovers,
@@ -238,6 +245,9 @@ def summarise_entrant(runs: list[RunResult]) -> EntrantSummary:
         prompt_tokens=_known([r.usage_value("prompt_tokens") for r in graded]),
         cached_tokens=_known([r.usage_value("cached_tokens") for r in graded]),
         completion_tokens=_known([r.usage_value("completion_tokens") for r in graded]),
+        ttft_s=_known([r.usage_value("ttft_s") for r in graded]),
+        decode_tps=_known([r.usage_value("decode_tps") for r in graded]),
+        engine=" | ".join(sorted({engine_axis(r.meta) for r in runs})),
         budget_hits=sum(1 for r in graded if r.report.get("reason") == "budget"),
         limit_hits=sum(1 for r in graded if str(r.report.get("reason", "")).startswith("limit")),
         failovers=len(moved),

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.fleet.calltimes import call_times, describe, trial_times
+
 MAX_LOG = 20_000  # characters of trial.log shown
 MAX_FAILING = 8  # failing MUSTs or tests named in the "why" summary
 
@@ -418,6 +420,8 @@ def render_view(view: TrialView) -> str:
         lines.append(
             f"\n-- call {n} ({step.turn}, {step.call}): {tokens}, {t.get('total_s', '?')} s"
         )
+        if t:
+            lines.append(f"  [timing] {describe(call_times(t))}")
         for m in step.messages:
             lines.append(f"  [{m.get('role')}] {_text(m.get('content'))[:600]}")
         if step.error:
@@ -427,6 +431,9 @@ def render_view(view: TrialView) -> str:
             lines += [f"  [tool call] {command_of(tc)[:600]}" for tc in step.tool_calls]
     if view.truncated:
         lines.append("\n(the transcript was cut at its size bound)")
+    summed = trial_times([s.telemetry for s in view.steps if s.telemetry])
+    if summed:
+        lines.append(f"\nengine telemetry over {summed['timed_calls']} call(s): {describe(summed)}")
     if view.commands:
         lines.append("\ncommands the agent ran:")
         lines += [f"  $ {c.splitlines()[0][:200]}" for c in view.commands]

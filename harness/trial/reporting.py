@@ -13,9 +13,10 @@ from typing import Any, Protocol
 
 from harness.backends import Backend
 from harness.config.settings import Settings
-from harness.results import Phase, RunMeta
+from harness.results import Phase, RunDir, RunMeta
 from harness.scenario.model import LoadedScenario
 from harness.trial import containment
+from harness.trial.modelnotes import model_notes
 from harness.trial.workspace import WorkspaceState
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.proof import CONTROLS_FILE, grader_verdict
@@ -43,6 +44,9 @@ class Reported(Protocol):
 
     @property
     def meta(self) -> RunMeta | None: ...
+
+    @property
+    def run(self) -> RunDir | None: ...
 
 
 def unproven_verdict(verdict: str, results: Path, loaded: LoadedScenario) -> str:
@@ -80,6 +84,10 @@ def trial_report(
     extra = {**containment.report_fields(meta.as_json(), last), "scoring_slot": slot}
     if last is not None and last.outcome == "error" and not outcome.error:
         extra["error"] = f"agent phase: {last.detail}"  # the harness's, named
+    assert trial.run is not None
+    notes = model_notes(trial.run.path, str(meta.as_json().get("model") or "the model"))
+    if notes:
+        extra["model_notes"] = notes  # e.g. tool calls answered in text: the pair's limit
     diff = meta.as_json().get("workspace_diff")
     if diff is not None:
         extra["workspace_diff"] = diff

@@ -136,6 +136,7 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         f"era={report.get('era') or '-'}",
         f"grader    {report.get('grader', '-')}",
     ]
+    lines += [f"model     {note}" for note in report.get("model_notes") or []]
     if report.get("spec_met") is not None:
         unmet = report.get("unmet_musts") or []
         lines.append(

@@ -17,6 +17,7 @@ from typing import Any
 from harness.report import collect, trialview
 from harness.report.board import pages, trialpage
 from harness.report.board.assets import CSS, JS
+from harness.report.board.enginepage import engine_html
 from harness.report.board.graders import grader_lines
 from harness.report.board.incremental import (
     Manifest,
@@ -102,7 +103,8 @@ def _render_run(run: RunResult, out: Path) -> str:
     # the page shows the diff itself (cut at MAX_DIFF): the view need not read it
     view = load_view(run.run_dir, run.report, diff="")
     top = why_html(view) + failing_html(view, shots)
-    return run_page(run, shots, diff, note, trial_html(view), top)
+    trial = trial_html(view) + engine_html(view)  # the engine's timings: a section of its own
+    return run_page(run, shots, diff, note, trial, top)
 
 
 # what forked workers render: set by ``_render_all`` just before the fork
