@@ -121,22 +121,53 @@ def clear_harness_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+#: The verdict's walls (outcome parity with the reference, negative twins) run each hidden
+#: target up to four times: on for the tests of the walls and of containment, off for
+#: the rest of the suite (trial mechanics, jobs, reports), whose verdicts do not hinge
+#: on them. Users get them on (``HARNESS_VERIFY_WALLS`` unset).
+WALLS_ENV = "HARNESS_VERIFY_WALLS"
+WALLS_MODULES = frozenset(
+    {
+        "tests/verify/test_walls.py",
+        "tests/verify/test_pytwin.py",
+        "tests/grader/test_containment_trials.py",
+        "tests/trial/test_contain_trials.py",
+    }
+)
+
+
+def _walls_for(node: pytest.Item | pytest.Module | None) -> str:
+    path = getattr(node, "path", None)
+    rel = Path(path).relative_to(REPO_ROOT).as_posix() if path else ""
+    return "1" if rel in WALLS_MODULES else "0"
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_session_env() -> Iterator[None]:
     """Module- and session-scoped fixtures see no caller HARNESS_* variables either."""
     with pytest.MonkeyPatch.context() as mp:
         clear_harness_env(mp)
+        mp.setenv(WALLS_ENV, "0")
+        yield
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _walls_for_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A module of ``WALLS_MODULES`` (its module-scoped fixtures too) runs with the walls."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(WALLS_ENV, _walls_for(request.node))
         yield
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """Every test starts without the caller's HARNESS_* / GOAGENTBENCH_* variables.
 
     A test that needs one sets it itself (monkeypatch.setenv, or the ``env`` of ``cli``),
     pointing into its own temporary folders.
     """
     clear_harness_env(monkeypatch)
+    monkeypatch.setenv(WALLS_ENV, _walls_for(request.node))
 
 
 @pytest.fixture

@@ -151,7 +151,8 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                 agent_files=(changed, hidden) if where == tree else ((), hidden),
             ).model_copy(update={"target": target})
 
-        if not request.compile_only:  # the reference first: none of the agent's code ran yet
+        if not request.compile_only and request.walls:  # the reference first: none of the
+            # agent's code ran yet
             walls = Walls(tree, request, guard.uid, guard.hidden)
             walls.measure(
                 [(t, k) for k, entries in kinds for t in entries],

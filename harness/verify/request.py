@@ -5,6 +5,7 @@ The request is serialisable: it crosses into the scorer container as JSON.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,8 +62,12 @@ class VerifyRequest(BaseModel):
     runner_files: list[str] = Field(default_factory=list)  # runner-steering paths allowed
     test_uid: int | None = LOCAL_TEST_UID  # the uid hidden tests run as (when root)
     test_reads_all: bool = True  # on a host: the test user may read (not write) any file
+    # outcome parity with the reference and negative twins (verify.walls): on unless
+    # HARNESS_VERIFY_WALLS=0 (they run each hidden target up to four times)
+    walls: bool = Field(default_factory=lambda: os.environ.get(WALLS_ENV, "1") != "0")
 
 
+WALLS_ENV = "HARNESS_VERIFY_WALLS"
 GOSEED_INSIDE = "/opt/harness-goseed"  # the Go seeds, read-only (verify.go.seed)
 
 
