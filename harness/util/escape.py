@@ -20,6 +20,12 @@ def _show(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def one_line(value: object) -> str:
+    """A value from the workspace (a file name, a test name) on one line: its newlines
+    shown as ``\\n``, so it cannot start a line of its own (a forged outcome line)."""
+    return str(value).replace("\n", "\\n")
+
+
 def for_terminal(text: str) -> str:
     """``text`` with every control character but newline and tab shown as an escape."""
     return _UNSAFE.sub(_show, text)

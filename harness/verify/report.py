@@ -8,7 +8,7 @@ from harness.results import REPORT_SCHEMA_VERSION, now_iso
 from harness.results.report import Report
 from harness.results.report.targets import CaseRow, RuleRow, RulesRow, TargetRow, TestRow
 from harness.results.report.trial import Containment
-from harness.util.escape import for_terminal
+from harness.util.escape import for_terminal, one_line
 from harness.verify.outcome import TargetResult, VerifyOutcome
 
 RULES_ROW = "verify.modification-rules"  # goagentbench's name for a rules violation
@@ -149,7 +149,8 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
         "rules:",
     ]
     lines += [
-        f"  [{mark[r['ok']]}] {r['rule']} {r['entry']}: {r['detail']}" for r in report["rules"]
+        f"  [{mark[r['ok']]}] {r['rule']} {one_line(r['entry'])}: {one_line(r['detail'])}"
+        for r in report["rules"]
     ]
     if not report["rules"]:
         lines.append("  (none)")
@@ -157,8 +158,8 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
     for t in report["targets"]:
         lines.append(
             f"  [{mark[t.get('ok', t['passed'] == t['total'] and not t['error'])]}] {t['kind']:8} "
-            f"{t['target']}: {t['passed']}/{t['total']} passed"
-            + (f" ({t['error']})" if t["error"] else "")
+            f"{one_line(t['target'])}: {t['passed']}/{t['total']} passed"
+            + (f" ({one_line(t['error'])})" if t["error"] else "")
         )
     failing = [
         {"name": f"{row['name']} :: {c['name']}", **{k: c[k] for k in ("passed", "output")}}
@@ -168,18 +169,18 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
     ]
     for t in failing[:20]:
         first = (t.get("output") or "").strip().splitlines()[-1:] or [""]
-        lines.append(f"      x {t['name']}  {first[0][:120]}")
+        lines.append(f"      x {one_line(t['name'])}  {first[0][:120]}")
     if len(failing) > 20:
         lines.append(f"      ... {len(failing) - 20} more failing")
     held = report.get("containment") or {}
     if held.get("restored") or held.get("rejected"):
         lines += ["", "restored before the hidden tests ran (runner-steering files):"]
-        lines += [f"  {r}" for r in held.get("restored", [])] or ["  (none)"]
-        lines += [f"  REJECTED {r}" for r in held.get("rejected", [])]
+        lines += [f"  {one_line(r)}" for r in held.get("restored", [])] or ["  (none)"]
+        lines += [f"  REJECTED {one_line(r)}" for r in held.get("rejected", [])]
     flags = report.get("review_flags") or []
     if flags:
         lines += ["", "review flags (for a person to look at; they never change the verdict):"]
-        lines += [f"  {f}" for f in flags[:30]]
+        lines += [f"  {one_line(f)}" for f in flags[:30]]
         lines += [f"  ... {len(flags) - 30} more"] if len(flags) > 30 else []
     chain = report.get("toolchain") or {}
     if chain.get("ran") or chain.get("go"):
@@ -189,7 +190,7 @@ def render_text(report: dict[str, Any], scoring_text: str = "") -> str:
     if scoring_text:
         lines += ["", scoring_text.rstrip()]
     if report.get("error"):
-        lines += ["", f"error: {report['error']}"]
+        lines += ["", f"error: {one_line(report['error'])}"]
     return for_terminal("\n".join(lines) + "\n")  # names and output are the workspace's
 
 
