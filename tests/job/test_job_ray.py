@@ -202,7 +202,7 @@ def _harness(project: Path, out: Path, env: dict[str, str], *args: str) -> subpr
     )
 
 
-def _finish(proc: subprocess.Popen[str], timeout: float = 150) -> str:
+def _finish(proc: subprocess.Popen[str], timeout: float = 420) -> str:
     out, _ = proc.communicate(timeout=timeout)
     assert proc.returncode == 0, out
     return out
