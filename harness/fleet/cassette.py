@@ -42,6 +42,11 @@ class CassetteMismatch(Exception):
         super().__init__(f"request #{index + 1} does not match the cassette:\n{diff}")
 
 
+class CassetteOfAnotherAgent(CassetteMismatch):
+    """The cassette was recorded with another agent: the set-up is wrong (a harness
+    fault), not the agent's request."""
+
+
 class CassetteExhausted(Exception):
     def __init__(self, index: int) -> None:
         self.index = index
@@ -227,7 +232,7 @@ class Replayer:
         with self._lock:
             i = self.position
             if i == 0 and agent and self.agent and agent != self.agent:
-                raise CassetteMismatch(
+                raise CassetteOfAnotherAgent(
                     0, f"- agent: recorded with {self.agent!r}, this trial runs {agent!r}"
                 )
             if i >= len(self.interactions):

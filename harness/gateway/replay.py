@@ -11,7 +11,12 @@ from typing import Any
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from harness.fleet import wire
-from harness.fleet.cassette import CassetteExhausted, CassetteMismatch, Replayer
+from harness.fleet.cassette import (
+    CassetteExhausted,
+    CassetteMismatch,
+    CassetteOfAnotherAgent,
+    Replayer,
+)
 from harness.fleet.config import FleetConfig
 from harness.gateway.accounting import Accounting
 from harness.gateway.calls import CHAT, COMPLETIONS, RESPONSES, Call, error_response
@@ -50,9 +55,12 @@ class CassetteUpstream:
                 "cassette_mismatch" if isinstance(exc, CassetteMismatch) else "cassette_exhausted"
             )
             self.accounting.replayed(call, t0, ts, 400, error=str(exc))
-            # the agent's request is not the recorded one: its own doing, not the harness's
-            self.accounting.refuse(call.key.trial, fault_text(exc, self.replayer.path.name))
-            self.accounting.transcribe(call, error=fault_text(exc, self.replayer.path.name))
+            text = fault_text(exc, self.replayer.path.name)
+            if isinstance(exc, CassetteOfAnotherAgent):  # the set-up's fault: harness error
+                self.accounting.fault(call.key.trial, text)
+            else:  # the agent's request is not the recorded one: its own doing
+                self.accounting.refuse(call.key.trial, text)
+            self.accounting.transcribe(call, error=text)
             return error_response(400, f"harness gateway replay: {exc}", kind)
         status, payload = replay_payload(item["response"], call)
         usage = None

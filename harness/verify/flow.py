@@ -149,6 +149,7 @@ def verify_tree(tree: Path, request: VerifyRequest) -> VerifyOutcome:
                 user=guard.user,
                 canary=not request.compile_only,
                 agent_files=(changed, hidden) if where == tree else ((), hidden),
+                twin=request.walls and not request.compile_only,
             ).model_copy(update={"target": target})
 
         if not request.compile_only and request.walls:  # the reference first: none of the

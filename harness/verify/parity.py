@@ -35,6 +35,8 @@ def passed_names(result: TargetResult) -> frozenset[str]:
 def hold_to(result: TargetResult, expected: Iterable[str] | None) -> TargetResult:
     """``result`` with every ``expected`` name it did not pass added as a failed case
     (``ok`` false), and failed when nothing passed where the reference passed tests.
+    A reference test reported as an ordinary failure stays one (partial credit as
+    before the walls); a reference test the run left out refuses the whole target.
     ``expected`` None (no reference) or empty (the reference passes none there: a target
     with no tests, which goagentbench passes on ``go test``'s exit 0): the runner's
     verdict stands."""
@@ -44,9 +46,8 @@ def hold_to(result: TargetResult, expected: Iterable[str] | None) -> TargetResul
     update: dict[str, object] = {}
     if missing:
         have = {c.name for c in tests}
-        for name in missing:
-            if name in have:  # reported, but not as passed: already a failure
-                continue
+        absent = [name for name in missing if name not in have]
+        for name in absent:  # a name reported as failed is already a plain failure
             tests.append(TestCase(name=name, passed=False, error="did not pass", output=MISSING))
         tests = [
             c.model_copy(update={"error": c.error or "did not pass"})
@@ -54,13 +55,13 @@ def hold_to(result: TargetResult, expected: Iterable[str] | None) -> TargetResul
             else c
             for c in tests
         ]
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        first = ", ".join(missing[:3]) + more
-        update = {
-            "tests": tests,
-            "ok": False,
-            "error": result.error or f"{len(missing)} test(s) of the reference {MISSING}: {first}",
-        }
+        update = {"tests": tests, "ok": False}
+        if absent:  # skipped, xfailed, deselected or renamed: the target is refused whole
+            more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
+            first = ", ".join(absent[:3]) + more
+            update["error"] = (
+                result.error or f"{len(absent)} test(s) of the reference {MISSING}: {first}"
+            )
     elif not passed and expected:
         update = {"ok": False, "error": result.error or NOTHING}
     return result.model_copy(update=update) if update else result

@@ -95,7 +95,10 @@ def measure(
         hand_over(base, uid, hidden)
         passed: dict[str, list[str]] = {}
         for target, kind in targets:
-            passed[target] = sorted(passed_names(run_one(target, kind, base)))
+            ran = run_one(target, kind, base)
+            if kind == "required" and not ran.all_passed:
+                raise InfraError(reference_failure(target, ran))
+            passed[target] = sorted(passed_names(ran))
         twin_failed: dict[str, list[str]] = {}
         if twins is not None and twins(base):
             hand_over(base, uid, hidden)
@@ -111,6 +114,19 @@ def measure(
         )
     finally:
         remove_tree(tmp)
+
+
+def reference_failure(target: str, ran: TargetResult) -> str:
+    """Why a verdict cannot be given: the reference itself fails a required target here
+    (a toolchain, a permission, a timeout of this verifier), so whatever the candidate
+    earns there would charge the agent for the environment."""
+    failing = [c for c in ran.tests if not c.passed]
+    why = ran.env_error or ran.error or (failing[0].error if failing else None) or "failed"
+    detail = " ".join(f"{why}: {failing[0].output}".split()) if failing else why
+    return (
+        f"the reference solution fails required target {target} in this verifier "
+        f"({detail[:300]}): the environment, not the agent's code"
+    )
 
 
 def request_hidden(request: VerifyRequest, tree: Path) -> list[str]:

@@ -5,13 +5,13 @@ The request is serialisable: it crosses into the scorer container as JSON.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.config.settings import read_env
 from harness.verify.isolation.test_user import LOCAL_TEST_UID
 from harness.verify.rules import Dialect
 
@@ -64,7 +64,7 @@ class VerifyRequest(BaseModel):
     test_reads_all: bool = True  # on a host: the test user may read (not write) any file
     # outcome parity with the reference and negative twins (verify.walls): on unless
     # HARNESS_VERIFY_WALLS=0 (they run each hidden target up to four times)
-    walls: bool = Field(default_factory=lambda: os.environ.get(WALLS_ENV, "1") != "0")
+    walls: bool = Field(default_factory=lambda: read_env(WALLS_ENV) != "0")
 
 
 WALLS_ENV = "HARNESS_VERIFY_WALLS"

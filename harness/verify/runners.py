@@ -27,6 +27,7 @@ class Runner(Protocol):
         user: TestUser | None,
         canary: bool,
         agent_files: AgentFiles,
+        twin: bool,
     ) -> TargetResult: ...
 
 
@@ -51,6 +52,7 @@ def run_target(
     user: TestUser | None = None,
     canary: bool = False,
     agent_files: AgentFiles = ((), ()),
+    twin: bool = True,
 ) -> TargetResult:
     """Run one target (as ``user`` when given); ``extra_env`` (the scenario's toolchain
     and dependency variables, ``$PATH``/``$PYTHONPATH`` standing for the current values)
@@ -58,7 +60,9 @@ def run_target(
     suite, a Go target one in each package it tests, and a report where one passed is
     rejected as forged (``verify.python.canary``, ``verify.go.canary``). ``agent_files``:
     the tree's changed files and the hidden ones; a pytest skip raised from one of the
-    agent's is a failure (``verify.python.plugins.charged_skips``). A runner other than
+    agent's is a failure (``verify.python.plugins.charged_skips``). ``twin``: a passing Go
+    target is run again against its negative twin (``verify.go.twin``; one of the walls,
+    off with them: Python's twins are ``verify.walls``'). A runner other than
     ``go`` runs pytest."""
 
     env = {k: v for k, v in os.environ.items() if k not in STARTUP_ENV}
@@ -75,4 +79,5 @@ def run_target(
         user=user,
         canary=canary,
         agent_files=agent_files,
+        twin=twin,
     )

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.unit
 
 def test_the_catalogue_loads_and_plays_in_the_sandbox() -> None:
     attacks = load_attacks()
-    assert len(attacks) >= 13 and all(a.name.startswith(("verdict-", "host-", "redteam-")) for a in attacks)
+    prefixes = ("verdict-", "host-", "redteam-")
+    assert len(attacks) >= 13 and all(a.name.startswith(prefixes) for a in attacks)
     attack = Attack.model_validate(
         {
             "name": "x",

@@ -91,7 +91,11 @@ def test_parity_and_the_twin_judgement() -> None:
         ("a", True),
         ("b", False),
     ]
+    assert held.error and "of the reference did not pass" in held.error  # refused whole
     assert hold_to(ran, {"a"}).ok is True
+    failing = TargetResult(target="t", kind="required", tests=[case("a"), case("b", False)])
+    plain = hold_to(failing, {"a", "b"})  # b ran and failed: a plain failure, partial credit
+    assert plain.ok is False and plain.error is None and (plain.passed, plain.total) == (1, 2)
     none = TargetResult(target="t", kind="required", tests=[], ok=True)
     assert hold_to(none, {"a"}).ok is False  # nothing passed never passes
     assert hold_to(none, set()).ok is True  # no tests there on the reference either

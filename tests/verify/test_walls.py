@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import InfraError
 from harness.verify.flow import verify_tree
 from harness.verify.request import HiddenCopy, VerifyRequest
 from tests.conftest import make_repo
@@ -130,7 +131,12 @@ def test_unfixed_code_that_forges_fails_on_a_wall(tmp_path: Path, attack: str) -
     assert not outcome.success
     for target in outcome.targets:  # each target failed, and by the wall named
         assert not target.all_passed
-        assert WALL[attack] in (target.error or ""), target.error
+        if WALL[attack] == PARITY:  # a reference test it steered counts as failed: left
+            # out of the report (the target refused whole) or charged as a failure
+            steered = [c for c in target.tests if not c.passed and c.error]
+            assert steered or PARITY in (target.error or ""), target
+        else:
+            assert WALL[attack] in (target.error or ""), target.error
 
 
 def test_every_test_skipped_is_no_pass(tmp_path: Path) -> None:
@@ -139,3 +145,16 @@ def test_every_test_skipped_is_no_pass(tmp_path: Path) -> None:
     outcome = verify_tree(tree, request)
     assert not outcome.success
     assert all(t.passed == 0 and t.ok is False for t in outcome.targets)
+
+
+def test_a_reference_failing_here_is_the_harness_fault(tmp_path: Path) -> None:
+    """The reference itself fails a required target in this verifier (here: a hidden test
+    that needs what this environment lacks): no verdict can be given, so the trial is the
+    harness's ``error``, never the agent's ``failed`` (whatever its code)."""
+    tree, request = make_tree(tmp_path, FIXED)
+    needs = "import os\n\n\ndef test_env():\n    assert os.environ.get('NOT_HERE_X9')\n"
+    hidden = Path(request.hidden_root) / "hidden" / "test_hidden" / "test_low.py"
+    hidden.write_text(hidden.read_text() + "\n\n" + needs.replace("import os\n\n\n", ""))
+    hidden.write_text("import os\n" + hidden.read_text())
+    with pytest.raises(InfraError, match="reference solution fails required target"):
+        verify_tree(tree, request)

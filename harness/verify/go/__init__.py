@@ -22,7 +22,8 @@ def run(
     user: TestUser | None,
     canary: bool,
     agent_files: AgentFiles,
+    twin: bool,
 ) -> TargetResult:
     """Run one Go target (``run_go``); ``python`` is the pytest runner's, unused here."""
     changed, hidden = agent_files
-    return run_go(target, kind, tree, env, timeout, user, canary, hidden, changed)
+    return run_go(target, kind, tree, env, timeout, user, canary, hidden, changed, twin=twin)

@@ -102,6 +102,8 @@ def run_go(
     canary: bool = False,
     hidden: Sequence[str] = (),
     changed: Sequence[str] = (),
+    *,
+    twin: bool = True,
 ) -> TargetResult:
     cmd = go_command(target, tree)
     run = cmd[cmd.index("-run") + 1] if "-run" in cmd[:-1] else None  # the target's own
@@ -172,7 +174,7 @@ def run_go(
         forged = unselected(tests, run)
     if canary and forged is None:  # the agent's code rewrote the binary's test table
         forged = linkname.reach(tree, changed, hidden)
-    if canary and forged is None and result.ok:  # passed: does it pass its twin too?
+    if twin and canary and forged is None and result.ok:  # passed: its twin too?
         forged = _twin(cmd[4], run, tree, go_env, timeout, user, hidden, result)
     return reject(result, forged) if forged else result
 

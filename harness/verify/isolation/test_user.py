@@ -112,11 +112,38 @@ def take_back(tree: Path) -> None:
         tree.chmod(0o700)
 
 
+class NoHomeBase(RuntimeError):
+    """No temporary folder another uid can reach: the harness's fault, never the code's."""
+
+
+def reachable_by_all(path: Path) -> bool:
+    """Every folder from ``/`` down to ``path`` is searchable by any uid (o+x)."""
+    try:
+        return all(p.stat().st_mode & stat.S_IXOTH for p in [path, *path.parents])
+    except OSError:
+        return False
+
+
+def home_base() -> Path:
+    """Where test homes go: the temporary folder when every uid can reach it, else
+    ``/tmp`` or ``/var/tmp`` (a worker's private ``TMPDIR``, 0700, would hide the test
+    binaries and ``test2json`` from the test user, whose failure would read as the
+    code's)."""
+    for base in (Path(tempfile.gettempdir()), Path("/tmp"), Path("/var/tmp")):
+        if base.is_dir() and reachable_by_all(base):
+            return base
+    raise NoHomeBase(
+        f"no temporary folder the test user can reach ({tempfile.gettempdir()}, /tmp, "
+        "/var/tmp are not searchable by every uid)"
+    )
+
+
 @contextlib.contextmanager
 def test_home(uid: int | None) -> Iterator[Path]:
     """A fresh home for one test command (HOME, user site, junit report), the test
-    user's; removed afterwards."""
-    home = Path(tempfile.mkdtemp(prefix="harness-testhome-"))
+    user's (in a folder it can reach: ``home_base``); removed afterwards."""
+    base = home_base() if uid is not None else None
+    home = Path(tempfile.mkdtemp(prefix="harness-testhome-", dir=base))
     try:
         (home / "tmp").mkdir()  # its TMPDIR
         if uid is not None:

@@ -22,6 +22,8 @@ def run(
     user: TestUser | None,
     canary: bool,
     agent_files: AgentFiles,
+    twin: bool,
 ) -> TargetResult:
-    """Run one pytest target with ``python`` (``run_pytest``)."""
+    """Run one pytest target with ``python`` (``run_pytest``); its twins are
+    ``verify.walls``', so ``twin`` is unused here."""
     return run_pytest(target, kind, tree, env, timeout, python, user, canary, agent_files)
