@@ -157,3 +157,18 @@ def test_overlaps_repeat_earlier_invoices_and_one_amount_is_zero(m: ModuleType) 
         assert [inv.amount_minor for inv in data.invoices].count(0) == 1
         firsts = list(dict.fromkeys(served))
         assert firsts == [inv.id for inv in data.invoices]  # first-received order holds
+
+
+def test_a_slow_page_asked_again_in_the_same_life_fails_however_late(
+    m: ModuleType, tmp_path: Path
+) -> None:
+    data = m.dataset(SEED)
+    page = data.faults.slow_page
+    slow = _ask(1, page, 200, 1.0, "after-write-kill") | {"fault": "slow"}
+    waited = [slow, _ask(2, page + 1, 200, 1.0 + m.SLOW_S + 0.01, "after-write-kill")]
+    assert m.sync_waits_slow(_evidence(m, tmp_path, trace=waited)).score == 1.0
+    # a 5.8 s timeout, then a 0.2 s pause: asked again after the answer's time, abandoned
+    again = [slow, _ask(2, page, 200, 7.0, "after-write-kill")]
+    again.append(_ask(3, page + 1, 200, 7.1, "after-write-kill"))
+    out = m.sync_waits_slow(_evidence(m, tmp_path, trace=again))
+    assert out.score == 0.0 and "same life [2]" in out.detail
