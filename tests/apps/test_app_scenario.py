@@ -117,7 +117,7 @@ def test_reference_solution_passes_every_check(scored: Scored) -> None:
     bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
     assert score.spec_met and score.final == 1.0 and not score.unavailable, bad
     assert (scored.tmp / "evidence-solution" / "invoices.png").stat().st_size > 0
-    assert score.era.startswith("invoice-sync@3.")
+    assert score.era.startswith("invoice-sync@4.")
 
 
 @pytest.mark.parametrize("name", ["client-rendered", "threads-storage"])
