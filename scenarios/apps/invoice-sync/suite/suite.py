@@ -1056,7 +1056,8 @@ def _sample_misses(ev: Evidence) -> tuple[int, list[str]]:
         high = max(high, count)
         if count > total:
             bad.append(f"{at}: count {count} > {total} invoices upstream")
-        if state == "done" and (last_at is None or s.t_ms < last_at or count != total):
+        answered_at = s.t_ms + 1000.0 * s.rtt_s  # a slow answer may read a later state
+        if state == "done" and (last_at is None or answered_at < last_at or count != total):
             bad.append(f"{at}: done with count {count} before the last page was stored")
         if state == "syncing" and (life in done_in or s.phase == "offline"):
             bad.append(f"{at}: syncing after the sync was complete")
