@@ -100,6 +100,8 @@ def test_a_count_that_shrinks_across_a_kill_fails(m: ModuleType, tmp_path: Path)
 def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) -> None:
     exact = [0.2 * 1.5**k for k in range(7)]
     assert m._growth_misses([p + 0.01 for p in exact], 0.25) == []
+    measured = [0.206, 0.307, 0.453, 0.685, 1.059, 1.536, 2.283]  # the reference, load 15
+    assert m._growth_misses(measured, m.LATENCY_FLOOR_S) == []
     capped = [0.2, 0.3, 0.45, 0.675, 1.0125, 1.51875, 2.278, 3.417, 5.0, 5.0]
     assert m._growth_misses(capped, 0.25) == []
     linear = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]  # 1.5x only in its third step
@@ -113,7 +115,10 @@ def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) 
 def test_the_latency_allowed_is_measured_on_the_run(m: ModuleType, tmp_path: Path) -> None:
     ev = _evidence(m, tmp_path)
     ev.trace = [_ask(1, 0, 200, 1.0, "initial-sync"), _ask(2, 1, 200, 1.04, "initial-sync")]
-    assert abs(m._latency(ev) - 0.04) < 1e-9
+    assert m._latency(ev) == m.LATENCY_FLOOR_S
+    ev.samples = [m.Sample(500.0, "initial-sync", 200, {}, 0.17)]  # a slow status answer
+    assert abs(m._latency(ev) - 0.17) < 1e-9
+    ev.samples = []
     ev.trace = [_ask(1, 0, 200, 1.0, "initial-sync"), _ask(2, 1, 200, 3.0, "initial-sync")]
     assert m._latency(ev) == 0.25  # never wider than the kit's allowance
 
