@@ -108,6 +108,8 @@ def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) 
     assert m._growth_misses(linear, 0.25)
     cap_two = [0.2, 0.4, 0.8, 1.6, 2.0, 2.0]  # doubling, capped at 2 s
     assert m._growth_misses(cap_two, 0.25)
+    nudged = [0.199] + [0.18 * 1.5**k + 0.02 for k in range(1, 7)]  # 0.18 s + latency
+    assert m._growth_misses(nudged, m.LATENCY_FLOOR_S)
     x14 = [0.2 * 1.4**k for k in range(7)]
     assert m._growth_misses(x14, 0.25)
 
