@@ -26,13 +26,8 @@ from harness.grader.controls import run_controls
 from harness.grader.deep import validate_deep
 from harness.job.jobfile import agent_env
 from harness.provision import provision
-from harness.scenario.model import (
-    SEED,
-    LoadedScenario,
-    list_scenarios,
-    load_scenario,
-    refuse_draft,
-)
+from harness.scenario.load import list_scenarios, load_scenario, refuse_draft
+from harness.scenario.model import SEED, LoadedScenario
 from harness.scenario.repo import commit_exists
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.entrant import RunOptions

@@ -30,7 +30,7 @@ from harness.job.ledger import JobDir, TrialEntry, jobs_root
 from harness.job.plan import JobConfig, expand, select_scenarios
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
-from harness.scenario.model import list_scenarios, load_scenario
+from harness.scenario.load import list_scenarios, load_scenario
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.preflight import preflight_matrix
 from harness.util.fs import write_atomic

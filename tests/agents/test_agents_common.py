@@ -30,7 +30,7 @@ from harness.agents.common import (
 from harness.config.entrants import LLMEntry
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit

@@ -16,7 +16,8 @@ from harness.authoring.mine.run import final_targets, module_path
 from harness.authoring.mine.split import go_package, is_test, shape_problem, split, targets_for
 from harness.authoring.mine.walk import Change, Commit, canonical_name
 from harness.errors import UserError
-from harness.scenario.model import DRAFT_INSTRUCTIONS, parse_scenario
+from harness.scenario.load import parse_scenario
+from harness.scenario.model import DRAFT_INSTRUCTIONS
 from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.outcome import TestCase as Case
 
