@@ -27,8 +27,9 @@ from harness.cli.phases import announce_phases
 from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS
 from harness.job.jobfile import agent_env
 from harness.provision import provision
+from harness.trial.commands import execute, run_agent, verify
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
-from harness.trial.trial import TrialResult, execute, run_agent, verify
+from harness.trial.result import TrialResult
 from harness.trial.workspace import read_state, setup, workspace_path
 from harness.trial.workspace_lock import holding
 
