@@ -1,6 +1,6 @@
 """Shared agent-adapter machinery: exit classification, staging, one run with a fake sandbox.
 
-Also holds ``addresses`` and ``pinned``, which each ``test_agents_<name>.py`` uses to check
+Also holds ``addresses`` and ``pinned``, which each ``test_<name>.py`` uses to check
 that an invocation names no address but the gateway and that an image installs the pin.
 """
 
