@@ -43,10 +43,12 @@ SeedOpt = Annotated[
 
 
 def current_settings() -> Settings:
+    """The settings from the environment."""
     return Settings.from_env()
 
 
 def load_named(name: str) -> LoadedScenario:
+    """Scenario ``name`` under the scenario root."""
     return load_scenario(name, require_scenarios(current_settings()))
 
 
@@ -60,10 +62,12 @@ def load_runnable(name: str) -> LoadedScenario:
 
 
 def check_sandbox(value: str) -> str:
+    """``--sandbox``: a registered backend's name."""
     return check_backend(value)
 
 
 def check_seed(value: str | None) -> str | None:
+    """``--seed``: 16 hex digits, lower-cased (None: a fresh seed)."""
     if value is None:
         return None
     if not SEED.match(value.lower()):  # the same rule as scenario.yml's seed
@@ -97,4 +101,5 @@ def run_options(
 
 
 def load_registry() -> Registry:
+    """agents.yml and llms.yml of the project."""
     return Registry.load(require_project(current_settings()))
