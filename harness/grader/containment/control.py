@@ -93,6 +93,19 @@ def token_processes(token: str) -> list[int]:
     return found
 
 
+#: host folders anyone may write, where a file outlives the run that left it
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue", "/var/crash")
+
+
+def left_on_host(token: str, folders: tuple[str, ...] = SHARED_WRITABLE) -> list[Path]:
+    """Entries of the host's shared writable folders whose name holds ``token``."""
+    found: list[Path] = []
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            found += [Path(folder, n) for n in os.listdir(folder) if token in n]
+    return found
+
+
 def docker_leftovers(run_id: str) -> list[str]:
     from harness.sandbox.engine import docker_client
 
@@ -235,6 +248,9 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
             reasons.append("host marker written")
         if service.reached:
             reasons.append(f"host loopback service reached ({service.reached} connection(s))")
+        for path in left_on_host(values["token"]):  # this control removes what it found
+            reasons.append(f"left on the host: {path}")
+            remove_tree(path)
         extra = sorted(p.name for p in host.iterdir() if p.name not in {"secret.txt", "marker"})
         reasons += [f"host file appeared: {x}" for x in extra]
         time.sleep(0.5)  # a leftover process of the trial would be alive still
