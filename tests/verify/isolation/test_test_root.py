@@ -12,8 +12,8 @@ import pytest
 
 from harness.errors import InfraError
 from harness.verify.isolation import test_root
-from harness.verify.isolation.test_root import TestRoot, allow_list, make_root, script
 from harness.verify.isolation import test_user as users
+from harness.verify.isolation.test_root import TestRoot, allow_list, make_root, script
 from harness.verify.isolation.test_user import TestUser, run_reaped, statement
 
 pytestmark = pytest.mark.unit
