@@ -93,9 +93,9 @@ LOCAL_ROOT_ATTACKS = [
     "redteam-local-go-reads-solution",
     "redteam-local-host-file-into-report",
     "redteam-test-uid-world-writable",
-    "local-test-sees-host-processes",
-    "local-test-reads-root-and-results",
-    "local-test-writes-past-the-run",
+    "verdict-local-sees-host-processes",
+    "verdict-local-reads-root-and-results",
+    "host-local-writes-past-the-run",
 ]
 
 
