@@ -40,7 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.scoring.appkit.jail import detect_mode, protected_paths
-from harness.scoring.appkit.jailroot import DEVICES, build_skeleton, enter_argv, unshare_argv
+from harness.scoring.appkit.jailroot import (
+    DEVICES,
+    ETC_ALLOWED,
+    SYSTEM_DIRS,
+    enter_argv,
+    unshare_argv,
+)
 
 #: folders the skeleton already shows (read-only binds of the host's)
 SYSTEM = tuple(Path("/") / n for n in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"))
@@ -153,6 +159,47 @@ def etc_files(uid: int) -> dict[str, str]:
     }
 
 
+def skeleton(root: Path, generated: dict[str, str]) -> tuple[list[Path], list[Path]]:
+    """Lay out the test root's skeleton at ``root`` (as ``jailroot.build_skeleton`` does,
+    but the allowed ``/etc`` folders become mount points bound read-only rather than
+    copies: ``/etc/ssl/certs`` alone is hundreds of links, seconds a command under load).
+    Returns (system folders, ``/etc`` folders) to bind read-only."""
+    root.mkdir(mode=0o755)
+    system: list[Path] = []
+    for name in SYSTEM_DIRS:
+        src = Path("/") / name
+        if src.is_symlink():
+            (root / name).symlink_to(os.readlink(src))
+        elif src.is_dir():
+            (root / name).mkdir()
+            system.append(src)
+    etc = root / "etc"
+    etc.mkdir()
+    etc_dirs: list[Path] = []
+    for name in ETC_ALLOWED:
+        src = Path("/etc") / name
+        with contextlib.suppress(OSError):
+            if src.is_symlink():
+                (etc / name).symlink_to(os.readlink(src))
+            elif src.is_dir():
+                (etc / name).mkdir()
+                etc_dirs.append(src)
+            elif src.is_file():
+                shutil.copyfile(src, etc / name)
+    for name, text in generated.items():
+        (etc / name).write_text(text)
+    dev = root / "dev"
+    dev.mkdir()
+    for name in DEVICES:
+        (dev / name).touch()
+    (dev / "fd").symlink_to("/proc/self/fd")
+    for i, name in enumerate(("stdin", "stdout", "stderr")):
+        (dev / name).symlink_to(f"/proc/self/fd/{i}")
+    for name in ("dev/shm", "proc", "tmp"):
+        (root / name).mkdir()
+    return system, etc_dirs
+
+
 def script(
     root: Path,
     system: Sequence[Path],
@@ -169,6 +216,8 @@ def script(
     r = str(root)
     lines = ["set -e", "umask 022", f"mount --bind {q(r)} {q(r)}"]
     lines += [f"mount -o bind,ro {q(str(p))} {q(r + str(p))}" for p in system]
+    private = q(r + "/etc/ssl/private")  # keys: never, even where /etc/ssl is bound
+    lines.append(f"if [ -d {private} ]; then mount -t tmpfs -o size=4k,mode=000 none {private}; fi")
     lines += [f"mount --bind /dev/{n} {q(f'{r}/dev/{n}')}" for n in DEVICES]
     lines += [
         f"mount -t tmpfs -o mode=1777,size=64m harness-shm {q(r + '/dev/shm')}",
@@ -210,7 +259,8 @@ def entered(
     sysdir = Path(tempfile.mkdtemp(prefix="harness-testroot-"))
     try:
         root = sysdir / "root"
-        system = build_skeleton(root, etc_files(uid))
+        system, etc_dirs = skeleton(root, etc_files(uid))
+        system += etc_dirs
         binds = [(p.resolve(), False) for p in (*test_root.ro, *readable) if p.exists()]
         binds += [(p.resolve(), True) for p in writable if p.exists()]
         drop = [
