@@ -49,7 +49,7 @@ from harness.scoring.appkit.jailroot import (
 )
 
 #: folders the skeleton already shows (read-only binds of the host's)
-SYSTEM = tuple(Path("/") / n for n in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"))
+SYSTEM = tuple(Path("/") / n for n in SYSTEM_DIRS)
 TMP_SIZE = "512m"
 _CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
