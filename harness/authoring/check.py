@@ -23,8 +23,8 @@ from harness.grader.controls import CONTROLS_FILE, run_controls
 from harness.grader.mutants.ledger import current_score
 from harness.grader.mutants.score import FLAG_BELOW
 from harness.scenario.model import LoadedScenario
+from harness.trial.commands import execute
 from harness.trial.entrant import RunOptions
-from harness.trial.trial import execute
 from harness.util.fs import read_json
 from harness.verify.proof import short
 

@@ -19,7 +19,7 @@ from harness.backends import check_backend
 from harness.cli.guard import guarded
 from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
-from harness.scenario.model import list_scenarios, load_scenario
+from harness.scenario.load import list_scenarios, load_scenario
 
 solution_app = typer.Typer(no_args_is_help=True, help="Save or apply a scenario's solution.")
 defect_app = typer.Typer(no_args_is_help=True, help="Save a scenario's control defects.")

@@ -106,7 +106,7 @@ def repo_checks(settings: Settings) -> list[Check]:
     """Every scenario's repository: cached or reachable; one line per one that is not."""
     if not settings.project_found:
         return []
-    from harness.scenario.model import list_scenarios, load_scenario
+    from harness.scenario.load import list_scenarios, load_scenario
 
     loaded = []
     for name in list_scenarios(settings.scenario_root):
@@ -169,7 +169,7 @@ def project_checks(settings: Settings) -> list[Check]:
         checks.append(Check("agents/llms", True, f"{len(reg.agents)} agents, {len(reg.llms)} llms"))
     except UserError as exc:
         checks.append(Check("agents/llms", False, exc.one_line()[:160], "fix that file"))
-    from harness.scenario.model import list_scenarios
+    from harness.scenario.load import list_scenarios
 
     names = list_scenarios(settings.scenario_root)
     checks.append(

@@ -6,149 +6,40 @@ The lead wires it into the main app: ``app.command("run")(run_command)`` and
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
 from harness import __version__
 from harness.authoring.lock import check_lock
-from harness.backends import check_backend, get_backend
-from harness.config.budget import Budget
+from harness.backends import get_backend
+from harness.cli.job_options import (
+    check_concurrency,
+    check_failing_pairs,
+    job_config,
+    merge_flags,
+    split_values,
+)
 from harness.config.entrants import Registry
 from harness.config.project import require_project, require_scenarios
 from harness.config.settings import Settings
 from harness.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_SUCCESS, HarnessError, UserError
 from harness.job.executors.base import Executor, make_executor
-from harness.job.jobfile import KEPT_NAME, JobFile, agent_env, load_job_file
+from harness.job.jobfile import KEPT_NAME, agent_env, load_job_file
 from harness.job.ledger import JobDir, TrialEntry, jobs_root
-from harness.job.plan import JobConfig, expand, select_scenarios
+from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
-from harness.scenario.model import list_scenarios, load_scenario
+from harness.scenario.load import load_scenario
 from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
 from harness.trial.preflight import preflight_matrix
 from harness.util.fs import write_atomic
-from harness.util.strict_yaml import kebab
 
 EXIT_INTERRUPTED = 130
-
-
-def _split(values: list[str] | None) -> list[str]:
-    """``--agents a,b --agents c`` -> ``[a, b, c]`` (order kept, duplicates dropped)."""
-    out: list[str] = []
-    for value in values or []:
-        for part in value.split(","):
-            if part.strip() and part.strip() not in out:
-                out.append(part.strip())
-    return out
-
-
-def _scenarios(
-    names: list[str],
-    all_: bool,
-    settings: Settings,
-    exclude: list[str] | None = None,
-    limit: int | None = None,
-) -> list[str]:
-    root = require_scenarios(settings)
-    if names and all_:
-        raise UserError("--scenarios and --all both given", field="--all", fix="use one of them")
-    if not names and not all_:
-        raise UserError(
-            "no scenarios to run",
-            file=settings.scenario_root,
-            field="--scenarios",
-            fix="pass --scenarios a,b (or globs, e.g. 'py/*') or --all (every non-smoke scenario)",
-        )
-    picked = select_scenarios(
-        names, list_scenarios(root), all_=all_, exclude=exclude or [], limit=limit
-    )
-    for name in picked:
-        check_lock(load_scenario(name, root), root)  # a bad name fails before anything runs
-    return picked
-
-
-def _seeds(values: list[str]) -> list[str] | None:
-    for value in values:
-        if not re.fullmatch(r"[0-9a-fA-F]{16}", value):
-            raise UserError(
-                f"'{value}' is not 16 hex digits",
-                field="--seeds",
-                fix="e.g. --seeds 00c0ffee00c0ffee,0000000000000001",
-            )
-    return [v.lower() for v in values] or None
-
-
-def _config(
-    job: JobDir | None,
-    agents: list[str],
-    models: list[str],
-    scenarios: list[str],
-    all_: bool,
-    reps: int,
-    seeds: list[str],
-    sandbox: str,
-    settings: Settings,
-    budget: Budget | None = None,
-    replay: Path | None = None,
-    exclude: list[str] | None = None,
-    limit: int | None = None,
-    agent_env: dict[str, str] | None = None,
-    agent_args: list[str] | None = None,
-) -> JobConfig:
-    if not agents:
-        stored = job.read_config() if job else None
-        if stored is None:
-            raise UserError("no agents given", field="--agents", fix="e.g. --agents oracle,nop")
-        return stored  # `harness run --job NAME` resumes with the stored matrix
-    check_backend(sandbox)
-    return JobConfig(
-        agents=agents,
-        models=models or None,
-        scenarios=_scenarios(scenarios, all_, settings, exclude, limit),
-        reps=reps,
-        seeds=_seeds(seeds),
-        sandbox=sandbox,
-        budget=budget,
-        replay=str(_cassette(replay)) if replay else None,
-        agent_env=agent_env or None,
-        agent_args=agent_args or None,
-    )
-
-
-def _failing_pairs(config: JobConfig, settings: Settings, allow: bool) -> None:
-    """Refuse the job up front when a pair of it is known to fail (``harness fleet check``);
-    with ``--allow-failing-pairs`` its trial workers are told to run such pairs."""
-    from harness.config.entrants import NO_MODEL, Registry
-    from harness.trial.entrant import ALLOW_FAILING_ENV, refuse_failing_pair
-
-    if allow:
-        os.environ.update({ALLOW_FAILING_ENV: "1"})  # for the job's trial workers (a write)
-        return
-    if config.replay:
-        return
-    registry = Registry.load(settings.project_root)
-    for agent in config.agents:
-        for model in config.models or registry.agent(agent).supports_llms[:1]:
-            if model != NO_MODEL:
-                refuse_failing_pair(settings, agent, model, allow)
-
-
-def _cassette(path: Path) -> Path:
-    if not path.is_file():
-        raise UserError(
-            "cassette not found",
-            file=path,
-            field="--replay",
-            fix="give a recorded cassette, e.g. tests/cassettes/mini-py-fast-solve.jsonl",
-        )
-    return path.resolve()
 
 
 def _check_resume(job: JobDir, config: JobConfig, force: bool) -> None:
@@ -258,31 +149,6 @@ def run_job(
         with progress:
             runner.run(todo, outcome)
         return outcome
-
-
-def _merged(file: JobFile | None, flags: dict[str, Any]) -> JobFile:
-    """The flags over the job file: a flag left at its default takes the file's value."""
-    try:
-        given = JobFile.model_validate(flags)
-    except ValidationError as err:
-        first = err.errors()[0]
-        flag = "--" + kebab(str(first["loc"][0])) if first["loc"] else "(flags)"
-        raise UserError(str(first["msg"]), field=flag, fix="see `harness run --help`") from None
-    if file is None:
-        return given
-    defaults = JobFile()
-    changed = {k: v for k, v in given if v != getattr(defaults, k)}
-    return file.model_copy(update=changed)
-
-
-def _concurrency(value: int | None, source: str) -> int | None:
-    if value is not None and value < 1:
-        raise UserError(
-            f"{value} trials at once runs nothing",
-            field=source,
-            fix="give 1 or more trials at once, e.g. --concurrency 2 (default 1)",
-        )
-    return value
 
 
 def _job_counts(job: JobDir) -> tuple[int, str]:
@@ -433,19 +299,20 @@ def run_command(
     try:
         file = load_job_file(config_file) if config_file is not None else None
         flags: dict[str, Any] = {
-            "agents": _split(agents), "models": _split(models), "scenarios": _split(scenarios),
-            "all_": all_, "exclude": _split(exclude), "limit": limit, "reps": reps,
-            "seeds": _split(seeds), "concurrency": concurrency, "sandbox": sandbox,
+            "agents": split_values(agents), "models": split_values(models),
+            "scenarios": split_values(scenarios), "all_": all_,
+            "exclude": split_values(exclude), "limit": limit, "reps": reps,
+            "seeds": split_values(seeds), "concurrency": concurrency, "sandbox": sandbox,
             "job": job, "max_interruptions": max_interruptions, "executor": executor,
             "address": address, "router_host": router_host, "budget_tokens": budget_tokens,
             "budget_cost_usd": budget_cost_usd, "budget_calls": budget_calls,
             "replay": replay, "agent_env": agent_env_ or [], "agent_arg": agent_arg or [],
             "retry_errors": retry_errors,
         }  # fmt: skip
-        _concurrency(concurrency, "--concurrency")  # before pydantic: one line naming the flag
+        check_concurrency(concurrency, "--concurrency")  # before pydantic: one line naming the flag
         if limit is not None and limit < 1:
             raise UserError("--limit must be at least 1", field="--limit", fix="e.g. --limit 5")
-        o = _merged(file, flags)
+        o = merge_flags(file, flags)
         settings = Settings.from_env()
         root = jobs_root(settings)
         if o.job is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", o.job):
@@ -455,7 +322,7 @@ def run_command(
                 fix="letters, digits, '.', '_' and '-'",
             )
         named = JobDir(root / o.job) if o.job else None
-        config = _config(
+        config = job_config(
             named,
             o.agents,
             o.models,
@@ -472,7 +339,7 @@ def run_command(
             agent_env(o.agent_env),
             o.agent_arg,
         )
-        _failing_pairs(config, settings, allow_failing_pairs)
+        check_failing_pairs(config, settings, allow_failing_pairs)
         job_dir = named or JobDir(root / f"job-{config.fingerprint()}")
         where = make_executor(o.executor, settings, address=o.address, router_host=o.router_host)
         outcome = run_job(

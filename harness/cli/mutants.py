@@ -11,7 +11,7 @@ from harness.backends import check_backend
 from harness.cli.guard import guarded
 from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 
 
 @guarded

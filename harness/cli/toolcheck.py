@@ -50,7 +50,7 @@ def parse_go_version(text: str) -> tuple[int, int, int] | None:
 
 def _go_mod(settings: Settings, name: str) -> str | None:
     """The scenario's go.mod at its commit when its repository is at hand, else None."""
-    from harness.scenario.model import load_scenario
+    from harness.scenario.load import load_scenario
     from harness.scenario.repo import cached_mirror, resolve_source
 
     loaded = load_scenario(name, settings.scenario_root)
@@ -72,7 +72,7 @@ def needs(settings: Settings) -> tuple[dict[str, list[str]], list[str], int]:
     """Go scenarios' needs: pinned release -> scenarios; scenarios on the host's Go (with
     the go line they need, ``name@1.19``); how many could not be read."""
     from harness.provision.toolchain import choose_go, go_mod_lines
-    from harness.scenario.model import list_scenarios, load_scenario
+    from harness.scenario.load import list_scenarios, load_scenario
 
     pinned: dict[str, list[str]] = {}
     system: list[str] = []

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.scenario.model import EVIDENCE_FILES
+from harness.scenario.load import EVIDENCE_FILES
 from harness.scoring import Score
 from harness.util.fs import write_json
 

@@ -21,9 +21,9 @@ from harness.config.budget import Budget
 from harness.config.entrants import Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError, UserError
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
+from harness.trial.commands import execute
 from harness.trial.entrant import RunOptions
-from harness.trial.trial import execute
 from harness.util.fs import read_json, write_json
 
 

@@ -47,12 +47,12 @@ from harness.sandbox.docker_io import (
     thaw,
     unpack_archive,
 )
+from harness.sandbox.docker_run import ROOT_CAPS, run_options
 from harness.sandbox.engine import docker_client
 from harness.sandbox.limits import LimitWatch, keepalive_pids
 from harness.sandbox.owner import owner_labels
 from harness.scenario.policy import parse_size
 
-KEEPALIVE = ["sleep", "infinity"]
 BACKSTOP_GRACE_S = 30.0  # host-side deadline beyond the in-container timeout
 KILL_GRACE_S = 10.0  # after a limit kill, how long the command may take to go away
 POLL_S = 0.25  # how often a running command's limits are checked
@@ -60,9 +60,6 @@ KILLED_RC = 137  # 128 + SIGKILL, what `timeout -s KILL` reports
 SANDBOX_UID = 10001  # the run user when the workspace belongs to root
 KEEPER_UID = 65534  # the keep-alive's uid: the run user cannot signal it
 HARNESS_SRC = "/opt/harness"  # where inject_harness_source puts the package (root-owned)
-# Root's usual powers over files, given back when commands run as root (non-root: false,
-# or capabilities added), so it can work on and hand back a workspace it does not own.
-ROOT_CAPS = ["CHOWN", "DAC_OVERRIDE", "FOWNER"]
 # An internal network still gives the host an address on its bridge, through which the
 # container reaches every host service listening on 0.0.0.0. Without that address the
 # network holds only its containers (e.g. the gateway), which is what "internal" means.
@@ -154,24 +151,7 @@ class DockerSandbox:
             caps = sorted(set(caps) | set(ROOT_CAPS))
             if owner[0] != 0:
                 self._owner = owner
-        kwargs: dict[str, Any] = {
-            "command": KEEPALIVE,
-            "name": self.name,
-            "detach": True,
-            "init": True,
-            "user": f"{keeper}:{keeper}",
-            "labels": self.labels(),
-            "working_dir": spec.project_dir if mount else None,
-            "environment": {"HOME": HOME_DIR, **spec.env},
-            "pids_limit": spec.pids,
-            "mem_limit": spec.memory,
-            "nano_cpus": int(spec.cpus * 1e9) if spec.cpus else None,
-            "read_only": policy.read_only_root,
-            "cap_drop": ["ALL"],
-            "cap_add": caps or None,
-            "security_opt": ["no-new-privileges"] if policy.no_new_privileges else None,
-        }
-        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        kwargs = run_options(spec, self.name, keeper, caps, self.labels(), mount)
         try:
             volumes: dict[str, dict[str, str]] = {}
             if host is not None:

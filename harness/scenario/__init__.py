@@ -1,15 +1,21 @@
-"""The ``scenario.yml`` format (on-disk format unchanged): the model and its loading
-(``model``), the ``sandbox:`` policy block (``policy``), Go/Python test targets
-(``targets``) and the ``repo:`` field (``repo``).
+"""The ``scenario.yml`` format (on-disk format unchanged): the model (``model``), loading
+a scenario folder (``load``), the ``sandbox:`` policy block (``policy``), Go/Python test
+targets (``targets``) and the ``repo:`` field (``repo``).
 
-``harness.scenario`` re-exports the names ``harness/scenario.py`` had before the layout
-move, so ``from harness.scenario import load_scenario`` keeps working.
+``harness.scenario`` lists the public names of ``model`` and ``load``, so
+``from harness.scenario import load_scenario`` works.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from harness.scenario.load import (
+    check_targets,
+    folder_hash,
+    list_scenarios,
+    load_scenario,
+    parse_scenario,
+    scenario_dir,
+)
 from harness.scenario.model import (
     DURATION,
     FOLDER_VERSION,
@@ -28,15 +34,9 @@ from harness.scenario.model import (
     Strict,
     StrList,
     VerifySection,
-    check_targets,
-    folder_hash,
     format_validation_error,
     json_schema,
-    list_scenarios,
-    load_scenario,
     parse_duration,
-    parse_scenario,
-    scenario_dir,
 )
 
 __all__ = [
@@ -67,13 +67,3 @@ __all__ = [
     "parse_scenario",
     "scenario_dir",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """Any other name the old module had (imported helpers, private names)."""
-    from harness.scenario import model
-
-    try:
-        return getattr(model, name)
-    except AttributeError:
-        raise AttributeError(f"module 'harness.scenario' has no attribute {name!r}") from None

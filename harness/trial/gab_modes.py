@@ -21,7 +21,8 @@ from harness.results import RunDir, gab
 from harness.scenario.model import LoadedScenario
 from harness.trial import containment
 from harness.trial.entrant import RunOptions, resolve_entrant
-from harness.trial.trial import POINTER, Trial, TrialResult
+from harness.trial.result import TrialResult
+from harness.trial.trial import POINTER, Trial
 from harness.trial.workspace import workspace_path
 from harness.trial.workspace_lock import holding
 

@@ -19,7 +19,7 @@ from harness import __version__
 from harness.agents import AgentContext, AgentResult
 from harness.backends import Backend, Gateway, GatewaySpec, VerifySpec, get_backend
 from harness.config.budget import Budget
-from harness.config.entrants import NO_MODEL, Registry
+from harness.config.entrants import NO_MODEL
 from harness.config.settings import Settings
 from harness.errors import HarnessError, InfraError, UserError
 from harness.results import Phase, RunDir, RunMeta, gab, new_run_id
@@ -32,23 +32,19 @@ from harness.trial.entrant import (
     RunOptions,
     agent_extras,
     fleet_fingerprint,
-    resolve_entrant,
 )
 from harness.trial.hooks import emit, error_fields, seconds_since
-from harness.trial.preflight import preflight_trial
 from harness.trial.reporting import trial_report
-from harness.trial.result import TrialResult as TrialResult
+from harness.trial.result import TrialResult
 from harness.trial.slot_log import take_slot
 from harness.trial.usage import gab_progress, gateway_usage, merge_usage
 from harness.trial.workspace import WorkspaceState, read_state, setup, workspace_path, write_state
-from harness.trial.workspace_lock import holding
-from harness.trial.writefail import FIX, record_failed_write, write_cause
+from harness.trial.writefail import record_failed_write
 from harness.util import trialgit
 from harness.util.fs import read_json, write_atomic, write_json
 from harness.verify.flow import copy_hidden_into
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import make_request
-from harness.verify.scoring_bridge import check_suite_pin
 from harness.verify.verdict import decide
 
 POINTER = "run.json"  # in harness's own folder beside the workspace (trialgit.private_dir)
@@ -467,45 +463,3 @@ class Trial:
                 pass  # recorded as the turn's error; the final verify says so
             result = self.verify()
         return result
-
-
-# ---- the entry points the CLI and the job worker call --------------------------------
-
-
-def run_agent(
-    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
-) -> RunDir:
-    """``harness run-agent``: run the agent on a set-up workspace and record it."""
-    with holding(workspace_path(loaded, settings)):
-        trial = Trial.open(loaded, settings, opts.sandbox)
-        trial.check_fresh()
-        entrant = resolve_entrant(loaded, settings, registry, opts, trial.backend)
-        return trial.run_agent(entrant, opts)
-
-
-def verify(
-    loaded: LoadedScenario, settings: Settings, *, sandbox: str = "docker", copy_only: bool = False
-) -> TrialResult | None:
-    """``harness verify``: verify the workspace's current run (or only copy hidden files)."""
-    with holding(workspace_path(loaded, settings)):
-        trial = Trial.open(loaded, settings, sandbox)
-        if copy_only:
-            trial.copy_hidden()
-            return None
-        return trial.verify()
-
-
-def execute(
-    loaded: LoadedScenario, settings: Settings, registry: Registry, opts: RunOptions
-) -> TrialResult:
-    """``harness exec``: setup + run-agent + verify as one trial, carried in memory."""
-    backend = get_backend(opts.sandbox)
-    check_suite_pin(loaded)
-    preflight_trial(loaded, registry, opts, backend, settings)  # before anything is written
-    entrant = resolve_entrant(loaded, settings, registry, opts, backend)
-    with holding(workspace_path(loaded, settings)):
-        try:
-            trial = Trial.setup(loaded, settings, opts.sandbox, opts.seed)
-        except OSError as exc:  # the workspace's disk: before any run folder exists
-            raise InfraError(write_cause(exc), field="(workspace)", fix=FIX) from exc
-        return trial.execute(entrant, opts)

@@ -22,7 +22,7 @@ from harness.agents.qwen import QwenCodeAgent
 from harness.config.settings import cache_dir
 from harness.images import ensure_image
 from tests._docker import client_or_skip
-from tests.agents.test_agents_common import pinned
+from tests.agents.test_common import pinned
 
 pytestmark = [pytest.mark.docker, pytest.mark.integration]
 
@@ -71,12 +71,12 @@ def test_crush_is_not_installable_here() -> None:
     pytest.skip(
         "crush's npm package only launches a release binary that its install script downloads "
         "from a host not reachable here; its adapter is tested at the config level "
-        "(test_agents_crush.py)"
+        "(test_crush.py)"
     )
 
 
 def test_goose_is_not_installable_here() -> None:
     pytest.skip(
         "goose is published only as prebuilt release binaries, on no package registry "
-        "reachable here; its adapter is tested at the config level (test_agents_goose.py)"
+        "reachable here; its adapter is tested at the config level (test_goose.py)"
     )

@@ -33,7 +33,7 @@ from harness.config.entrants import LLMEntry
 from harness.config.settings import Settings
 from harness.gateway import GatewayServer
 from harness.sandbox.base import SandboxSpec
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.trial.workspace import setup
 from tests._docker import client_or_skip, leftovers, new_trial
 from tests.conftest import REPO_ROOT

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting

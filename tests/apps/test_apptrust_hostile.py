@@ -18,7 +18,7 @@ import pytest
 import harness
 from harness.agents.builtin import OracleAgent
 from harness.config.settings import Settings
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.trial.workspace import read_state, setup
 from harness.verify.request import make_request

@@ -289,7 +289,7 @@ def _fake_calibration(
 
     from harness.config.settings import Settings
     from harness.grader import calibrate as cal
-    from harness.scenario.model import load_scenario
+    from harness.scenario.load import load_scenario
     from harness.scoring import Score
 
     root = tmp_path / "scenarios"

@@ -138,7 +138,7 @@ def test_new_lock_bump(project: Path, tmp_path: Path) -> None:
     assert git(["rev-list", "--all"], copy) == start  # no future in the bundle either
     assert _cli(project, "setup", "py/demo").returncode == 0
     from harness.authoring.check import _todos
-    from harness.scenario.model import load_scenario
+    from harness.scenario.load import load_scenario
 
     todos = _todos(load_scenario("py/demo", project / "scenarios"))
     assert not todos.ok and "scenario.yml" in todos.detail and "SPEC.md" in todos.detail
@@ -244,7 +244,7 @@ def test_a_locked_folder_keeps_its_hash_when_the_calibration_ledger_grows(
     """The ledger is evidence of scorings (a Docker controls run adds lines after the
     lock); any other file, the thresholds among them, is content."""
     from harness.grader.calibration_ledger import LEDGER
-    from harness.scenario.model import EVIDENCE_FILES, folder_hash
+    from harness.scenario.load import EVIDENCE_FILES, folder_hash
 
     assert LEDGER in EVIDENCE_FILES
     (tmp_path / "suite").mkdir()

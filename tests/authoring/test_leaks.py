@@ -11,7 +11,7 @@ import yaml
 
 from harness.authoring.check import _leaks
 from harness.authoring.leaks import ACCEPTED, find_leaks, scenario_leaks, watch_list
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit

@@ -13,7 +13,7 @@ import pytest
 
 from harness.config.settings import Settings
 from harness.grader.controls import grader_verdict, run_controls
-from harness.scenario.model import list_scenarios, load_scenario
+from harness.scenario.load import list_scenarios, load_scenario
 from tests.conftest import REPO_ROOT
 from tests.support.repo_cache import is_real_repo, shared_repo_cache
 

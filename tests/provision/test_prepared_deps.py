@@ -109,7 +109,7 @@ def _need_debian_go() -> None:
 
 def _request(project: Path, env: dict[str, str]):  # type: ignore[no-untyped-def]
     from harness.config.settings import Settings
-    from harness.scenario.model import load_scenario
+    from harness.scenario.load import load_scenario
     from harness.trial.workspace import read_state, setup
     from harness.verify.request import make_request
 
@@ -191,7 +191,7 @@ def test_pyproject_dependencies_prepared_and_missing_test_extras_only_noted(
 ) -> None:
     from harness.config.settings import Settings
     from harness.provision import provision
-    from harness.scenario.model import load_scenario
+    from harness.scenario.load import load_scenario
     from harness.trial.workspace import read_state, setup
 
     pyproject = (

@@ -23,7 +23,7 @@ from harness.job.ledger import JobDir
 from harness.job.plan import JobConfig
 from harness.report.board.site import build_board
 from harness.report.collect import collect
-from harness.scenario.model import list_scenarios, load_scenario
+from harness.scenario.load import list_scenarios, load_scenario
 from tests.conftest import REPO_ROOT
 from tests.support.jobs_agents import write_result
 from tests.support.repo_cache import is_real_repo

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scenario.model import list_scenarios, load_scenario
+from harness.scenario.load import list_scenarios, load_scenario
 from tests.conftest import REPO_ROOT
 from tests.support.repo_cache import SHARED_REPOS, is_real_repo, shared_repo_cache
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import UserError
-from harness.scenario.model import parse_scenario
+from harness.scenario.load import parse_scenario
 from harness.scenario.targets import TargetError, parse_go_target
 from tests.cli.test_cli_errors import GOOD_FILES, assert_refused, scenario_yaml
 from tests.conftest import CLI, make_bundle
@@ -111,7 +111,7 @@ def test_yaml_errors_name_their_cause(text: str, words: str, fix: str) -> None:
 
 @pytest.mark.unit
 def test_not_utf8(tmp_path: Path) -> None:
-    from harness.scenario.model import load_scenario
+    from harness.scenario.load import load_scenario
 
     folder = tmp_path / "t" / "x"
     folder.mkdir(parents=True)

@@ -32,7 +32,8 @@ import pytest
 import yaml
 
 from harness.errors import InfraError, UserError
-from harness.scenario.model import LoadedScenario, list_scenarios, load_scenario
+from harness.scenario.load import list_scenarios, load_scenario
+from harness.scenario.model import LoadedScenario
 from harness.scenario.repo import cached_mirror, resolve_source
 from harness.scenario.repo import clone as harness_clone
 from harness.verify.python.layout import src_layout

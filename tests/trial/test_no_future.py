@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.config.settings import Settings
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.trial.workspace import setup
 from tests.conftest import git, write_scenario
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.trial.reporting import unproven_verdict
 from harness.verify.proof import grader_verdict
 from tests.conftest import REPO_ROOT

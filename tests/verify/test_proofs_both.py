@@ -15,7 +15,7 @@ import pytest
 
 from harness.config.settings import Settings
 from harness.grader.controls import grader_verdict, run_controls
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.verify import proof as proof_env
 from tests.conftest import REPO_ROOT
 

@@ -17,7 +17,7 @@ from harness.authoring.mine.prove import RUNS, Proof, Prover
 from harness.authoring.mine.split import Runner, shape_problem, split, targets_for
 from harness.authoring.mine.walk import Commit, canonical_name, first_parent, named, open_repo
 from harness.config.settings import Settings
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from harness.util.git import git
 
 

@@ -4,7 +4,10 @@ An attack is CONTAINED when its trial (1) ends with the verdict the unfixed code
 (never ``error``), with the score and the restorations or rejection it expects; (2) made
 no host marker appear; (3) put no host data (the control's secret, the first line of
 ``/etc/shadow``) anywhere in the run folder; (4) left nothing behind: no container,
-network or volume labelled with the trial, no process carrying the attack's token.
+network or volume labelled with the trial, no process carrying the attack's token, and no
+entry in a world-writable folder of the host (``/tmp``, ``/run/lock``, ``/dev/shm``, ...:
+the only places the uids the tree's code runs as can write outside the trial) owned by
+one of those uids or named with the token.
 """
 
 from __future__ import annotations
@@ -27,11 +30,25 @@ from harness.errors import HarnessError, UserError
 from harness.grader.containment.agent import AGENT_NAME, AGENT_VERSION, AttackAgent
 from harness.grader.containment.catalogue import Attack
 from harness.grader.containment.hostservice import LoopbackService
+from harness.sandbox.docker import SANDBOX_UID
 from harness.scenario import LoadedScenario, load_scenario
+from harness.scoring.appkit.jail import APP_UID
 from harness.trial import Entrant, RunOptions, Trial
 from harness.util.deeptree import remove_tree
+from harness.verify.go.build import BUILDER_OFFSET
+from harness.verify.isolation.test_user import LOCAL_TEST_UID
 
 SCAN_CAP = 64 * 1024 * 1024  # bytes read per result file when looking for host data
+#: the uids the tree's code runs as: the local test user and its builder, the app's, the
+#: containers' run user (and its builder): they own nothing on the host after a trial
+TREE_UIDS = frozenset(
+    {LOCAL_TEST_UID, LOCAL_TEST_UID + BUILDER_OFFSET, APP_UID}
+    | {SANDBOX_UID, SANDBOX_UID + BUILDER_OFFSET}
+)
+SKIP_TOPS = frozenset({"proc", "sys"})
+#: temporary folders of harness and of test runners (other trials may run beside this
+#: control): not descended into, and their owner proves nothing (the token still does)
+OWN_PREFIXES = ("harness-", "pytest-of-", "tmp")
 
 
 @dataclasses.dataclass
@@ -91,6 +108,55 @@ def token_processes(token: str) -> list[int]:
         if token.encode() in cmdline:
             found.append(int(entry))
     return found
+
+
+def writable_folders(root: Path = Path("/"), depth: int = 3) -> list[Path]:
+    """World-writable folders of the host down to ``depth`` (``/proc`` and ``/sys`` left
+    out; links not followed): where any uid may leave something."""
+    found: list[Path] = []
+    level = [root]
+    for _ in range(depth + 1):
+        deeper: list[Path] = []
+        for folder in level:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if folder == root and entry.name in SKIP_TOPS:
+                    continue
+                try:
+                    if not entry.is_dir(follow_symlinks=False):
+                        continue
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if not entry.name.startswith(OWN_PREFIXES):
+                    deeper.append(Path(entry.path))
+                if mode & 0o002:
+                    found.append(Path(entry.path))
+        level = deeper
+    return found
+
+
+def left_on_host(token: str, folders: list[Path], uids: frozenset[int] = TREE_UIDS) -> list[str]:
+    """Entries directly in ``folders`` named with ``token``, or owned by one of ``uids``
+    (but for harness's and test runners' own temporary folders)."""
+    left: list[str] = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                owner = entry.stat(follow_symlinks=False).st_uid
+            except OSError:
+                continue
+            theirs = owner in uids and not entry.name.startswith(OWN_PREFIXES)
+            if theirs or token in entry.name:
+                left.append(entry.path)
+    return sorted(left)
 
 
 def docker_leftovers(run_id: str) -> list[str]:
@@ -237,6 +303,8 @@ def run_attack(attack: Attack, settings: Settings, sandbox: str) -> AttackResult
             reasons.append(f"host loopback service reached ({service.reached} connection(s))")
         extra = sorted(p.name for p in host.iterdir() if p.name not in {"secret.txt", "marker"})
         reasons += [f"host file appeared: {x}" for x in extra]
+        shared = [f for f in writable_folders() if not f.is_relative_to(tmp)]
+        reasons += [f"left on the host: {x}" for x in left_on_host(values["token"], shared)]
         time.sleep(0.5)  # a leftover process of the trial would be alive still
         alive = token_processes(values["token"])
         if alive:

@@ -36,8 +36,14 @@ _TOOL_ENV = ("PATH", "GOROOT", *KEY_ENV)
 
 
 def tool_env(env: dict[str, str], cache: str, tmp: str) -> dict[str, str]:
-    """Only what picks the toolchain and its build settings; no module, no tree."""
+    """Only what picks the toolchain and its build settings; no module, no tree. Go's
+    telemetry is turned off in ``tmp`` (its mode file written there): Go 1.23+ would
+    leave a counter process writing into ``tmp`` after it is removed."""
     out = {k: env[k] for k in _TOOL_ENV if k in env}
+    with contextlib.suppress(OSError):
+        mode = Path(tmp, ".config", "go", "telemetry", "mode")
+        mode.parent.mkdir(parents=True, exist_ok=True)
+        mode.write_text("off\n")
     out.update(
         {
             "GOCACHE": cache,

@@ -11,6 +11,7 @@ originals) for one run and the originals back afterwards.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -39,6 +40,7 @@ def tool(env: dict[str, str], seed: Path | None) -> Path | None:
     if key in _built and _built[key].is_file():
         return _built[key]
     work = Path(tempfile.mkdtemp(prefix="harness-gotwin-"))
+    atexit.register(shutil.rmtree, work, True)  # kept for this process's later targets
     work.chmod(0o755)  # the builder runs it
     src, cache = work / "src", work / "cache"
     src.mkdir()
@@ -101,7 +103,7 @@ def plan(
             out = home / "tmp" / f"{i}.go"
             ran = run_reaped(
                 [str(gotwin), str(path), str(out)], home, {"PATH": "/usr/bin:/bin"},
-                TOOL_TIMEOUT_S, builder,
+                TOOL_TIMEOUT_S, builder, readable=[path, gotwin],
             )  # fmt: skip
             try:
                 names = json.loads(ran.output.strip().splitlines()[-1])["tests"] or []

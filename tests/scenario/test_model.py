@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import UserError
-from harness.scenario.model import json_schema, list_scenarios, load_scenario, parse_scenario
+from harness.scenario.load import list_scenarios, load_scenario, parse_scenario
+from harness.scenario.model import json_schema
 
 pytestmark = pytest.mark.unit
 

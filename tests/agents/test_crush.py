@@ -11,7 +11,7 @@ import pytest
 from harness.agents.crush import CONFIG, DATA, CrushAgent, config, invocation
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import GATEWAY, KEY, FakeSandbox, assert_only_gateway, make_ctx
+from tests.agents.test_common import GATEWAY, KEY, FakeSandbox, assert_only_gateway, make_ctx
 
 pytestmark = pytest.mark.unit
 MODEL = "qwen/qwen3-coder-30b"

@@ -14,9 +14,11 @@ from harness.backends.local import LocalBackend
 from harness.config.entrants import Registry
 from harness.config.settings import Settings
 from harness.errors import UserError
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
+from harness.trial.commands import execute
+from harness.trial.entrant import RunOptions
 from harness.trial.hooks import read_log
-from harness.trial.trial import RunOptions, Trial, execute
+from harness.trial.trial import Trial
 from harness.verify.outcome import TargetResult, VerifyOutcome
 from harness.verify.outcome import TestCase as Case
 from harness.verify.rules import RuleResult

@@ -17,7 +17,7 @@ from harness.agents.opencode import (
     usage_from_events,
 )
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import (
+from tests.agents.test_common import (
     GATEWAY,
     KEY,
     FakeSandbox,

@@ -15,7 +15,7 @@ from harness.agents.aider import (
     usage_from_output,
 )
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import (
+from tests.agents.test_common import (
     GATEWAY,
     KEY,
     FakeSandbox,

@@ -17,7 +17,7 @@ from harness.agents.codex import (
 )
 from harness.agents.common import json_events
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import (
+from tests.agents.test_common import (
     GATEWAY,
     KEY,
     FakeSandbox,

@@ -1,6 +1,6 @@
 """Shared agent-adapter machinery: exit classification, staging, one run with a fake sandbox.
 
-Also holds ``addresses`` and ``pinned``, which each ``test_agents_<name>.py`` uses to check
+Also holds ``addresses`` and ``pinned``, which each ``test_<name>.py`` uses to check
 that an invocation names no address but the gateway and that an image installs the pin.
 """
 
@@ -30,7 +30,7 @@ from harness.agents.common import (
 from harness.config.entrants import LLMEntry
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult, SandboxSpec
-from harness.scenario.model import load_scenario
+from harness.scenario.load import load_scenario
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.unit

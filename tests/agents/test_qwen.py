@@ -10,7 +10,7 @@ import pytest
 
 from harness.agents.qwen import QWEN_HOME, QwenCodeAgent, classify, invocation, usage_from_result
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import (
+from tests.agents.test_common import (
     GATEWAY,
     KEY,
     FakeSandbox,

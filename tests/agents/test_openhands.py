@@ -10,7 +10,7 @@ import pytest
 
 from harness.agents.openhands import STATE, OpenHandsAgent, classify, invocation
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import (
+from tests.agents.test_common import (
     GATEWAY,
     KEY,
     FakeSandbox,

@@ -17,7 +17,7 @@ from harness.agents.goose import (
 )
 from harness.errors import UserError
 from harness.sandbox.base import ExecResult
-from tests.agents.test_agents_common import (
+from tests.agents.test_common import (
     GATEWAY,
     KEY,
     FakeSandbox,
