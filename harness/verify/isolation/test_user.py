@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.errors import InfraError
 from harness.util.capped import Capped
 from harness.util.deeptree import remove_tree, walk
 from harness.verify.isolation import output_pipe
@@ -112,8 +113,9 @@ def take_back(tree: Path) -> None:
         tree.chmod(0o700)
 
 
-class NoHomeBase(RuntimeError):
-    """No temporary folder another uid can reach: the harness's fault, never the code's."""
+class NoHomeBase(InfraError):
+    """No temporary folder another uid can reach: the harness's fault (``error``, exit 3),
+    never the code's."""
 
 
 def reachable_by_all(path: Path) -> bool:
