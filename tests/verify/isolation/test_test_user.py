@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from harness.errors import InfraError
 from harness.grader.containment.control import token_processes
 from harness.verify.isolation import test_user
 from harness.verify.isolation.test_user import TestUser, run_reaped
@@ -71,3 +73,19 @@ def test_without_root_nobody_else_runs_the_tests(monkeypatch: pytest.MonkeyPatch
     assert test_user.effective_user(61001, False) == TestUser(61001, False)
     assert test_user.effective_user(None, False) is None
     assert test_user.statement(TestUser(10001)).startswith("enforced: tests ran as uid 10001")
+
+
+def test_a_home_no_other_uid_can_reach_is_the_harness_fault(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A private temporary folder (a Ray worker's 0700 TMPDIR) hid the test binaries from
+    the test user, whose failure read as the code's: homes go where every uid reaches,
+    and where none can, the trial is the harness's ``error``."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    assert test_user.home_base() != private  # /tmp or /var/tmp instead
+    monkeypatch.setattr(test_user, "reachable_by_all", lambda _p: False)
+    unreachable = pytest.raises(InfraError, match="no temporary folder the test user can reach")
+    with unreachable, test_user.test_home(61001):
+        pass
