@@ -179,3 +179,48 @@ def test_a_slow_page_asked_again_in_the_same_life_fails_however_late(
     again.append(_ask(3, page + 1, 200, 7.1, "after-write-kill"))
     out = m.sync_waits_slow(_evidence(m, tmp_path, trace=again))
     assert out.score == 0.0 and "same life [2]" in out.detail
+
+
+def test_every_plain_page_after_the_kill_answers_one_503_first(
+    m: ModuleType, tmp_path: Path
+) -> None:
+    mock = m.Upstream(SEED, tmp_path / "trace.jsonl")
+    faults = mock.dataset.faults
+    blips = m.blip_pages(mock.dataset)
+    assert blips  # this seed: the pages after the kill page that carry no other fault
+    assert not {faults.kill_page, faults.backoff_page, faults.retry_after_page} & set(blips)
+    assert all(p > faults.kill_page for p in blips) and faults.slow_page not in blips
+    for page in blips:
+        cursor = mock.dataset.cursors[page]
+        path = RESOURCE + ("" if cursor is None else f"?cursor={cursor}")
+        assert mock.decide("GET", path)[0] == 503  # once, no Retry-After
+        assert mock.decide("GET", path)[0] == 200
+
+
+def test_a_short_first_pause_seen_only_on_a_blip_fails(m: ModuleType, tmp_path: Path) -> None:
+    ds = m.dataset(SEED)
+    backoff, blips = ds.faults.backoff_page, m.blip_pages(ds)
+    trace: list[dict[str, Any]] = []
+
+    def ask(page: int, status: int, at: float) -> None:
+        trace.append(_ask(len(trace) + 1, page, status, at, "after-write-kill"))
+
+    def run(blip_pause: float) -> Any:
+        trace.clear()
+        at = 1.0
+        for page in sorted({backoff, *blips}):
+            if page == backoff:  # the run's first pause carries 0.03 s of latency
+                for pause in (0.23, 0.3, 0.45, 0.675, 1.0125, 1.52):
+                    ask(page, 503, at)
+                    at += pause
+            else:
+                ask(page, 503, at)
+                at += blip_pause
+            ask(page, 200, at)
+            at += 0.05
+        return _evidence(m, tmp_path, trace=list(trace))
+
+    right = m.sync_backoff_first(run(0.2))
+    assert right.score == 1.0, right.detail
+    short = m.sync_backoff_first(run(0.182))  # a 0.18 s pause on a retry with 2 ms latency
+    assert short.score == 0.0 and f"page {blips[0]} 0.182 s" in short.detail
