@@ -224,3 +224,19 @@ def test_a_short_first_pause_seen_only_on_a_blip_fails(m: ModuleType, tmp_path: 
     assert right.score == 1.0, right.detail
     short = m.sync_backoff_first(run(0.182))  # a 0.18 s pause on a retry with 2 ms latency
     assert short.score == 0.0 and f"page {blips[0]} 0.182 s" in short.detail
+
+
+def test_a_restart_that_fails_before_the_page_is_the_apps_fault(
+    m: ModuleType, tmp_path: Path
+) -> None:
+    """An app that dies at its restart (``os.makedirs`` without ``exist_ok``) stops the run
+    before the browser looks: its UI and money checks fail (absent), they are not
+    unmeasurable (which makes the scoring an error, charged to nobody)."""
+    ui = (m.money_exact, m.ui_rows_visible, m.ui_table_rows, m.ui_escaped, m.ui_console_clean)
+    died = _evidence(m, tmp_path, respawn_error="the app exited (code 1) before /health")
+    for check in ui:
+        got = check(died)
+        assert got.score == 0.0 and got.status.value != "unavailable", (check, got)
+        assert "restart failed" in got.detail
+    infra = _evidence(m, tmp_path, probe_error="chromium did not start")
+    assert all(check(infra).status.value == "unavailable" for check in ui)

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from harness.scoring import Outcome, Suite, absent, graded, unavailable
+from harness.scoring import Outcome, Suite, absent, graded
 from harness.scoring.appkit.browser import BrowserUnavailable, PageProbe, browser_session
 from harness.scoring.appkit.fetch import Fetched, get, poll
 from harness.scoring.appkit.fixtures import MARKUP_NAMES, Dataset, Faults, build_dataset
@@ -1206,9 +1206,17 @@ def storage_sqlite(ev: Evidence) -> Outcome:
     return graded(1.0 if ev.sqlite_files and not other else 0.0, detail)
 
 
+def _page_rows(ev: Evidence) -> tuple[list[dict[str, Any]] | None, Outcome]:
+    """The browser's rows, or why there are none: the app's fault when a restart failed
+    before the page was looked at (the run stops there), the harness's otherwise."""
+    if ev.probe is None and ev.respawn_error:
+        return None, absent(f"the page was never shown: restart failed: {ev.respawn_error}")
+    return probe_rows(ev.probe, ev.probe_error)
+
+
 def _expected_rows(ev: Evidence) -> tuple[list[dict[str, Any]], Outcome | None]:
     """The page's rows of stored invoices (first occurrence each), or why there are none."""
-    rows, why = probe_rows(ev.probe, ev.probe_error)
+    rows, why = _page_rows(ev)
     if rows is None:
         return [], why
     expected = ev.dataset.by_id
@@ -1289,7 +1297,7 @@ def durability_after_kill(ev: Evidence) -> Outcome:
     harm="hidden invoices: a stored invoice is not entirely visible (hidden, clipped, covered)",
 )
 def ui_rows_visible(ev: Evidence) -> Outcome:
-    rows, why = probe_rows(ev.probe, ev.probe_error)
+    rows, why = _page_rows(ev)
     if rows is None:
         return why
     stored = [i for i in dict.fromkeys(ev.ids(ev.listing))]
@@ -1333,7 +1341,7 @@ def ui_content_type(ev: Evidence) -> Outcome:
     harm="misleading table: rows missing, out of order or with the wrong cells",
 )
 def ui_table_rows(ev: Evidence) -> Outcome:
-    rows, why = probe_rows(ev.probe, ev.probe_error)
+    rows, why = _page_rows(ev)
     if rows is None:
         return why
     stored = set(ev.ids(ev.listing))
@@ -1398,7 +1406,7 @@ def ui_escaped(ev: Evidence) -> Outcome:
 )
 def ui_console_clean(ev: Evidence) -> Outcome:
     if ev.probe is None:
-        return unavailable(f"no browser probe: {ev.probe_error}")
+        return _page_rows(ev)[1]
     if ev.probe.error:
         return absent(f"the page did not load: {ev.probe.error}")
     errors = ev.probe.console_errors
