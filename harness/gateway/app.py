@@ -31,6 +31,7 @@ from harness.gateway.calls import (
     RESPONSES,
     Call,
     KeyInfo,
+    cap_output,
     error_response,
     prompt_estimate,
 )
@@ -278,4 +279,7 @@ class Gateway:
                 "budget_exceeded",
                 {"x-should-retry": "false"},  # the openai clients would retry a 429
             )
+        cap = self.accounting.budget.call_tokens if self.accounting.budget else None
+        if cap is not None:  # the trial's per-call limit on generated tokens
+            call.body = cap_output(call.body, cap, call.endpoint)
         return await self.upstream.answer(call)

@@ -126,3 +126,35 @@ def test_no_budget_means_unlimited(host, tmp_path):
         state = budget_endpoint(gw, key)
         assert state["exhausted"] is None and state["used"]["calls"] == 3
         assert state["limit"] == {"tokens": None, "cost_usd": None, "calls": None}
+
+
+def test_a_per_call_token_limit_lowers_what_each_call_may_generate(host, tmp_path):
+    """``--budget-call-tokens``: the host is asked for at most that many tokens per call,
+    whatever the call named (a higher limit, none at all, Responses' own field); a lower
+    limit of the call's own stands, and the limit refuses no call."""
+    with gateway(host, tmp_path, Budget(call_tokens=5)) as gw:
+        c = openai.OpenAI(base_url=gw.base_url, api_key=gw.issue_key("t"), max_retries=0)
+        unnamed = c.chat.completions.create(model="coder", messages=MSGS)
+        higher = c.chat.completions.create(model="coder", messages=MSGS, max_tokens=40)
+        newer = c.chat.completions.create(model="coder", messages=MSGS, max_completion_tokens=40)
+        lower = c.chat.completions.create(model="coder", messages=MSGS, max_tokens=3)
+        streamed = c.chat.completions.create(
+            model="coder", messages=MSGS, stream=True, stream_options={"include_usage": True}
+        )
+        usage = [ch.usage for ch in streamed if ch.usage][-1]
+        responses = c.responses.create(model="coder", input="word " * 50)
+        assert unnamed.usage and higher.usage and newer.usage and lower.usage
+        assert unnamed.usage.completion_tokens == 5
+        assert higher.usage.completion_tokens == 5
+        assert newer.usage.completion_tokens == 5
+        assert lower.usage.completion_tokens == 3
+        assert usage.completion_tokens == 5
+        assert responses.usage and responses.usage.output_tokens == 5
+        rows = read_jsonl(tmp_path / "t.jsonl")
+        assert [r["status"] for r in rows] == [200] * 6
+
+
+def test_the_per_call_limit_is_a_budget_of_its_own():
+    assert not Budget(call_tokens=64).unlimited
+    assert Budget.model_validate({"call-tokens": 64}).call_tokens == 64
+    assert Budget(calls=2).merged(Budget(call_tokens=8)) == Budget(calls=2, call_tokens=8)
