@@ -27,6 +27,8 @@ class Spent:
     tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    open: int = 0  # calls admitted whose answer has not ended yet
+    refused: str | None = None  # the limit of the first call refused for the budget
 
     def to_json(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "cost_usd": round(self.cost_usd, 9), "calls": self.calls}
@@ -225,9 +227,24 @@ class Accounting:
                         cost_usd=0.0,
                     )
                 )
+                spent.refused = spent.refused or hit
                 return hit
         spent.calls += 1
+        spent.open += 1
         return None
+
+    def close(self, call: Call) -> None:
+        """The answer to an admitted call has ended (however it ended)."""
+        spent = self.spent.setdefault(call.key.trial, Spent())
+        spent.open = max(0, spent.open - 1)
+
+    def exhausted(self, spent: Spent) -> str | None:
+        """The limit that ends the trial's agent: a call refused for it, or a limit reached
+        with every admitted call answered (a call the budget let through is not cut off)."""
+        if spent.refused is not None:
+            return spent.refused
+        hit = (self.budget or Budget()).exceeded(spent.tokens, spent.cost_usd, spent.calls)
+        return hit if spent.open == 0 else None
 
     def budget_state(self, trial: str | None) -> dict[str, Any]:
         """``GET /v1/harness/budget``: the limit reached (if any), usage and limits, and
@@ -235,7 +252,7 @@ class Accounting:
         spent = self.spent.get(trial) or Spent()
         budget = self.budget or Budget()
         return {
-            "exhausted": budget.exceeded(spent.tokens, spent.cost_usd, spent.calls),
+            "exhausted": self.exhausted(spent),
             "used": spent.to_json(),
             "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
             "fault": self.faults.get(trial),

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from harness.config.budget import Budget
@@ -42,6 +42,21 @@ from harness.gateway.transcript import TRANSCRIPT, Transcript
 from harness.gateway.upstream import FleetUpstream, Upstream
 
 BUDGET = "/v1/harness/budget"
+
+
+async def closing(body: AsyncIterable[Any], done: Callable[[], None]) -> AsyncIterator[Any]:
+    """``body`` as it is, then ``done()`` however the stream ends (read through, broken,
+    or the client gone); ``body`` is closed first, so its own clean-up runs as before."""
+    try:
+        async for chunk in body:
+            yield chunk
+    finally:
+        try:
+            aclose = getattr(body, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            done()
 
 
 @dataclass
@@ -282,4 +297,13 @@ class Gateway:
         cap = self.accounting.budget.call_tokens if self.accounting.budget else None
         if cap is not None:  # the trial's per-call limit on generated tokens
             call.body = cap_output(call.body, cap, call.endpoint)
-        return await self.upstream.answer(call)
+        try:
+            resp = await self.upstream.answer(call)
+        except BaseException:
+            self.accounting.close(call)
+            raise
+        if not isinstance(resp, StreamingResponse):
+            self.accounting.close(call)
+            return resp
+        resp.body_iterator = closing(resp.body_iterator, lambda: self.accounting.close(call))
+        return resp

@@ -158,3 +158,33 @@ def test_the_per_call_limit_is_a_budget_of_its_own():
     assert not Budget(call_tokens=64).unlimited
     assert Budget.model_validate({"call-tokens": 64}).call_tokens == 64
     assert Budget(calls=2).merged(Budget(call_tokens=8)) == Budget(calls=2, call_tokens=8)
+
+
+def test_a_call_the_budget_let_through_is_answered_before_the_agent_is_stopped(tmp_path):
+    """The last call a budget admits is answered in full: the budget reads as exhausted
+    (the trial's signal to stop the agent) only once that answer has ended, or at once
+    when a call past the limit was refused."""
+    with TestHost(models=[MODEL], prefill=1e6, decode=40) as slow:
+        with gateway(slow, tmp_path, Budget(calls=1)) as gw:
+            key = gw.issue_key("t")
+            c = openai.OpenAI(base_url=gw.base_url, api_key=key, max_retries=0)
+            stream = c.chat.completions.create(
+                model="coder", messages=MSGS, max_tokens=60, stream=True
+            )
+            first = next(iter(stream))  # the answer has begun; ~1.5 s of it is still to come
+            assert first is not None
+            state = budget_endpoint(gw, key)
+            assert state["used"]["calls"] == 1 and state["exhausted"] is None
+            assert len(list(stream)) > 1
+            assert budget_endpoint(gw, key)["exhausted"] == "calls"
+        with gateway(slow, tmp_path / "b", Budget(calls=1)) as gw:
+            key = gw.issue_key("t")
+            c = openai.OpenAI(base_url=gw.base_url, api_key=key, max_retries=0)
+            stream = c.chat.completions.create(
+                model="coder", messages=MSGS, max_tokens=60, stream=True
+            )
+            next(iter(stream))
+            with pytest.raises(openai.RateLimitError):  # a second call, past the limit
+                c.chat.completions.create(model="coder", messages=MSGS, max_tokens=2)
+            assert budget_endpoint(gw, key)["exhausted"] == "calls"
+            stream.close()
