@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.config.budget import Budget
@@ -27,7 +27,7 @@ class Spent:
     tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
-    open: int = 0  # calls admitted whose answer has not ended yet
+    open: set[str] = field(default_factory=set)  # calls admitted, their answer not ended
     refused: str | None = None  # the limit of the first call refused for the budget
 
     def to_json(self) -> dict[str, Any]:
@@ -230,21 +230,21 @@ class Accounting:
                 spent.refused = spent.refused or hit
                 return hit
         spent.calls += 1
-        spent.open += 1
+        spent.open.add(call.call_id)
         return None
 
     def close(self, call: Call) -> None:
         """The answer to an admitted call has ended (however it ended)."""
-        spent = self.spent.setdefault(call.key.trial, Spent())
-        spent.open = max(0, spent.open - 1)
+        self.spent.setdefault(call.key.trial, Spent()).open.discard(call.call_id)
 
     def exhausted(self, spent: Spent) -> str | None:
-        """The limit that ends the trial's agent: a call refused for it, or a limit reached
-        with every admitted call answered (a call the budget let through is not cut off)."""
-        if spent.refused is not None:
-            return spent.refused
-        hit = (self.budget or Budget()).exceeded(spent.tokens, spent.cost_usd, spent.calls)
-        return hit if spent.open == 0 else None
+        """The limit that ends the trial's agent: a limit reached (or a call refused for
+        it), once every call the budget admitted has been answered: a call it let through
+        is never cut off by the agent's stop."""
+        hit = spent.refused or (self.budget or Budget()).exceeded(
+            spent.tokens, spent.cost_usd, spent.calls
+        )
+        return hit if not spent.open else None
 
     def budget_state(self, trial: str | None) -> dict[str, Any]:
         """``GET /v1/harness/budget``: the limit reached (if any), usage and limits, and

@@ -37,6 +37,7 @@ from harness.gateway.calls import (
 )
 from harness.gateway.keys import KeyStore
 from harness.gateway.messages_route import messages_routes
+from harness.gateway.relay import RelayResponse
 from harness.gateway.replay import CassetteUpstream
 from harness.gateway.transcript import TRANSCRIPT, Transcript
 from harness.gateway.upstream import FleetUpstream, Upstream
@@ -305,5 +306,8 @@ class Gateway:
         if not isinstance(resp, StreamingResponse):
             self.accounting.close(call)
             return resp
-        resp.body_iterator = closing(resp.body_iterator, lambda: self.accounting.close(call))
+        done = lambda: self.accounting.close(call)  # noqa: E731 (idempotent)
+        resp.body_iterator = closing(resp.body_iterator, done)  # read through, or taken over
+        if isinstance(resp, RelayResponse):  # a reply never iterated still ends
+            resp.also_on_close(done)
         return resp
