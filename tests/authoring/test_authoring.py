@@ -13,8 +13,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.report.collect import RunResult
-from harness.report.versions import table_keys
 from tests.conftest import REPO_ROOT, git
 
 PY_FAST = REPO_ROOT / "scenarios" / "smoke" / "py-fast"
@@ -180,38 +178,6 @@ def test_new_lock_bump(project: Path, tmp_path: Path) -> None:
     assert _cli(project, "bump", "py/demo", "--minor").returncode == 2  # 1.1.0 exists
     assert _cli(project, "lock", "py/demo-1.1.0").returncode == 0
     assert "py/demo@1.1.0" in (project / "scenarios" / "scenarios.lock").read_text()
-
-
-def _run(scenario: str, version: str) -> RunResult:
-    return RunResult(
-        run_dir=Path("."),
-        run_id=f"{scenario}-{version}",
-        scenario=scenario,
-        era="tests-1",
-        agent="a",
-        agent_version="1",
-        model="m",
-        outcome="success",
-        score=1.0,
-        partial_score=1.0,
-        started_at="",
-        wall_s=1.0,
-        report={"scenario_version": version},
-    )
-
-
-@pytest.mark.unit
-def test_no_row_mixes_two_versions_of_a_scenario() -> None:
-    from harness.report.summary import summarise
-
-    runs = [_run("go/x", "1.0.0"), _run("go/x-1.1.0", "1.1.0"), _run("go/y", "1.0.0")]
-    keys = table_keys(runs)
-    assert keys[0] != keys[1] and keys[2] == "tests-1"
-    for table in summarise(runs):
-        for row in table.entrants:
-            names = {r.split("-")[0] for r in row.run_ids if r.startswith("go/x")}
-            assert len([r for r in row.run_ids if r.startswith("go/x")]) <= 1, names
-    assert table_keys([_run("go/x", "1.0.0"), _run("go/y", "1.0.0")]) == ["tests-1"] * 2
 
 
 @pytest.mark.integration
