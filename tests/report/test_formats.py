@@ -41,6 +41,7 @@ def _emit(name: str, capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_every_builtin_format_resolves_to_its_function() -> None:
+    assert list(BUILTIN) == ["table", "csv", "json", "md"]
     for name, spec in BUILTIN.items():
         assert REPORT_FORMATS.load(name).__name__ == spec.split(":")[1]
 
@@ -62,3 +63,4 @@ def test_markdown_and_table_name_the_era_and_both_agents(
     for name in ("md", "table"):
         out = _emit(name, capsys)
         assert "tests@1.0.0" in out and "oracle" in out and "nop" in out, name
+        assert ("**era `tests@1.0.0`**" in out) == (name == "md"), name
