@@ -69,7 +69,7 @@ WHOLE_MODULES = frozenset(
         "tests/gateway/test_accounting.py",
         "tests/gateway/test_llama_engine.py",
         "tests/images/test_docker_images.py",
-        "tests/job/test_job_ray.py",
+        "tests/job/executors/test_ray.py",
         "tests/sandbox/test_docker_network.py",
         "tests/scenario/test_real_repo_scenarios.py",
         "tests/trial/test_no_future.py",
