@@ -67,6 +67,8 @@ def test_the_first_token_time_is_the_first_chunk_with_output() -> None:
     assert attempt.first_chunk_s is not None and attempt.ttft_s is None
     time.sleep(0.01)
     attempt.mark_chunk(has_output=True)
+    first_token = attempt.ttft_s
+    time.sleep(0.01)
     attempt.mark_chunk(has_output=True)
-    assert attempt.output_chunks == 2 and attempt.ttft_s is not None
+    assert attempt.output_chunks == 2 and attempt.ttft_s == first_token is not None
     assert attempt.ttft_s > attempt.first_chunk_s
