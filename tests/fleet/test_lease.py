@@ -43,7 +43,8 @@ def test_a_failed_host_cools_down_and_a_lease_is_released_once() -> None:
     assert lease_to_json(lease)["id"] == lease.id
     assert routing.snapshot_now()["a"]["inflight"] == 1
     routing.release(lease, Outcome(ok=False, failed=True, retry_after=30.0))
-    routing.release(lease, Outcome(ok=True))  # already released: nothing more happens
+    routing.release(lease, Outcome(ok=True, trial="t1", prompt=1000, completion=100, total_s=1.0))
+    assert routing.router.affinity_host("t1") is None  # already released: nothing learnt
     snap = routing.snapshot_now()["a"]
     assert snap["inflight"] == 0 and snap["failures"] == 1 and snap["calls"] == 1
     assert routing.acquire_now(["a"], JOB, []) is None  # cooling down
