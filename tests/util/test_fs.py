@@ -94,6 +94,8 @@ def test_made_folders_are_removed_again_only_while_empty(tmp_path: Path) -> None
     (tmp_path / "a" / "b" / "keep.txt").write_text("someone else's")
     remove_empty_dirs(created)
     assert not (tmp_path / "a" / "b" / "c").exists() and (tmp_path / "a" / "b").is_dir()
+    remove_empty_dirs(make_dirs(tmp_path / "x" / "y" / "z"))  # innermost first: all of them
+    assert not (tmp_path / "x").exists()
 
 
 def test_hidden_paths_list_files_of_folders_and_files(tmp_path: Path) -> None:
