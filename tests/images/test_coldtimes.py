@@ -11,9 +11,12 @@ from harness.images.graph import list_names
 pytestmark = pytest.mark.unit
 
 
-def test_a_measured_image_is_given_in_whole_minutes_at_least_one() -> None:
+def test_a_measured_image_is_given_in_whole_minutes_at_least_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert estimate("agent-mini") == " (about 13 min cold)"  # 774 s
-    assert estimate("agent-claude") == " (about 1 min cold)"  # 35 s: never "0 min"
+    monkeypatch.setitem(COLD_BUILD_S, "quick", 10)
+    assert estimate("quick") == " (about 1 min cold)"  # never "0 min"
     assert estimate("no-such-image") == ""
 
 
