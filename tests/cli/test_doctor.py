@@ -46,7 +46,10 @@ def test_each_scenario_s_repository_can_clone_or_is_named(
 def test_one_line_per_check_and_exit_1_on_a_miss(monkeypatch: pytest.MonkeyPatch) -> None:
     app = typer.Typer()
     app.command()(doctor_command)
-    checks = [Check("docker", True, "29.0"), Check("go", False, "not found", "apt install golang")]
+    checks = [
+        Check("docker", True, "29.0", "not shown when ok"),
+        Check("go", False, "not found", "apt install golang"),
+    ]
     monkeypatch.setattr(doctor, "doctor_checks", lambda address=None: checks)
     out = CliRunner().invoke(app, [])
     assert out.exit_code == 1
