@@ -87,3 +87,7 @@ def test_progress_replaces_a_link_or_folder_the_agent_left(tmp_path: Path) -> No
     gab.write_run_progress(ws, {"run_id": "r1"})
     assert outside.read_text() == "keep" and not (ws / ".run-progress.json").is_symlink()
     assert json.loads((ws / ".run-progress.json").read_text()) == {"run_id": "r1"}
+    (ws / ".run-progress.json").unlink()
+    (ws / ".run-progress.json" / "sub").mkdir(parents=True)  # a folder in its place
+    gab.write_run_progress(ws, {"run_id": "r2"})
+    assert json.loads((ws / ".run-progress.json").read_text()) == {"run_id": "r2"}
