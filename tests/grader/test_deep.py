@@ -3,6 +3,7 @@ solution, in a throwaway workspace; a solution that does not build is the input'
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,18 @@ def _settings(project: Path) -> Settings:
     )
 
 
-def test_baseline_and_solution_build_and_nothing_is_left(project: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Temporary folders made here (never left in /tmp, whatever the code does)."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def test_baseline_and_solution_build_and_nothing_is_left(
+    project: Path, tmp_path: Path, scratch: Path
+) -> None:
     solvable_calc(project, tmp_path / "src")
     settings = _settings(project)
     report = validate_deep(load_scenario("t/calc", settings.scenario_root), settings, "local")
@@ -37,9 +49,12 @@ def test_baseline_and_solution_build_and_nothing_is_left(project: Path, tmp_path
         "  solution  builds      test_calc.py",
     ]
     assert not (project / "workspace").exists() and not (project / "results").exists()
+    assert not list(scratch.glob("harness-deep-*"))  # the throwaway workspace is gone
 
 
-def test_a_solution_that_does_not_build_is_bad_input(project: Path, tmp_path: Path) -> None:
+def test_a_solution_that_does_not_build_is_bad_input(
+    project: Path, tmp_path: Path, scratch: Path
+) -> None:
     folder = solvable_calc(project, tmp_path / "src")
     (folder / "solution.patch").write_text(
         "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n-def add(a, b):\n+def add(a, b)\n"
