@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import UserError
 from harness.scoring import (
     NOT_TRUSTED,
     TRUSTED,
@@ -24,7 +23,6 @@ from harness.scoring import (
 )
 from harness.scoring.appkit.fixtures import BIG_AMOUNTS, CURRENCIES, MARKUP_NAMES, build_dataset
 from harness.scoring.appkit.slot import scoring_slot
-from harness.trial import seed as trialseed
 
 pytestmark = pytest.mark.unit
 
@@ -114,18 +112,6 @@ def test_a_check_nothing_moves_is_reported_untested() -> None:
     report = _controls([soft])
     assert any("idle" in w for w in report.warnings)  # type: ignore[attr-defined]
     assert not any("layout" in w for w in report.warnings)  # type: ignore[attr-defined]
-
-
-def test_secret_seeds_differ_and_are_kept_outside_the_workspace(tmp_path: Path) -> None:
-    seeds = {trialseed.new_seed() for _ in range(50)}
-    assert len(seeds) == 50 and all(len(s) == 16 for s in seeds)
-    ws_root = tmp_path / "workspace"
-    path = trialseed.store(ws_root, "apps/x", "00000000000000aa", "base1")
-    assert (ws_root / "apps" / "x") not in path.parents
-    assert oct(path.parent.stat().st_mode & 0o777) == "0o700"
-    assert trialseed.load(ws_root, "apps/x", "base1") == "00000000000000aa"
-    with pytest.raises(UserError, match="no seed"):
-        trialseed.load(ws_root, "apps/x", "another-baseline")
 
 
 def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
