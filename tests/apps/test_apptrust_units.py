@@ -1,4 +1,4 @@
-"""Executed-app trust, the fast parts: secret seeds, the scorer slot, controls with teeth."""
+"""Executed-app trust, the fast parts: the scorer slot, controls with teeth."""
 
 from __future__ import annotations
 
