@@ -19,7 +19,11 @@ pytestmark = pytest.mark.unit
 def ws(tmp_path: Path) -> tuple[Path, str]:
     repo, sha = make_repo(
         tmp_path / "w" / "calc",
-        {"calc.py": "a = 1\n", ".gitignore": "*.log\nbuild/\n", "pkg/.gitignore": "/gen.py\n"},
+        {
+            "calc.py": "a = 1\n",
+            ".gitignore": "*.log\nbuild/\n",
+            "pkg/.gitignore": "/gen.py\n*.tmp\n",
+        },
     )
     trialgit.make_private(repo, repo / ".git")
     return repo, sha
@@ -34,7 +38,14 @@ def test_the_private_git_dir_sits_beside_the_workspace_hardened(ws: tuple[Path, 
     )
     assert (gitdir / "info" / "attributes").read_text() == trialgit.NEUTRAL_ATTRIBUTES
     exclude = (gitdir / "info" / "exclude").read_text().splitlines()
-    assert exclude == ["/.run-start.json", "/.run-progress.json", "*.log", "build/", "/pkg/gen.py"]
+    assert exclude == [
+        "/.run-start.json",
+        "/.run-progress.json",
+        "*.log",
+        "build/",
+        "/pkg/gen.py",
+        "/pkg/**/*.tmp",
+    ]
 
 
 def test_changes_are_read_without_the_agent_s_git_settings(ws: tuple[Path, str]) -> None:
