@@ -1,5 +1,6 @@
-"""Loading a scenario by name: its folder's hash (evidence files left out), the version
-from the folder's suffix, the files it names checked, drafts refused, scenarios listed."""
+"""Loading a scenario by name: its folder's hash (evidence files, the calibration ledger
+among them, left out), the version from the folder's suffix, the files it names checked,
+drafts refused, scenarios listed."""
 
 from __future__ import annotations
 
@@ -84,3 +85,21 @@ def test_a_mined_draft_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="placeholder of a mined draft") as info:
         refuse_draft(load_scenario("smoke/x", tmp_path))
     assert info.value.field == "agent.instructions"
+
+
+def test_a_locked_folder_keeps_its_hash_when_the_calibration_ledger_grows(
+    tmp_path: Path,
+) -> None:
+    """The ledger is evidence of scorings (a Docker controls run adds lines after the
+    lock); any other file, the thresholds among them, is content."""
+    from harness.grader.calibration_ledger import LEDGER
+    from harness.scenario.load import EVIDENCE_FILES, folder_hash
+
+    assert LEDGER in EVIDENCE_FILES
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "thresholds.yml").write_text("calibrated: true\n")
+    before = folder_hash(tmp_path)
+    (tmp_path / "suite" / LEDGER).write_text('{"tree": "reference"}\n')
+    assert folder_hash(tmp_path) == before
+    (tmp_path / "suite" / "thresholds.yml").write_text("calibrated: false\n")
+    assert folder_hash(tmp_path) != before
