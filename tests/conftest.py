@@ -68,7 +68,7 @@ WHOLE_MODULES = frozenset(
         "tests/fleet/test_router_service.py",
         "tests/gateway/test_accounting.py",
         "tests/gateway/test_llama_engine.py",
-        "tests/images/test_docker_images.py",
+        "tests/images/test_build.py",
         "tests/job/executors/test_ray.py",
         "tests/sandbox/test_docker_network.py",
         "tests/scenario/test_real_repo_scenarios.py",
