@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.config.budget import Budget
@@ -27,6 +27,8 @@ class Spent:
     tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    open: set[str] = field(default_factory=set)  # calls admitted, their answer not ended
+    refused: str | None = None  # the limit of the first call refused for the budget
 
     def to_json(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "cost_usd": round(self.cost_usd, 9), "calls": self.calls}
@@ -225,9 +227,24 @@ class Accounting:
                         cost_usd=0.0,
                     )
                 )
+                spent.refused = spent.refused or hit
                 return hit
         spent.calls += 1
+        spent.open.add(call.call_id)
         return None
+
+    def close(self, call: Call) -> None:
+        """The answer to an admitted call has ended (however it ended)."""
+        self.spent.setdefault(call.key.trial, Spent()).open.discard(call.call_id)
+
+    def exhausted(self, spent: Spent) -> str | None:
+        """The limit that ends the trial's agent: a limit reached (or a call refused for
+        it), once every call the budget admitted has been answered: a call it let through
+        is never cut off by the agent's stop."""
+        hit = spent.refused or (self.budget or Budget()).exceeded(
+            spent.tokens, spent.cost_usd, spent.calls
+        )
+        return hit if not spent.open else None
 
     def budget_state(self, trial: str | None) -> dict[str, Any]:
         """``GET /v1/harness/budget``: the limit reached (if any), usage and limits, and
@@ -235,7 +252,7 @@ class Accounting:
         spent = self.spent.get(trial) or Spent()
         budget = self.budget or Budget()
         return {
-            "exhausted": budget.exceeded(spent.tokens, spent.cost_usd, spent.calls),
+            "exhausted": self.exhausted(spent),
             "used": spent.to_json(),
             "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
             "fault": self.faults.get(trial),
