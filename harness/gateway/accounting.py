@@ -61,6 +61,7 @@ class Accounting:
         self.spent: dict[str | None, Spent] = {}
         self.faults: dict[str | None, str] = {}  # trial -> the first harness fault it met
         self.refusals: dict[str | None, str] = {}  # trial -> its first request not served
+        self.running: dict[int, Attempt] = {}  # attempts started and not finished, by id
 
     # ---- the one row builder --------------------------------------------------------------
     def row(self, call: Call, **fields: Any) -> dict[str, Any]:
@@ -94,12 +95,24 @@ class Accounting:
     # ---- attempts on hosts ----------------------------------------------------------------
     def start(self, att: Attempt) -> None:
         self.energy[att.host].start(att.token, time.monotonic())
+        self.running[id(att)] = att
+
+    def cut_running(self, why: str) -> None:
+        """Finish every attempt still running as cut (``incomplete``), written with what
+        is known of it: the gateway is ending (the trial's turn is over) and its record
+        must hold every call a host worked on."""
+        for att in list(self.running.values()):
+            att.status = att.status or "cut"
+            att.error = att.error or why
+            att.incomplete = True
+            self.finish(att)
 
     def finish(
         self, att: Attempt, *, failed: bool = False, retry_after: float | None = None
     ) -> None:
         """End an attempt once: release the host (cooling it if it ``failed``), write the line."""
         lease, att.token = att.token, None
+        self.running.pop(id(att), None)
         if lease is None:
             return  # already finished
         now = time.monotonic()

@@ -143,6 +143,8 @@ class Gateway:
         try:
             yield
         finally:
+            # calls still running (cancelled only after this, if at all): written as cut
+            self.accounting.cut_running("the gateway ended with the call in flight")
             await self.upstream.stop()
             await self.routing.aclose()
             self.telemetry.close()
