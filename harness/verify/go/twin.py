@@ -103,7 +103,7 @@ def plan(
             out = home / "tmp" / f"{i}.go"
             ran = run_reaped(
                 [str(gotwin), str(path), str(out)], home, {"PATH": "/usr/bin:/bin"},
-                TOOL_TIMEOUT_S, builder,
+                TOOL_TIMEOUT_S, builder, readable=[path, gotwin],
             )  # fmt: skip
             try:
                 names = json.loads(ran.output.strip().splitlines()[-1])["tests"] or []
