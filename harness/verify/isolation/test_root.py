@@ -69,6 +69,14 @@ def available() -> bool:
     return detect_mode() == "namespace"
 
 
+def _both(path: Path | str) -> list[Path]:
+    """``path`` as the request names it (symlinks kept: a variable holds that spelling)
+    and as it resolves (where its symlinks lead inside the root)."""
+    literal = Path(os.path.abspath(path))
+    real = literal.resolve()
+    return [literal] if real == literal else [literal, real]
+
+
 @functools.cache
 def _python_prefixes(python: str) -> tuple[Path, ...]:
     """``python``'s prefixes (its own and its base), asked of the interpreter itself."""
@@ -88,14 +96,17 @@ def _python_prefixes(python: str) -> tuple[Path, ...]:
     found = [Path(line) for line in out.splitlines() if line.startswith("/")]
     exe = shutil.which(python, path=_CLEAN_PATH) or python
     if exe.startswith("/"):  # a venv's bin/python links into its base prefix
-        found.append(Path(exe).resolve().parent.parent)
+        found += [Path(exe).parent.parent, Path(exe).resolve().parent.parent]
     return tuple(found)
 
 
 def _go_root(env: Mapping[str, str]) -> list[Path]:
-    """The Go toolchain the request's PATH finds (GOROOT is the folder above its bin)."""
+    """The Go toolchain the request's PATH finds: the ``PATH`` entry holding ``go`` and
+    the folder above its bin, as spelled there and where its symlinks lead."""
     go = shutil.which("go", path=env.get("PATH"))
-    return [Path(go).resolve().parent.parent] if go else []
+    if not go:
+        return []
+    return [Path(go).parent, Path(go).parent.parent, Path(go).resolve().parent.parent]
 
 
 def _named_paths(env: Mapping[str, str]) -> list[Path]:
@@ -114,18 +125,39 @@ def _covered(path: Path, ro: Sequence[Path]) -> bool:
 
 
 def allow_list(
-    python: str, request_env: Mapping[str, str], expanded_env: Mapping[str, str]
+    python: str,
+    request_env: Mapping[str, str],
+    expanded_env: Mapping[str, str],
+    extra: Sequence[Path] = (),
 ) -> tuple[Path, ...]:
-    """The read-only folders a test command needs: system folders aside, the interpreter's
-    prefixes, the Go toolchain and the request's named folders; never ``/`` nor a folder
-    above a protected path (the project, the results), which would show what is hidden."""
+    """The read-only folders a test command needs, each where the root shows it: system
+    folders aside, the interpreter's prefixes, the Go toolchain, the request's named
+    folders and ``extra`` (the harness cache's toolchains), at the spelling the request
+    uses *and* where its symlinks lead (a ``GOROOT`` through a symlinked cache is looked
+    up by that name); never ``/`` nor anything under a system folder (shown already)."""
     picked = [*_python_prefixes(python), *_go_root(expanded_env), *_named_paths(request_env)]
+    picked += [p for p in extra if p.exists()]
     out: list[Path] = []
     for path in picked:
-        real = path.resolve()
-        if real == Path("/") or _covered(real, SYSTEM) or real in out:
-            continue
-        out.append(real)
+        for inside in _both(path):
+            if inside == Path("/") or _covered(inside, SYSTEM) or inside in out:
+                continue
+            out.append(inside)
+    return tuple(sorted(out))
+
+
+def _needed(ro: Sequence[Path], hidden: Sequence[Path]) -> tuple[Path, ...]:
+    """``ro`` without the folders an allowed ancestor shows already (a second bind of
+    the same content), unless a hidden path lies between them: there the deeper bind
+    must be made after the cover, or the needed folder would be hidden."""
+
+    def between(q: Path, p: Path) -> bool:
+        return any(q in h.parents and (h == p or h in p.parents) for h in hidden)
+
+    out: list[Path] = []
+    for p in sorted(set(ro), key=lambda q: len(q.parts)):
+        if not any(q in p.parents and not between(q, p) for q in out):
+            out.append(p)
     return tuple(sorted(out))
 
 
@@ -134,17 +166,19 @@ def make_root(
     request_env: Mapping[str, str],
     expanded_env: Mapping[str, str],
     protected: Sequence[Path | str | None],
+    extra: Sequence[Path] = (),
 ) -> TestRoot | None:
     """One verification's allow list (None where the namespaces cannot be made).
     ``protected`` (the scenario, its solution, suite, evidence) is covered wherever it
-    shows inside, as is the harness package; an allowed folder above one is dropped."""
+    shows inside, as is the harness package; an allowed folder above one is dropped. A
+    needed folder inside a covered one is still bound (after the cover)."""
     if not available():
         return None
     named = [Path(p).resolve() for p in protected if p]
-    allowed = allow_list(python, request_env, expanded_env)
-    ro = tuple(p for p in allowed if not any(p in h.parents for h in named))
+    allowed = allow_list(python, request_env, expanded_env, extra)
+    ro = [p for p in allowed if not any(p in h.parents for h in named)]
     hidden = tuple(dict.fromkeys([*protected_paths(), *named]))
-    return TestRoot(ro=ro, hidden=hidden)
+    return TestRoot(ro=_needed(ro, hidden), hidden=hidden)
 
 
 def etc_files(uid: int) -> dict[str, str]:
@@ -200,21 +234,58 @@ def skeleton(root: Path, generated: dict[str, str]) -> tuple[list[Path], list[Pa
     return system, etc_dirs
 
 
+def _mounts(r: str, binds: Sequence[tuple[Path, Path, bool]], hidden: Sequence[Path]) -> list[str]:
+    """The binds and covers, shallow first, a cover before a bind of the same depth: the
+    deeper (more specific) one wins, so a protected path inside an allowed folder is
+    covered and a needed folder inside a covered one is still shown. A cover with a
+    needed folder below it may be crossed (0711), never listed."""
+    q = shlex.quote
+    steps: list[tuple[int, int, str]] = []
+    for src, path, writable in binds:
+        inside = q(r + str(path))
+        made = (
+            f"if [ -d {q(str(src))} ]; then mkdir -p {inside}; "
+            f"else mkdir -p {q(r + str(path.parent))}; touch {inside}; fi; "
+        )
+        mode = "bind" if writable else "bind,ro"
+        steps.append((len(path.parts), 1, f"{made}mount -o {mode} {q(str(src))} {inside}"))
+    for p in hidden:
+        inside = q(f"{r}{p}")
+        below = any(p in path.parents for _, path, _ in binds)
+        steps.append(
+            (
+                len(p.parts),
+                0,
+                f"if [ -d {inside} ]; then mount -t tmpfs -o size=4k,mode="
+                f"{'711' if below else '000'} harness-hidden {inside}; "
+                f"elif [ -e {inside} ]; then mount --bind /dev/null {inside}; fi",
+            )
+        )
+    return [text for _, _, text in sorted(steps, key=lambda s: (s[0], s[1]))]
+
+
 def script(
     root: Path,
     system: Sequence[Path],
-    binds: Sequence[tuple[Path, bool]],
+    binds: Sequence[tuple[Path, Path, bool]],
     hidden: Sequence[Path],
     marker: Path,
 ) -> str:
     """Shell text that mounts the test root at ``root`` and runs ``"$@"`` (as root, in
-    ``unshare_argv``'s namespaces: none of it is seen outside). ``binds``: (path, writable)
-    bound at the same path inside, parents first; ``hidden`` covered where they show.
-    ``marker`` (a host file out of the test user's reach) is written once every mount is
-    made: without it a failed run is the harness's fault, never the code's."""
+    ``unshare_argv``'s namespaces: none of it is seen outside). ``binds``: (source,
+    path inside, writable); ``hidden`` covered where they show (``_mounts``: the deeper
+    wins). ``marker`` (a host file out of the test user's reach) is written once every
+    mount is made: without it a failed run is the harness's fault, never the code's.
+    The mounts run on a clean ``PATH``; ``"$@"`` (absolute tools) gets the command's."""
     q = shlex.quote
     r = str(root)
-    lines = ["set -e", "umask 022", f"mount --bind {q(r)} {q(r)}"]
+    lines = [
+        "set -e",
+        "umask 022",
+        'harness_path="${PATH-}"',
+        f"PATH={_CLEAN_PATH}",
+        f"mount --bind {q(r)} {q(r)}",
+    ]
     lines += [f"mount -o bind,ro {q(str(p))} {q(r + str(p))}" for p in system]
     private = q(r + "/etc/ssl/private")  # keys: never, even where /etc/ssl is bound
     lines.append(f"if [ -d {private} ]; then mount -t tmpfs -o size=4k,mode=000 none {private}; fi")
@@ -224,22 +295,29 @@ def script(
         f"mount -t proc proc {q(r + '/proc')}",
         f"mount -t tmpfs -o mode=1777,size={TMP_SIZE} harness-tmp {q(r + '/tmp')}",
     ]
-    for path, writable in sorted(binds, key=lambda b: len(b[0].parts)):
-        src, inside = q(str(path)), q(r + str(path))
-        lines.append(
-            f"if [ -d {src} ]; then mkdir -p {inside}; "
-            f"else mkdir -p {q(r + str(path.parent))}; touch {inside}; fi"
-        )
-        lines.append(f"mount -o {'bind' if writable else 'bind,ro'} {src} {inside}")
-    for p in hidden:
-        inside = q(f"{r}{p}")
-        lines.append(
-            f"if [ -d {inside} ]; then mount -t tmpfs -o size=4k,mode=000 harness-hidden "
-            f"{inside}; elif [ -e {inside} ]; then mount --bind /dev/null {inside}; fi"
-        )
+    lines += _mounts(r, binds, hidden)
     # not ``exec``: this root shell stays the namespace's first process (see jailroot)
-    lines += [f"mount -o remount,bind,ro {q(r)}", f": > {q(str(marker))}", '"$@"', 'exit "$?"']
+    lines += [f"mount -o remount,bind,ro {q(r)}", f": > {q(str(marker))}"]
+    lines += ['PATH="$harness_path"', '"$@"', 'exit "$?"']
     return "\n".join(lines)
+
+
+def _tool(name: str) -> str:
+    return shutil.which(name, path=_CLEAN_PATH) or name
+
+
+def _argv(text: str, root: Path, cwd: Path, uid: int, cmd: Sequence[str]) -> list[str]:
+    """``unshare_argv`` then ``enter_argv`` with every tool of harness's own by its full
+    path: the command's ``PATH`` (``/usr/bin:/bin``, a venv's) need not hold them."""
+    drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    drop += ["--no-new-privs", "--"]
+    inner = enter_argv(root, cwd, drop, list(cmd))
+    inner[0] = _tool(inner[0])  # chroot
+    at = inner.index(f"--chdir={cwd}") - 1
+    inner[at] = _tool(inner[at])  # env
+    outer = unshare_argv(text, inner)
+    head = [_tool(a) if a in ("setpriv", "unshare", "sh") else a for a in outer[: -len(inner)]]
+    return head + inner
 
 
 @contextlib.contextmanager
@@ -261,17 +339,15 @@ def entered(
         root = sysdir / "root"
         system, etc_dirs = skeleton(root, etc_files(uid))
         system += etc_dirs
-        binds = [(p.resolve(), False) for p in (*test_root.ro, *readable) if p.exists()]
-        binds += [(p.resolve(), True) for p in writable if p.exists()]
-        drop = [
-            "setpriv",
-            f"--reuid={uid}",
-            f"--regid={uid}",
-            "--clear-groups",
-            "--no-new-privs",
-            "--",
-        ]
+        seen: set[Path] = set()
+        binds: list[tuple[Path, Path, bool]] = []
+        for group, writes in ((writable, True), (test_root.ro, False), (readable, False)):
+            for given in group:
+                for path in _both(given) if given.exists() else []:
+                    if path not in seen and not _covered(path, SYSTEM):
+                        seen.add(path)
+                        binds.append((path.resolve(), path, writes))
         text = script(root, system, binds, test_root.hidden, marker)
-        yield unshare_argv(text, enter_argv(root, cwd, drop, list(cmd)))
+        yield _argv(text, root, cwd, uid, cmd)
     finally:
         shutil.rmtree(sysdir, ignore_errors=True)

@@ -55,7 +55,10 @@ def test_the_root_script_binds_read_only_covers_and_marks(tmp_path: Path) -> Non
     text = script(
         tmp_path / "root",
         [Path("/usr")],
-        [(Path("/opt/tool"), False), (Path("/tmp/tree"), True)],
+        [
+            (Path("/opt/tool"), Path("/opt/tool"), False),
+            (Path("/tmp/tree"), Path("/tmp/tree"), True),
+        ],
         [Path("/opt/tool/secret")],
         tmp_path / "entered",
     )
