@@ -106,7 +106,7 @@ def test_a_missing_twin_tool_is_an_infra_error(
 ) -> None:
     tree = _tree(tmp_path)
     monkeypatch.setattr(twin_mod, "tool", lambda env, seed: tmp_path / "gone" / "gotwin")
-    with pytest.raises(InfraError, match="twin tool .* is missing"):
+    with pytest.raises(InfraError, match=r"twin tool .* is missing"):
         plan("./p", tree, ["p/p_test.go"], {"PATH": os.environ["PATH"]}, None, None)
 
 
@@ -118,7 +118,7 @@ def test_a_crashing_twin_tool_is_an_infra_error(
     crash.write_text("#!/bin/sh\necho 'panic: runtime error' >&2\nexit 2\n")
     crash.chmod(0o755)
     monkeypatch.setattr(twin_mod, "tool", lambda env, seed: crash)
-    with pytest.raises(InfraError, match="twin tool failed on p_test.go"):
+    with pytest.raises(InfraError, match=r"twin tool failed on p_test\.go"):
         plan("./p", tree, ["p/p_test.go"], {"PATH": os.environ["PATH"]}, None, None)
 
 

@@ -152,3 +152,59 @@ def test_a_root_that_cannot_be_made_is_the_harness_fault(
     monkeypatch.setattr(test_root, "script", lambda *a: "echo cannot mount >&2; exit 32")
     with pytest.raises(InfraError, match="cannot mount"):
         run_reaped(["sh", "-c", "exit 0"], tmp_path, env, 30, user)
+
+
+@needs_namespaces
+def test_a_toolchain_named_through_a_symlink_is_seen_where_the_request_spells_it(
+    tmp_path: Path,
+) -> None:
+    """A pinned Go in the harness cache reached through a symlinked cache folder (the
+    request's ``GOROOT`` keeps the symlink's spelling): bound at the spelling as well as
+    where it resolves ("go: cannot find GOROOT directory" in the root before)."""
+    tmp_path.chmod(0o755)
+    real = tmp_path / "real-cache" / "toolchains" / "go-1.0" / "go"
+    (real / "bin").mkdir(parents=True)
+    (real / "VERSION").write_text("go1.0-test\n")
+    cache = tmp_path / "own-cache"
+    cache.mkdir()
+    (cache / "toolchains").symlink_to(tmp_path / "real-cache" / "toolchains")
+    goroot = cache / "toolchains" / "go-1.0" / "go"
+    env = {"GOROOT": str(goroot), "PATH": "/usr/bin:/bin"}
+    root = make_root(sys.executable, env, env, [tmp_path / "scenario"])
+    assert root is not None and goroot in root.ro and real in root.ro
+    with users.test_home(61001) as home:
+        cmd = ["sh", "-c", 'cat "$GOROOT/VERSION"; touch "$GOROOT/w" || echo read-only']
+        ran = run_reaped(cmd, home, {**env, "HOME": str(home)}, 30, TestUser(61001, False, root))
+    assert "go1.0-test" in ran.output and "read-only" in ran.output, ran.output
+    assert not (real / "w").exists()
+
+
+@needs_namespaces
+def test_a_needed_folder_inside_a_hidden_one_is_still_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deeper mount wins: a cover over a protected folder (the harness package, say)
+    inside an allowed one does not hide a dependency the request names inside it, and
+    the cover still hides, and lists, nothing else."""
+    tmp_path.chmod(0o755)
+    allowed = tmp_path / "allowed"
+    hidden = allowed / "hidden"
+    deps = hidden / "deps"
+    deps.mkdir(parents=True)
+    (deps / "mod.txt").write_text("dependency\n")
+    (hidden / "secret.txt").write_text("solution\n")
+    (allowed / "lib.txt").write_text("library\n")
+    for p in (allowed, hidden, deps):
+        p.chmod(0o755)
+    monkeypatch.setattr(test_root, "protected_paths", lambda: [hidden])
+    env = {"ALLOWED": str(allowed), "DEPS": str(deps), "PATH": "/usr/bin:/bin"}
+    root = make_root(sys.executable, env, env, [])
+    assert root is not None and deps in root.ro and allowed in root.ro
+    probe = 'cat "$ALLOWED/lib.txt" "$DEPS/mod.txt"; cat "$1/secret.txt" || echo no-secret\n'
+    probe += 'ls "$1" || echo no-list'
+    with users.test_home(61001) as home:
+        cmd = ["sh", "-c", probe, "probe", str(hidden)]
+        ran = run_reaped(cmd, home, {**env, "HOME": str(home)}, 30, TestUser(61001, False, root))
+    assert "library" in ran.output and "dependency" in ran.output, ran.output
+    assert "solution" not in ran.output and "no-secret" in ran.output
+    assert "no-list" in ran.output
