@@ -68,13 +68,6 @@ def _project_folders() -> list[Path]:
     return []
 
 
-def _toolchains() -> list[Path]:
-    """The harness cache's toolchains (pinned Go releases), wherever the cache is."""
-    with contextlib.suppress(Exception):  # no settings: the request's own paths still count
-        return [Settings.from_env().cache_root / "toolchains"]
-    return []
-
-
 def test_user_for(request: VerifyRequest) -> TestUser | None:
     """Who the hidden tests run as, and (where namespaces can be made) the allow-list
     root they see (``isolation.test_root``): the request's interpreter, toolchain and
@@ -91,7 +84,7 @@ def test_user_for(request: VerifyRequest) -> TestUser | None:
         *_project_folders(),
     ]
     env = expand(request.env, dict(os.environ))
-    root = make_root(request.python, request.env, env, protected, _toolchains())
+    root = make_root(request.python, request.env, env, protected)
     return effective_user(request.test_uid, request.test_reads_all, root)
 
 

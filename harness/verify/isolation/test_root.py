@@ -128,15 +128,15 @@ def allow_list(
     python: str,
     request_env: Mapping[str, str],
     expanded_env: Mapping[str, str],
-    extra: Sequence[Path] = (),
 ) -> tuple[Path, ...]:
     """The read-only folders a test command needs, each where the root shows it: system
     folders aside, the interpreter's prefixes, the Go toolchain, the request's named
-    folders and ``extra`` (the harness cache's toolchains), at the spelling the request
-    uses *and* where its symlinks lead (a ``GOROOT`` through a symlinked cache is looked
-    up by that name); never ``/`` nor anything under a system folder (shown already)."""
+    folders (a pinned Go in the harness cache through its ``GOROOT`` and ``PATH``), at
+    the spelling the request uses *and* where its symlinks lead (a ``GOROOT`` through a
+    symlinked cache is looked up by that name); never ``/`` nor anything under a system
+    folder (shown already). Nothing of the cache the request does not name: a folder
+    that exists inside tells the code under test where it runs."""
     picked = [*_python_prefixes(python), *_go_root(expanded_env), *_named_paths(request_env)]
-    picked += [p for p in extra if p.exists()]
     out: list[Path] = []
     for path in picked:
         for inside in _both(path):
@@ -166,7 +166,6 @@ def make_root(
     request_env: Mapping[str, str],
     expanded_env: Mapping[str, str],
     protected: Sequence[Path | str | None],
-    extra: Sequence[Path] = (),
 ) -> TestRoot | None:
     """One verification's allow list (None where the namespaces cannot be made).
     ``protected`` (the scenario, its solution, suite, evidence) is covered wherever it
@@ -175,7 +174,7 @@ def make_root(
     if not available():
         return None
     named = [Path(p).resolve() for p in protected if p]
-    allowed = allow_list(python, request_env, expanded_env, extra)
+    allowed = allow_list(python, request_env, expanded_env)
     ro = [p for p in allowed if not any(p in h.parents for h in named)]
     hidden = tuple(dict.fromkeys([*protected_paths(), *named]))
     return TestRoot(ro=_needed(ro, hidden), hidden=hidden)
