@@ -35,7 +35,13 @@ from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
 from harness.scenario.load import load_scenario
-from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.trial.containment import (
+    BudgetCallsOpt,
+    BudgetCallTokensOpt,
+    BudgetCostOpt,
+    BudgetTokensOpt,
+    budget_flags,
+)
 from harness.trial.preflight import preflight_matrix
 from harness.util.fs import write_atomic
 
@@ -260,6 +266,7 @@ def run_command(
     budget_tokens: BudgetTokensOpt = None,
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
+    budget_call_tokens: BudgetCallTokensOpt = None,
     replay: Annotated[
         Path | None,
         typer.Option(
@@ -306,6 +313,7 @@ def run_command(
             "job": job, "max_interruptions": max_interruptions, "executor": executor,
             "address": address, "router_host": router_host, "budget_tokens": budget_tokens,
             "budget_cost_usd": budget_cost_usd, "budget_calls": budget_calls,
+            "budget_call_tokens": budget_call_tokens,
             "replay": replay, "agent_env": agent_env_ or [], "agent_arg": agent_arg or [],
             "retry_errors": retry_errors,
         }  # fmt: skip
@@ -332,7 +340,7 @@ def run_command(
             o.seeds,
             o.sandbox,
             settings,
-            budget_flags(o.budget_tokens, o.budget_cost_usd, o.budget_calls),
+            budget_flags(o.budget_tokens, o.budget_cost_usd, o.budget_calls, o.budget_call_tokens),
             o.replay,
             o.exclude,
             o.limit,

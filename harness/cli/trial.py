@@ -28,7 +28,13 @@ from harness.errors import EXIT_FAILED, EXIT_INFRA, EXIT_SUCCESS
 from harness.job.jobfile import agent_env
 from harness.provision import provision
 from harness.trial.commands import execute, run_agent, verify
-from harness.trial.containment import BudgetCallsOpt, BudgetCostOpt, BudgetTokensOpt, budget_flags
+from harness.trial.containment import (
+    BudgetCallsOpt,
+    BudgetCallTokensOpt,
+    BudgetCostOpt,
+    BudgetTokensOpt,
+    budget_flags,
+)
 from harness.trial.result import TrialResult
 from harness.trial.workspace import read_state, setup, workspace_path
 from harness.trial.workspace_lock import holding
@@ -135,6 +141,7 @@ def exec_cmd(
     budget_tokens: BudgetTokensOpt = None,
     budget_cost_usd: BudgetCostOpt = None,
     budget_calls: BudgetCallsOpt = None,
+    budget_call_tokens: BudgetCallTokensOpt = None,
     allow_failing_pairs: AllowFailingOpt = False,
     agent_env_: Annotated[
         list[str] | None,
@@ -146,7 +153,7 @@ def exec_cmd(
     ] = None,
 ) -> None:
     """setup + run-agent + verify. Exit 0 success, 1 failed, 2 bad input, 3 infrastructure."""
-    budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls)
+    budget = budget_flags(budget_tokens, budget_cost_usd, budget_calls, budget_call_tokens)
     opts = replace(
         run_options(agent, model, seed, sandbox, replay, record, budget, allow_failing_pairs),
         agent_env=agent_env(agent_env_ or []) or None,

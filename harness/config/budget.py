@@ -25,6 +25,11 @@ class Budget(BaseModel):
     tokens: int | None = Field(default=None, gt=0, description="prompt + completion tokens")
     cost_usd: float | None = Field(default=None, gt=0, description="USD, as the gateway prices it")
     calls: int | None = Field(default=None, gt=0, description="model calls sent upstream")
+    call_tokens: int | None = Field(
+        default=None,
+        gt=0,
+        description="tokens one call may generate: the gateway lowers the call's own limit to it",
+    )
 
     def merged(self, override: Budget | None) -> Budget:
         """This budget with every limit that ``override`` sets replaced."""
@@ -36,7 +41,12 @@ class Budget(BaseModel):
 
     @property
     def unlimited(self) -> bool:
-        return self.tokens is None and self.cost_usd is None and self.calls is None
+        return (
+            self.tokens is None
+            and self.cost_usd is None
+            and self.calls is None
+            and self.call_tokens is None
+        )
 
     def exceeded(self, tokens: int, cost_usd: float, calls: int) -> str | None:
         """The first limit that usage has reached (``"tokens"``, ``"cost-usd"``, ``"calls"``)."""

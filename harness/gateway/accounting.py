@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.config.budget import Budget
@@ -27,6 +27,8 @@ class Spent:
     tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    open: set[str] = field(default_factory=set)  # calls admitted, their answer not ended
+    refused: str | None = None  # the limit of the first call refused for the budget
 
     def to_json(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "cost_usd": round(self.cost_usd, 9), "calls": self.calls}
@@ -59,6 +61,7 @@ class Accounting:
         self.spent: dict[str | None, Spent] = {}
         self.faults: dict[str | None, str] = {}  # trial -> the first harness fault it met
         self.refusals: dict[str | None, str] = {}  # trial -> its first request not served
+        self.running: dict[int, Attempt] = {}  # attempts started and not finished, by id
 
     # ---- the one row builder --------------------------------------------------------------
     def row(self, call: Call, **fields: Any) -> dict[str, Any]:
@@ -92,12 +95,24 @@ class Accounting:
     # ---- attempts on hosts ----------------------------------------------------------------
     def start(self, att: Attempt) -> None:
         self.energy[att.host].start(att.token, time.monotonic())
+        self.running[id(att)] = att
+
+    def cut_running(self, why: str) -> None:
+        """Finish every attempt still running as cut (``incomplete``), written with what
+        is known of it: the gateway is ending (the trial's turn is over) and its record
+        must hold every call a host worked on."""
+        for att in list(self.running.values()):
+            att.status = att.status or "cut"
+            att.error = att.error or why
+            att.incomplete = True
+            self.finish(att)
 
     def finish(
         self, att: Attempt, *, failed: bool = False, retry_after: float | None = None
     ) -> None:
         """End an attempt once: release the host (cooling it if it ``failed``), write the line."""
         lease, att.token = att.token, None
+        self.running.pop(id(att), None)
         if lease is None:
             return  # already finished
         now = time.monotonic()
@@ -225,9 +240,24 @@ class Accounting:
                         cost_usd=0.0,
                     )
                 )
+                spent.refused = spent.refused or hit
                 return hit
         spent.calls += 1
+        spent.open.add(call.call_id)
         return None
+
+    def close(self, call: Call) -> None:
+        """The answer to an admitted call has ended (however it ended)."""
+        self.spent.setdefault(call.key.trial, Spent()).open.discard(call.call_id)
+
+    def exhausted(self, spent: Spent) -> str | None:
+        """The limit that ends the trial's agent: a limit reached (or a call refused for
+        it), once every call the budget admitted has been answered: a call it let through
+        is never cut off by the agent's stop."""
+        hit = spent.refused or (self.budget or Budget()).exceeded(
+            spent.tokens, spent.cost_usd, spent.calls
+        )
+        return hit if not spent.open else None
 
     def budget_state(self, trial: str | None) -> dict[str, Any]:
         """``GET /v1/harness/budget``: the limit reached (if any), usage and limits, and
@@ -235,7 +265,7 @@ class Accounting:
         spent = self.spent.get(trial) or Spent()
         budget = self.budget or Budget()
         return {
-            "exhausted": budget.exceeded(spent.tokens, spent.cost_usd, spent.calls),
+            "exhausted": self.exhausted(spent),
             "used": spent.to_json(),
             "limit": {"tokens": budget.tokens, "cost_usd": budget.cost_usd, "calls": budget.calls},
             "fault": self.faults.get(trial),

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from harness.config.budget import Budget
@@ -31,16 +31,33 @@ from harness.gateway.calls import (
     RESPONSES,
     Call,
     KeyInfo,
+    cap_output,
     error_response,
     prompt_estimate,
 )
 from harness.gateway.keys import KeyStore
 from harness.gateway.messages_route import messages_routes
+from harness.gateway.relay import RelayResponse
 from harness.gateway.replay import CassetteUpstream
 from harness.gateway.transcript import TRANSCRIPT, Transcript
 from harness.gateway.upstream import FleetUpstream, Upstream
 
 BUDGET = "/v1/harness/budget"
+
+
+async def closing(body: AsyncIterable[Any], done: Callable[[], None]) -> AsyncIterator[Any]:
+    """``body`` as it is, then ``done()`` however the stream ends (read through, broken,
+    or the client gone); ``body`` is closed first, so its own clean-up runs as before."""
+    try:
+        async for chunk in body:
+            yield chunk
+    finally:
+        try:
+            aclose = getattr(body, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            done()
 
 
 @dataclass
@@ -126,6 +143,8 @@ class Gateway:
         try:
             yield
         finally:
+            # calls still running (cancelled only after this, if at all): written as cut
+            self.accounting.cut_running("the gateway ended with the call in flight")
             await self.upstream.stop()
             await self.routing.aclose()
             self.telemetry.close()
@@ -278,4 +297,19 @@ class Gateway:
                 "budget_exceeded",
                 {"x-should-retry": "false"},  # the openai clients would retry a 429
             )
-        return await self.upstream.answer(call)
+        cap = self.accounting.budget.call_tokens if self.accounting.budget else None
+        if cap is not None:  # the trial's per-call limit on generated tokens
+            call.body = cap_output(call.body, cap, call.endpoint)
+        try:
+            resp = await self.upstream.answer(call)
+        except BaseException:
+            self.accounting.close(call)
+            raise
+        if not isinstance(resp, StreamingResponse):
+            self.accounting.close(call)
+            return resp
+        done = lambda: self.accounting.close(call)  # noqa: E731 (idempotent)
+        resp.body_iterator = closing(resp.body_iterator, done)  # read through, or taken over
+        if isinstance(resp, RelayResponse):  # a reply never iterated still ends
+            resp.also_on_close(done)
+        return resp

@@ -30,6 +30,22 @@ class KeyInfo:
     model: str | None = None
 
 
+def cap_output(body: dict[str, Any], cap: int, endpoint: str) -> dict[str, Any]:
+    """``body`` with the tokens the call may generate lowered to ``cap`` (set to it where
+    the call named no limit): ``max_output_tokens`` for Responses, ``max_tokens`` (and
+    ``max_completion_tokens`` where given) otherwise; embeddings generate nothing."""
+    if endpoint == EMBEDDINGS:
+        return body
+    names = (
+        ("max_output_tokens",) if endpoint == RESPONSES else ("max_tokens", "max_completion_tokens")
+    )
+    given = [n for n in names if isinstance(body.get(n), int) and body[n] > 0]
+    out = dict(body)
+    for name in given or names[:1]:
+        out[name] = min(int(body.get(name) or cap), cap)
+    return out
+
+
 class Retryable(Exception):
     def __init__(
         self,

@@ -259,6 +259,18 @@ class RelayResponse(StreamingResponse):
         )
         self._on_close = on_close
 
+    def also_on_close(self, done: Callable[[], None]) -> None:
+        """Run ``done`` too once the reply has ended (after what runs already)."""
+        before = self._on_close
+
+        async def both() -> None:
+            try:
+                await before()
+            finally:
+                done()
+
+        self._on_close = both
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
             await super().__call__(scope, receive, send)

@@ -57,6 +57,7 @@ class JobFile(BaseModel):
     budget_tokens: int | None = Field(default=None, description="--budget-tokens")
     budget_cost_usd: float | None = Field(default=None, description="--budget-cost-usd")
     budget_calls: int | None = Field(default=None, description="--budget-calls")
+    budget_call_tokens: int | None = Field(default=None, description="--budget-call-tokens")
     replay: Path | None = Field(default=None, description="a cassette (relative to the file)")
     agent_env: list[str] = Field(default_factory=list, description="KEY=VAL for the agent")
     agent_arg: list[str] = Field(default_factory=list, description="arguments for the agent")

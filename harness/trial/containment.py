@@ -46,6 +46,14 @@ BudgetCostOpt = Annotated[
 BudgetCallsOpt = Annotated[
     int | None, typer.Option("--budget-calls", help="stop each trial past this many calls", min=1)
 ]
+BudgetCallTokensOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--budget-call-tokens",
+        help="at most this many tokens generated per model call",
+        min=1,
+    ),
+]
 BUDGET_POLL_S = 1.0
 FAULT_POLL_S = 2.0  # without a budget the gateway is still asked for harness faults
 HARNESS_FAULT = "harness"  # the interrupt reason when the gateway reports a harness fault
@@ -181,11 +189,16 @@ class Guard:
         return replace(result, exit=outcome, detail=f"{reason}: {detail}")  # type: ignore[arg-type]
 
 
-def budget_flags(tokens: int | None, cost_usd: float | None, calls: int | None) -> Budget | None:
+def budget_flags(
+    tokens: int | None,
+    cost_usd: float | None,
+    calls: int | None,
+    call_tokens: int | None = None,
+) -> Budget | None:
     """The job's ``--budget-*`` limits (None when none is given)."""
-    if tokens is None and cost_usd is None and calls is None:
+    if tokens is None and cost_usd is None and calls is None and call_tokens is None:
         return None
-    return Budget(tokens=tokens, cost_usd=cost_usd, calls=calls)
+    return Budget(tokens=tokens, cost_usd=cost_usd, calls=calls, call_tokens=call_tokens)
 
 
 def budget_state(gateway: Any) -> dict[str, Any] | None:

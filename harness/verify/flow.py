@@ -20,8 +20,8 @@ from harness.util.deeptree import remove_tree
 from harness.util.fs import copy_destinations, copy_pairs, hidden_paths, link_on_the_way
 from harness.util.git import changed_files, git
 from harness.verify import reviewflags
-from harness.verify.guard import TestGuard
-from harness.verify.isolation.test_user import effective_user, hand_over
+from harness.verify.guard import TestGuard, test_user_for
+from harness.verify.isolation.test_user import hand_over
 from harness.verify.outcome import Kind, TargetResult, VerifyOutcome
 from harness.verify.request import VerifyRequest
 from harness.verify.rules import check_rules
@@ -228,7 +228,7 @@ def confirm_env_error(
         git(["clone", "-q", "--shared", "--no-checkout", str(tree), str(base)], tmp)
         git(["checkout", "-q", request.baseline], base)
         copy_hidden(request, base)
-        user = effective_user(request.test_uid, request.test_reads_all)
+        user = test_user_for(request)
         hand_over(base, user.uid if user else None, [])
         again = run_target(
             request.runner,

@@ -9,10 +9,14 @@ its result refused when it names tests the suite does not hold (``isolation.held
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from harness.config.settings import Settings
+from harness.provision.toolchain import expand
 from harness.util.deeptree import walk
 from harness.util.fs import copy_destinations, hidden_paths
 from harness.verify.isolation.held_names import held_names, reject, rejected_for, rejection
@@ -23,7 +27,14 @@ from harness.verify.isolation.restore import (
     blob_id,
     restore_runner_files,
 )
-from harness.verify.isolation.test_user import effective_user, hand_over, statement, take_back
+from harness.verify.isolation.test_root import make_root
+from harness.verify.isolation.test_user import (
+    TestUser,
+    effective_user,
+    hand_over,
+    statement,
+    take_back,
+)
 from harness.verify.outcome import TargetResult
 from harness.verify.request import VerifyRequest
 
@@ -49,6 +60,34 @@ def target_scopes(runner: str, target: str, tree: Path) -> list[str]:
     return out
 
 
+def _project_folders() -> list[Path]:
+    """The results, workspaces and scenarios of this host (never inside a test root)."""
+    with contextlib.suppress(Exception):  # no settings: the request's own paths still count
+        s = Settings.from_env()
+        return [s.results, s.workspace, s.scenario_root]
+    return []
+
+
+def test_user_for(request: VerifyRequest) -> TestUser | None:
+    """Who the hidden tests run as, and (where namespaces can be made) the allow-list
+    root they see (``isolation.test_root``): the request's interpreter, toolchain and
+    dependency folders; never the scenario, its solution, suite or evidence."""
+    if request.test_uid is None or os.geteuid() != 0:
+        return effective_user(request.test_uid, request.test_reads_all)
+    protected = [
+        request.hidden_root,
+        request.tests_from_root,
+        request.suite_dir,
+        request.solution_file,
+        request.spec_file,
+        request.evidence_dir,
+        *_project_folders(),
+    ]
+    env = expand(request.env, dict(os.environ))
+    root = make_root(request.python, request.env, env, protected)
+    return effective_user(request.test_uid, request.test_reads_all, root)
+
+
 HELD_CAP = 16 * 1024 * 1024
 HELD_ENTRIES = 400_000  # entries listed per tested folder (a tree is refused over 200,000)
 
@@ -64,7 +103,7 @@ class TestGuard:
         self.tree = tree
         self.request = request
         self.copy_hidden = copy_hidden
-        self.user = effective_user(request.test_uid, request.test_reads_all)
+        self.user = test_user_for(request)
         self.uid = self.user.uid if self.user else None
         self.blobs = baseline_blobs(tree, request.baseline)
         dests = self._destinations()

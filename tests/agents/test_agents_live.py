@@ -16,7 +16,6 @@ An agent whose image cannot be built here is skipped with the build's reason.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -27,13 +26,14 @@ import pytest
 
 from harness.fleet import builtin
 from tests._docker import client_or_skip
-from tests.conftest import REPO_ROOT, run_harness
+from tests.conftest import CALLER_ENV, REPO_ROOT, run_harness
 
 pytestmark = [pytest.mark.docker, pytest.mark.engine, pytest.mark.integration]
 
 MODEL = "smollm2-135m"
 SCENARIO = "smoke/py-fast"
-CALLS = 2  # the call budget of each live trial
+CALLS = 1  # the call budget of each live trial (qwen-code sends two side by side)
+CALL_TOKENS = 96  # what one call may generate (the 135M model rambles until its context ends)
 AGENTS = {  # agents.yml name -> its image
     "mini-swe-agent": "agent-mini",
     "aider": "agent-aider",
@@ -44,19 +44,14 @@ AGENTS = {  # agents.yml name -> its image
     "openhands": "agent-openhands",
 }
 WALL: dict[str, float] = {}  # agent -> the live trial's wall time (printed at the end)
-#: Run by default: the quick start's agent. The other six take minutes each on two loaded
-#: cores (the 135M model decodes at ~2 tokens/s at load 20-30: aider, claude-code, codex,
-#: openhands and qwen-code ran past the agent timeout there); HARNESS_TEST_LIVE_AGENTS=all
-#: (or a comma list) runs them too.
-DEFAULT_LIVE = {"mini-swe-agent"}
+#: Every agent runs by default; HARNESS_TEST_LIVE_AGENTS (a comma list, read from the
+#: caller's environment: tests/conftest.py hides HARNESS_* from the tests) runs fewer.
 LIVE_ENV = "HARNESS_TEST_LIVE_AGENTS"
 
 
 def _chosen(agent: str) -> bool:
-    wanted = os.environ.get(LIVE_ENV, "")
-    if wanted == "all":
-        return True
-    return agent in ({a.strip() for a in wanted.split(",") if a.strip()} or DEFAULT_LIVE)
+    wanted = {a.strip() for a in CALLER_ENV.get(LIVE_ENV, "").split(",") if a.strip()}
+    return not wanted or "all" in wanted or agent in wanted
 
 
 @pytest.fixture(scope="module")
@@ -94,36 +89,45 @@ def test_a_real_agent_live_against_the_built_in_model(
     live: tuple[Path, dict[str, str]], agent: str
 ) -> None:
     if not _chosen(agent):
-        pytest.skip(f"a live {agent} trial takes minutes on two cores: {LIVE_ENV}=all runs it")
+        pytest.skip(f"{LIVE_ENV} leaves {agent} out")
     project, env = live
     _image_or_skip(project, AGENTS[agent])
     t0 = time.monotonic()
     res = run_harness(
         project,
         *("exec", "--agent", agent, "--model", MODEL, "--sandbox", "docker"),
-        *("--budget-calls", str(CALLS), SCENARIO),
+        *("--budget-calls", str(CALLS), "--budget-call-tokens", str(CALL_TOKENS), SCENARIO),
         env=env,
         timeout=900,
     )
     WALL[agent] = round(time.monotonic() - t0, 1)
     out = res.stdout + res.stderr
-    # the model's weakness is the entrant's: success or failed, never the harness's error
+    # the model's weakness is the entrant's: success, failed or its own timeout (qwen-code's
+    # 18,500-token prompt prefills in ~4 min at load 8), never the harness's error
     assert res.returncode in (0, 1), out
     runs = [p for p in (project / "results" / SCENARIO).iterdir() if agent in p.name]
     run = max(runs, key=lambda p: p.name)
     report = json.loads((run / "verify" / "report.json").read_text())
-    assert report["outcome"] in ("success", "failed"), out
+    assert report["outcome"] in ("success", "failed", "timeout"), out
 
-    rows = [r for r in _rows(run) if r.get("status") == 200]
-    assert rows, f"{agent} made no answered call: {out}"
     assert len({r["call"] for r in _rows(run) if r.get("status") != "budget"}) <= CALLS
+    answered = [r for r in _rows(run) if r.get("status") == 200]
+    rows = [r for r in answered if not r.get("incomplete")]
+    if report["outcome"] == "timeout" and not rows:
+        # the agent's own time limit cut its one call in the middle (slow prefill under
+        # load): the agent's timeout, recorded as such; nothing to compare call by call
+        assert "TIMEOUT" in out, out
+        return
+    assert answered, f"{agent} made no answered call: {out}"
+    # a call the budget admitted is answered in full before the agent is stopped
+    assert rows == answered, answered
     for r in rows:  # call by call, the gateway's count is the engine's
         assert r["host"] == "local-engine"
         usage = r["engine_usage"]  # the host's own usage numbers, as it sent them
         prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
         completion = usage.get("completion_tokens", usage.get("output_tokens"))
         assert r["prompt_tokens"] == prompt > 0, r
-        assert r["completion_tokens"] == completion, r
+        assert r["completion_tokens"] == completion <= CALL_TOKENS, r
         timings = r.get("engine_timings")  # llama.cpp's own counts, where it sent them
         if timings and "predicted_n" in timings:
             assert r["completion_tokens"] == timings["predicted_n"], r

@@ -15,10 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import UserError
-from harness.scenario.repo import network_failure
-from harness.trial.workspace_lock import holding, lock_path
 from tests.conftest import CLI, REPO_ROOT, make_bundle
+from tests.support.holder import hold_workspace
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
 
@@ -44,16 +42,6 @@ def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@pytest.mark.unit
-def test_network_failures_are_told_from_wrong_locations() -> None:
-    assert network_failure("fatal: unable to access 'https://x/': Could not resolve host: x")
-    assert network_failure("fatal: unable to access 'http://127.0.0.1:9/x.git/': Failed to connect")
-    assert network_failure("error: RPC failed; curl 56 GnuTLS recv error\nfatal: early EOF")
-    assert not network_failure("remote: Repository not found.\nfatal: repository not found")
-    assert not network_failure("fatal: '/nowhere' does not appear to be a git repository")
-    assert not network_failure("git@x: Permission denied (publickey).")
 
 
 @pytest.mark.integration
@@ -98,48 +86,12 @@ def test_a_closed_pipe_ends_quietly(project: Path, tmp_path: Path) -> None:
     assert err == "" and proc.returncode != 3
 
 
-HOLDER = """
-import sys, time
-from pathlib import Path
-from harness.trial.workspace_lock import holding
-with holding(Path(sys.argv[1])):
-    print("held", flush=True)
-    time.sleep(600)
-"""
-
-
-def _holder(workspace: Path) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(workspace)],
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
-
-
-@pytest.mark.unit
-def test_a_held_workspace_is_refused_and_a_stale_lock_recovered(tmp_path: Path) -> None:
-    ws = tmp_path / "workspace" / "t" / "calc"
-    proc = _holder(ws)
-    try:
-        with pytest.raises(UserError, match=f"pid {proc.pid}"), holding(ws):
-            pass
-    finally:
-        proc.send_signal(signal.SIGKILL)  # dies holding it: the lock file stays behind
-        proc.wait()
-    assert lock_path(ws).is_file()
-    with holding(ws):  # recovered
-        assert lock_path(ws).read_text().strip() == str(os.getpid())
-
-
 @pytest.mark.integration
 def test_a_second_exec_of_a_busy_workspace_is_refused(
     project: Path, tmp_path: Path, cli: CLI
 ) -> None:
     _scenario(project, tmp_path)
-    proc = _holder(project / "workspace" / "t" / "calc")
+    proc = hold_workspace(project / "workspace" / "t" / "calc")
     try:
         began = time.monotonic()
         done = cli("exec", "t/calc", "--agent", "nop", "--sandbox", "local")

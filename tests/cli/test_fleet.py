@@ -12,6 +12,7 @@ from harness.fleet.probe import fleet_fingerprint
 from harness.gateway import GatewayServer
 from harness.testing.lmstudio import TestHost
 from harness.util.serving import bind_socket
+from tests.support.fleet_file import write_fleet
 
 pytestmark = pytest.mark.integration
 
@@ -23,17 +24,6 @@ def hosts():
         TestHost(models=["org/m"], quant="Q8_0", prefill=2000, decode=200, parallel=2) as b,
     ):
         yield a, b
-
-
-def write_fleet(tmp_path, *urls):
-    names = ["a", "b", "c"]
-    data = {
-        "hosts": [{"name": n, "base_url": u} for n, u in zip(names, urls, strict=False)],
-        "models": {"m": {"upstream": "org/m"}},
-    }
-    path = tmp_path / "fleet.yml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 def test_status_warns_about_heterogeneous_artefacts(hosts, tmp_path):
@@ -104,59 +94,6 @@ def test_bench_measures_and_seeds_the_router(hosts, tmp_path):
 def test_missing_fleet_file_is_a_user_error(tmp_path):
     res = CliRunner().invoke(fleet_app, ["status", "--fleet", str(tmp_path / "nope.yml")])
     assert res.exit_code == 2 and "fleet file not found" in res.output
-
-
-def test_fingerprint_compares_only_what_hosts_report():
-    from harness.fleet.probe import HostStatus, ModelInfo, fingerprint
-
-    cfg = parse_fleet(
-        {
-            "hosts": [{"name": n, "base_url": f"http://{n}:1"} for n in ("a", "b", "c")],
-            "models": {"m": {"upstream": "org/m"}},
-        }
-    )
-    st = {
-        "a": HostStatus(
-            "a",
-            "http://a:1",
-            True,
-            "lmstudio-v1",
-            models={"org/m": ModelInfo("org/m", True, "Q4_K_M", "gguf", context_length=8192)},
-        ),
-        "b": HostStatus(
-            "b",
-            "http://b:1",
-            True,
-            "lmstudio-v0",
-            models={"org/m": ModelInfo("org/m", True, "Q4_K_M", "gguf")},
-        ),
-        "c": HostStatus(
-            "c", "http://c:1", True, "openai", models={"org/m": ModelInfo("org/m", True)}
-        ),
-    }
-    fp = fingerprint(cfg, st)
-    assert fp["heterogeneous"] is False
-    assert fp["warnings"] == [
-        "host c reports no artefact for 'org/m' (plain OpenAI API): "
-        "it cannot be checked to be the same model"
-    ]
-    st["b"].models["org/m"].format = "mlx"
-    fp2 = fingerprint(cfg, st)
-    assert fp2["identifiers"]["org/m"]["differs"] == ["format"]
-    assert fp2["digest"] != fp["digest"]
-
-
-def test_fingerprint_digest_is_stable_while_a_host_is_down(tmp_path):
-    with (
-        TestHost(models=["org/m"], prefill=40000, decode=4000) as a,
-        TestHost(models=["org/m"], prefill=40000, decode=4000) as b,
-    ):
-        cfg = parse_fleet(yaml.safe_load(write_fleet(tmp_path, a.url, b.url).read_text()))
-        both = fleet_fingerprint(cfg)
-        b.stop()
-        one_down = fleet_fingerprint(cfg, timeout=2)
-    assert one_down["hosts"]["b"]["reachable"] is False
-    assert one_down["digest"] == both["digest"]
 
 
 def test_bench_shows_failed_runs(tmp_path):

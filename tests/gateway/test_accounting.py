@@ -126,3 +126,66 @@ def test_no_budget_means_unlimited(host, tmp_path):
         state = budget_endpoint(gw, key)
         assert state["exhausted"] is None and state["used"]["calls"] == 3
         assert state["limit"] == {"tokens": None, "cost_usd": None, "calls": None}
+
+
+def test_a_per_call_token_limit_lowers_what_each_call_may_generate(host, tmp_path):
+    """``--budget-call-tokens``: the host is asked for at most that many tokens per call,
+    whatever the call named (a higher limit, none at all, Responses' own field); a lower
+    limit of the call's own stands, and the limit refuses no call."""
+    with gateway(host, tmp_path, Budget(call_tokens=5)) as gw:
+        c = openai.OpenAI(base_url=gw.base_url, api_key=gw.issue_key("t"), max_retries=0)
+        unnamed = c.chat.completions.create(model="coder", messages=MSGS)
+        higher = c.chat.completions.create(model="coder", messages=MSGS, max_tokens=40)
+        newer = c.chat.completions.create(model="coder", messages=MSGS, max_completion_tokens=40)
+        lower = c.chat.completions.create(model="coder", messages=MSGS, max_tokens=3)
+        streamed = c.chat.completions.create(
+            model="coder", messages=MSGS, stream=True, stream_options={"include_usage": True}
+        )
+        usage = [ch.usage for ch in streamed if ch.usage][-1]
+        responses = c.responses.create(model="coder", input="word " * 50)
+        assert unnamed.usage and higher.usage and newer.usage and lower.usage
+        assert unnamed.usage.completion_tokens == 5
+        assert higher.usage.completion_tokens == 5
+        assert newer.usage.completion_tokens == 5
+        assert lower.usage.completion_tokens == 3
+        assert usage.completion_tokens == 5
+        assert responses.usage and responses.usage.output_tokens == 5
+        rows = read_jsonl(tmp_path / "t.jsonl")
+        assert [r["status"] for r in rows] == [200] * 6
+
+
+def test_the_per_call_limit_is_a_budget_of_its_own():
+    assert not Budget(call_tokens=64).unlimited
+    assert Budget.model_validate({"call-tokens": 64}).call_tokens == 64
+    assert Budget(calls=2).merged(Budget(call_tokens=8)) == Budget(calls=2, call_tokens=8)
+
+
+def test_a_call_the_budget_let_through_is_answered_before_the_agent_is_stopped(tmp_path):
+    """The last call a budget admits is answered in full: the budget reads as exhausted
+    (the trial's signal to stop the agent) only once that answer has ended, even when a
+    call past the limit was refused meanwhile (qwen-code sends calls side by side)."""
+    with TestHost(models=[MODEL], prefill=1e6, decode=40) as slow:
+        with gateway(slow, tmp_path, Budget(calls=1)) as gw:
+            key = gw.issue_key("t")
+            c = openai.OpenAI(base_url=gw.base_url, api_key=key, max_retries=0)
+            stream = c.chat.completions.create(
+                model="coder", messages=MSGS, max_tokens=60, stream=True
+            )
+            first = next(iter(stream))  # the answer has begun; ~1.5 s of it is still to come
+            assert first is not None
+            state = budget_endpoint(gw, key)
+            assert state["used"]["calls"] == 1 and state["exhausted"] is None
+            assert len(list(stream)) > 1
+            assert budget_endpoint(gw, key)["exhausted"] == "calls"
+        with gateway(slow, tmp_path / "b", Budget(calls=1)) as gw:
+            key = gw.issue_key("t")
+            c = openai.OpenAI(base_url=gw.base_url, api_key=key, max_retries=0)
+            stream = c.chat.completions.create(
+                model="coder", messages=MSGS, max_tokens=60, stream=True
+            )
+            next(iter(stream))
+            with pytest.raises(openai.RateLimitError):  # a second call, past the limit
+                c.chat.completions.create(model="coder", messages=MSGS, max_tokens=2)
+            assert budget_endpoint(gw, key)["exhausted"] is None  # the first still runs
+            assert len(list(stream)) > 1
+            assert budget_endpoint(gw, key)["exhausted"] == "calls"

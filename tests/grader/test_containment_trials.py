@@ -13,6 +13,7 @@ import pytest
 from harness.config.settings import Settings
 from harness.grader.containment.catalogue import load_attacks
 from harness.grader.containment.control import run_attack
+from harness.verify.isolation import test_root
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.integration
@@ -81,3 +82,28 @@ def test_the_executed_app_reaches_nothing_of_the_host_locally(
     play(name, "local", tmp_path, monkeypatch)
     log = next(tmp_path.glob("results/**/invoicesync-1.stdout.log")).read_text()
     assert "blocked" in log  # the app ran, and was refused
+
+
+# the hidden tests' own root on a host (verify.isolation.test_root): the red team's local
+# attacks (each NOT CONTAINED before it: success 1.0 for unfixed code, host data in the
+# report, a file left in /run/lock) and invented ones of the same class
+LOCAL_ROOT_ATTACKS = [
+    "redteam-local-reads-solution",
+    "redteam-local-reads-hidden-originals",
+    "redteam-local-go-reads-solution",
+    "redteam-local-host-file-into-report",
+    "redteam-test-uid-world-writable",
+    "verdict-local-sees-host-processes",
+    "verdict-local-reads-root-and-results",
+    "host-local-writes-past-the-run",
+]
+
+
+@pytest.mark.parametrize("name", LOCAL_ROOT_ATTACKS)
+@pytest.mark.skipif(not test_root.available(), reason="the test root needs root and unshare")
+def test_the_hidden_tests_reach_nothing_of_the_host_locally(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play(name, "local", tmp_path, monkeypatch)
+    report = next(tmp_path.glob("results/**/verify/report.json")).read_text()
+    assert "allow-list root" in report  # the report says what the tests saw

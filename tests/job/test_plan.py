@@ -1,4 +1,5 @@
-"""Matrix expansion, resume classification and progress bookkeeping (no processes)."""
+"""Matrix expansion, scenario selection, resume classification and progress bookkeeping
+(no processes)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from harness.config.entrants import Registry
 from harness.errors import UserError
 from harness.job.ledger import RunRecord, TrialEntry
-from harness.job.plan import JobConfig, Trial, expand
+from harness.job.plan import JobConfig, Trial, expand, select_scenarios
 from harness.job.progress import Tally
 from harness.job.runner import classify
 
@@ -82,3 +83,27 @@ def test_tally_keeps_infra_errors_apart_from_failures() -> None:
     t.finish("error", "error")
     t.finish("interrupted", None)
     assert (t.done, t.failed, t.errors, t.retries, t.interrupted, t.running) == (3, 1, 1, 1, 1, 0)
+
+
+SCENARIOS = ["go/a", "go/b", "py/a", "py/b", "py/c", "smoke/py-fast"]
+
+
+@pytest.mark.unit
+def test_globs_exclude_and_limit_pick_scenarios() -> None:
+    assert select_scenarios(["py/*"], SCENARIOS) == ["py/a", "py/b", "py/c"]
+    assert select_scenarios(["py/*", "go/a"], SCENARIOS, exclude=["py/b"]) == [
+        "py/a",
+        "py/c",
+        "go/a",
+    ]
+    assert select_scenarios([], SCENARIOS, all_=True, limit=2) == ["go/a", "go/b"]
+    assert "smoke/py-fast" not in select_scenarios(["*"], SCENARIOS)  # only when named
+    assert select_scenarios(["smoke/*"], SCENARIOS) == ["smoke/py-fast"]
+    for args, kwargs, field in (
+        (["rust/*"], {}, "--scenarios"),
+        (["py/*"], {"exclude": ["py/*"]}, "--exclude"),
+        (["py/*"], {"limit": 0}, "--limit"),
+    ):
+        with pytest.raises(Exception) as err:
+            select_scenarios(args, SCENARIOS, **kwargs)  # type: ignore[arg-type]
+        assert field in str(err.value)

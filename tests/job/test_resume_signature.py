@@ -19,7 +19,7 @@ from harness.job import resume_signature
 from harness.job.ledger import TrialEntry
 from harness.job.ledgercache import StoredEntries
 from harness.job.plan import Trial
-from tests.job.test_job_prepare import JOB, _result, _runner
+from tests.job.test_runner import JOB, _result, _runner
 
 pytestmark = pytest.mark.unit
 

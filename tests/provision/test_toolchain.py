@@ -1,5 +1,5 @@
-"""Toolchain choice, environment-failure classification, goagentbench compatibility
-(verdicts, report rows, run files, GOAGENTBENCH_* aliases): units, no subprocesses."""
+"""Toolchain choice and goagentbench compatibility (verdicts, report rows, run files,
+GOAGENTBENCH_* aliases): units, no subprocesses."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.provision import Provision
-from harness.provision.envcheck import classify_go, classify_pytest
 from harness.provision.toolchain import (
     GO_RELEASES,
     choose_go,
@@ -108,77 +107,6 @@ def test_provision_env_for_docker_and_local(tmp_path: Path) -> None:
 
 
 # -- environment failures -----------------------------------------------------------------
-
-
-def test_go_toolchain_failures_are_named_with_the_fix(tmp_path: Path) -> None:
-    old = (
-        "go: errors parsing go.mod:\n"
-        "/x/go.mod:3: invalid go version '1.24.4': must match format 1.23\n"
-    )
-    msg = classify_go(old, tmp_path)
-    assert msg and msg.startswith("toolchain:") and "environment.go" in msg
-    new = "go: go.mod requires go >= 1.30 (running go 1.24.11; GOTOOLCHAIN=local)\n"
-    assert "1.30" in (classify_go(new, tmp_path) or "")
-
-
-def test_go_dependency_failures_but_not_the_modules_own_packages(tmp_path: Path) -> None:
-    (tmp_path / "go.mod").write_text("module example.com/app\n\ngo 1.24\n")
-    ext = "app.go:3:8: no required module provides package github.com/x/y; to add it:\n"
-    assert (classify_go(ext, tmp_path) or "").startswith("dependency:")
-    own = "app.go:3:8: no required module provides package example.com/app/newpkg; to add\n"
-    assert classify_go(own, tmp_path) is None
-    off = "go: example.com/greet@v1.0.0: module lookup disabled by GOPROXY=off\n"
-    assert classify_go(off, tmp_path)
-    assert classify_go("app.go:5:2: undefined: Foo\n", tmp_path) is None
-
-
-def test_offline_lookup_of_a_package_the_module_lacks_is_the_code_s(tmp_path: Path) -> None:
-    """Issue 50: go looks a package the main module lacks up in the whole module graph,
-    so offline it fails on an unrelated module; the import at that position is the
-    module's own package (never written): the code's failure, not the environment's."""
-    (tmp_path / "go.mod").write_text("module example.com/app\n\ngo 1.24\n")
-    (tmp_path / "gab").mkdir()
-    (tmp_path / "gab" / "x_test.go").write_text(
-        'package gab\n\nimport (\n\t"testing"\n\n\t"example.com/app/sorting"\n'
-        '\t"github.com/x/y"\n)\n'
-    )
-    lookup = ": github.com/davecgh/go-spew@v1.1.1: module lookup disabled by GOPROXY=off\n"
-    assert classify_go("gab/x_test.go:6:2" + lookup, tmp_path) is None
-    assert (classify_go("gab/x_test.go:7:2" + lookup, tmp_path) or "").startswith("dependency:")
-    own = "cannot find module providing package example.com/app/sorting: module lookup disabled"
-    assert classify_go(own + " by GOPROXY=off\n", tmp_path) is None
-    both = "gab/x_test.go:6:2" + lookup + "gab/x_test.go:7:2" + lookup
-    assert "x_test.go:7:2" in (classify_go(both, tmp_path) or "")
-
-
-def test_go_writing_the_read_only_module_cache_is_a_missing_dependency(tmp_path: Path) -> None:
-    """Under the test user, go 1.24 reports a module the prepared (read-only) cache lacks
-    as a failed mkdir there, and only as build-output events: still a dependency."""
-    cache = "/cache/deps/gomod/empty"
-
-    def events(text: str) -> str:
-        build = {"ImportPath": "example.com/greet", "Action": "build-output", "Output": text}
-        fail = {"Action": "fail", "Package": "example.com/app/app", "FailedBuild": "x"}
-        return "\n".join(json.dumps(e) for e in (build, fail))
-
-    for text in (
-        f"app/app.go:3:8: mkdir {cache}/cache: permission denied\n",
-        f"app/app.go:3:8: mkdir {cache}/cache/download/example.com: read-only file system\n",
-    ):
-        msg = classify_go(events(text), tmp_path, modcache=cache)
-        assert msg and msg.startswith("dependency:") and "app/app.go:3:8" in msg, msg
-        assert "{" not in msg  # go's line, not the JSON event
-        assert classify_go(events(text), tmp_path) is None  # which cache: only when known
-    other = events("app/app.go:9:2: open /work/data.txt: permission denied\n")
-    assert classify_go(other, tmp_path, modcache=cache) is None  # the code's own file
-
-
-def test_pytest_missing_declared_requirement(tmp_path: Path) -> None:
-    (tmp_path / "requirements.txt").write_text("# deps\nTiny-Dep==1.0\n")
-    out = "E   ModuleNotFoundError: No module named 'tiny_dep'\n"
-    assert (classify_pytest(out, tmp_path) or "").startswith("dependency:")
-    assert classify_pytest("E   ModuleNotFoundError: No module named 'ledger'\n", tmp_path) is None
-    assert classify_pytest("/usr/bin/python3: No module named pytest\n", tmp_path)
 
 
 # -- verdicts and the report ----------------------------------------------------------------
@@ -344,41 +272,3 @@ def test_every_goagentbench_row_names_existing_tests() -> None:
             assert current and (REPO_ROOT / current).is_file(), ref
             if name:
                 assert f"def {name}(" in (REPO_ROOT / current).read_text(), ref
-
-
-def test_project_requirements_are_read_without_building() -> None:
-    from harness.provision.pyreqs import project_requirements
-
-    pyproject = """[project]
-name = "x"
-dependencies = ["a>=1"]
-[project.optional-dependencies]
-tests = ["pytest>=8"]
-docs = ["sphinx"]
-"""
-    assert project_requirements(pyproject, None) == (["a>=1"], ["pytest>=8"])
-    setup_py = (
-        "from setuptools import setup\n"
-        "install_requires = ['text-unidecode>=1.3']\n"
-        "setup(name='x', install_requires=install_requires, tests_require=['b'])\n"
-    )
-    assert project_requirements(None, setup_py) == (["text-unidecode>=1.3"], ["b"])
-    assert project_requirements("not toml [", "def (") == ([], [])
-
-
-def test_a_test_file_s_import_is_installed_when_the_project_declares_it() -> None:
-    """Issue 50: test dependencies declared outside the test extras (a `dev` extra, a
-    dependency group) are installed when a test file imports them, and only then."""
-    from harness.provision.pyreqs import imported_by_tests
-
-    pyproject = (
-        '[project]\nname = "x"\n[project.optional-dependencies]\n'
-        'dev = ["freezegun>=1.0", "black"]\ndocs = ["mkdocs"]\n'
-        '[dependency-groups]\ntesting = ["hypothesis", {include-group = "dev"}]\n'
-    )
-    tests = [
-        "import freezegun\nfrom hypothesis import given\nimport os\n",
-        "from . import helper\nimport mkdocs_ext\n",
-    ]
-    assert imported_by_tests(pyproject, tests) == ["freezegun>=1.0", "hypothesis"]
-    assert imported_by_tests(None, tests) == []

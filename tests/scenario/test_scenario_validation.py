@@ -9,7 +9,7 @@ import pytest
 
 from harness.errors import UserError
 from harness.scenario.load import parse_scenario
-from harness.scenario.targets import TargetError, parse_go_target
+from harness.scenario.targets import parse_go_target
 from tests.cli.test_cli_errors import GOOD_FILES, assert_refused, scenario_yaml
 from tests.conftest import CLI, make_bundle
 
@@ -78,13 +78,6 @@ def test_go_fixture_and_goagentbench_forms_are_valid() -> None:
         ("./...", None),
     ]:
         assert parse_go_target(entry).run == run
-
-
-@pytest.mark.unit
-def test_go_target_errors_carry_a_fix() -> None:
-    with pytest.raises(TargetError) as info:
-        parse_go_target("-run X ./pkg")
-    assert info.value.fix
 
 
 @pytest.mark.unit

@@ -54,3 +54,22 @@ def add_entrants(project: Path, agents: str = "", llms: str = "") -> Path:
 def harness(project: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     """``harness ARGS`` in ``project`` with its scenario root."""
     return run_harness(project, *args, timeout=timeout)
+
+
+def solvable_calc(project: Path, src: Path) -> Path:
+    """``scenarios/t/calc`` with a reference solution, its test copied in by ``verify``."""
+    folder = project / "scenarios" / "t" / "calc"
+    folder.mkdir(parents=True)
+    sha = make_bundle(src, folder / "repo.bundle", FILES)
+    (folder / "test_calc.py").write_text(HIDDEN)
+    (folder / "solution.patch").write_text(
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
+        "-    return a - b\n+    return a + b\n"
+    )
+    (folder / "scenario.yml").write_text(
+        f"name: calc\nrepo: repo.bundle\ncommit: {sha}\nsolution: solution.patch\n"
+        "classification: {type: fix-bug}\nagent: {instructions: please fix add}\n"
+        "verify:\n  must-modify: calc.py\n  copy: [{from: test_calc.py, to: .}]\n"
+        "  tests: [test_calc.py]\n"
+    )
+    return folder

@@ -13,6 +13,7 @@ what this placement shares with the local one).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import shutil
@@ -27,6 +28,10 @@ from harness.config.entrants import LLMEntry
 from harness.errors import InfraError, UserError
 from harness.fleet.telemetry import trial_usage_from_file
 from harness.gateway.files import PORT, ROOT, cassette_name, gateway_files, shared_router_url
+
+#: how long the gateway may take to end (its own graceful shutdown: 5 s, then in-flight
+#: calls are cut and written)
+END_WAIT_S = 10.0
 
 
 class TrialGateway:
@@ -193,6 +198,7 @@ class TrialGateway:
         """Copy telemetry, recording and log to ``dest``; return the trial's usage."""
 
         dest.mkdir(parents=True, exist_ok=True)
+        self._end()
         try:
             self.sandbox.copy_out(f"{ROOT}/out", dest / "out")
         except Exception as exc:  # the container may already be gone on a hard failure
@@ -203,6 +209,21 @@ class TrialGateway:
         out.rmdir()
         telemetry = dest / "telemetry.jsonl"
         return trial_usage_from_file(telemetry, self.trial) if telemetry.exists() else {}
+
+    def _end(self) -> None:
+        """End the gateway process before its record is read: a call still in flight (the
+        agent stopped or timed out in the middle of it) is cut by the gateway's own
+        shutdown and written as such (``incomplete``), not lost with the container.
+        Best effort: a gateway already gone leaves what it wrote."""
+        if self.sandbox is None:
+            return
+        wait = (
+            f"pid=$(cat {ROOT}/gateway.pid) || exit 0; kill -TERM $pid 2>/dev/null || exit 0; "
+            f"for i in $(seq 1 {int(END_WAIT_S * 10)}); do "
+            "kill -0 $pid 2>/dev/null || exit 0; sleep 0.1; done; exit 1"
+        )
+        with contextlib.suppress(Exception):
+            self.sandbox.exec(["sh", "-c", wait], timeout=END_WAIT_S + 10)
 
     def stop(self) -> None:
         if self.sandbox is not None:

@@ -89,7 +89,10 @@ class LocalGateway:
         return dict(self.server.budget_state(self.trial))
 
     def collect(self, dest: Path) -> dict[str, Any]:
-
+        """Copy the gateway's record to ``dest``; return the trial's usage. The gateway is
+        ended first, so a call still in flight is in the record as cut."""
+        if self.server is not None:
+            self.server.stop()
         dest.mkdir(parents=True, exist_ok=True)
         for item in (self.tmp / "out").iterdir():
             shutil.copy2(item, dest / item.name)

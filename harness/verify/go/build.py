@@ -19,6 +19,7 @@ when every package built and passed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -37,7 +38,7 @@ HomeEnv = Callable[[Path], dict[str, str]]
 
 
 def builder_of(user: TestUser | None) -> TestUser | None:
-    return TestUser(user.uid + BUILDER_OFFSET, user.read_all) if user else None
+    return dataclasses.replace(user, uid=user.uid + BUILDER_OFFSET) if user else None
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def build_and_run(
     seed = seed_for(env)
     version = (goseed.key(env) or "go").split("-", 1)[0]
     # the test user reads no source: not even through CAP_DAC_READ_SEARCH on a host
-    runner = TestUser(user.uid) if user else None
+    runner = dataclasses.replace(user, read_all=False) if user else None
     with test_home(b_uid) as bhome:
         bhome.chmod(0o711)  # the test user reaches its binaries, lists nothing
         cache = _own_cache(seed, bhome / "cache", b_uid)
@@ -198,7 +199,9 @@ def build_and_run(
                     cmd = [str(tool), "-t", "-p", pkg.import_path, str(binary)]
                     cmd += binary_flags(run, version)
                     tenv = {**env, **home_env(home), "GOCACHE": str(seed or home / "cache")}
-                    ran = run_reaped(cmd, pkg.folder, tenv, left, runner)
+                    ran = run_reaped(
+                        cmd, pkg.folder, tenv, left, runner, writable=[tree], readable=[bhome]
+                    )
                 lines.append(ran.output.rstrip("\n"))
                 if ran.returncode is None:
                     return None, "\n".join(lines)

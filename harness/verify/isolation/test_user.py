@@ -7,8 +7,10 @@ sandboxes' run user in the container, ``LOCAL_TEST_UID`` on a host. The tree is 
 to that user, except the hidden tests and their folders (root's, sticky: the tests may
 add files there, not replace the suite). Every command goes through ``reaper.py``, which
 kills every process of the run before its status is written to a folder only the
-controller can write. Without root nothing of this can be enforced by the OS: the
-command runs as the controller's user, still reaped (the report says which).
+controller can write. On a host that can make private namespaces the command also runs
+in the test root (``test_root``): an allow list of the machine, not the host's file
+system. Without root nothing of this can be enforced by the OS: the command runs as the
+controller's user, still reaped (the report says which).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +31,7 @@ from harness.errors import InfraError
 from harness.util.capped import Capped
 from harness.util.deeptree import remove_tree, walk
 from harness.verify.isolation import output_pipe
+from harness.verify.isolation.test_root import TestRoot, entered
 
 REAPER = Path(__file__).with_name("reaper.py")
 LOCAL_TEST_UID = 61001  # no passwd entry needed; beside appkit.jail's APP_UID 61000
@@ -39,21 +42,26 @@ CHUNK = 1 << 16
 
 @dataclass(frozen=True)
 class TestUser:
-    """The user a test command runs as. ``read_all`` (on a host, where the toolchain may
-    sit in root's home) keeps CAP_DAC_READ_SEARCH: it may read any file, write none of
-    the controller's."""
+    """The user a test command runs as. ``root``: the allow list it sees instead of the
+    host's file system (``test_root``; None where namespaces cannot be made). Without
+    one, ``read_all`` (on a host, where the toolchain may sit in root's home) keeps
+    CAP_DAC_READ_SEARCH: it may read any file, write none of the controller's."""
 
     __test__ = False  # not a pytest class
 
     uid: int
     read_all: bool = False
+    root: TestRoot | None = None
 
 
-def effective_user(requested: int | None, read_all: bool) -> TestUser | None:
-    """Who tests run as: ``requested`` when the controller is root, else nobody else."""
+def effective_user(
+    requested: int | None, read_all: bool, root: TestRoot | None = None
+) -> TestUser | None:
+    """Who tests run as: ``requested`` when the controller is root, else nobody else.
+    In a test ``root`` the toolchain is in reach without reading every file."""
     if requested is None or os.geteuid() != 0 or requested == 0:
         return None
-    return TestUser(requested, read_all)
+    return TestUser(requested, read_all and root is None, root)
 
 
 def statement(user: TestUser | None) -> str:
@@ -62,9 +70,17 @@ def statement(user: TestUser | None) -> str:
             "NOT enforced: the verifier is not root, so the tests run as its own user "
             "(every process of a test run is still killed before results are read)"
         )
+    seen = (
+        "in private mount and PID namespaces on an allow-list root (system folders, the "
+        "toolchain and dependencies read-only, the tree and its home writable, a private "
+        "/tmp; nothing else of the host)"
+        if user.root is not None
+        else "NOT in a root of their own (no private namespaces here): they could read "
+        "the host's world-readable files"
+    )
     return (
-        f"enforced: tests ran as uid {user.uid}, which cannot write the verifier's output; "
-        "every process of a test run was killed before its results were read"
+        f"enforced: tests ran as uid {user.uid}, which cannot write the verifier's output, "
+        f"{seen}; every process of a test run was killed before its results were read"
     )
 
 
@@ -240,24 +256,52 @@ def _collect(
     return code, output
 
 
+def _home_dirs(env: dict[str, str]) -> list[Path]:
+    """The command's own home and temp folder (the controller made them for it)."""
+    return [Path(env[k]) for k in ("HOME", "TMPDIR") if env.get(k, "").startswith("/")]
+
+
 def run_reaped(
-    cmd: list[str], cwd: Path, env: dict[str, str], timeout: float, user: TestUser | None
+    cmd: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    user: TestUser | None,
+    *,
+    writable: Sequence[Path] = (),
+    readable: Sequence[Path] = (),
 ) -> Ran:
-    """Run ``cmd`` under the reaper (as ``user``); every process of it is dead on return."""
+    """Run ``cmd`` under the reaper (as ``user``); every process of it is dead on return.
+    In ``user.root`` it sees ``cwd``, its HOME and TMPDIR and ``writable`` (the tree)
+    writable, ``readable`` read-only, and the root's allow list; nothing else."""
     status_dir = Path(tempfile.mkdtemp(prefix="harness-teststatus-"))  # 0700, ours
     status = status_dir / "status.json"
+    marker = status_dir / "entered"
     wrapper = [sys.executable, "-I", str(REAPER), "--status", str(status)]
     wrapper += ["--timeout", f"{timeout:.1f}"]
-    if user is not None:
-        wrapper += ["--uid", str(user.uid), *(["--read-all", "1"] if user.read_all else [])]
-    wrapper += ["--", *cmd]
+    jailed = user is not None and user.root is not None
     try:
-        code, output = _collect(wrapper, cwd, env, timeout + GRACE_S)
+        with contextlib.ExitStack() as stack:
+            if user is not None and user.root is not None:  # the uid is dropped inside
+                rw = [cwd, *_home_dirs(env), *writable]
+                jail = entered(user.root, user.uid, cmd, cwd, rw, readable, marker)
+                cmd = stack.enter_context(jail)
+            elif user is not None:
+                wrapper += ["--uid", str(user.uid)]
+                wrapper += ["--read-all", "1"] if user.read_all else []
+            wrapper += ["--", *cmd]
+            code, output = _collect(wrapper, cwd, env, timeout + GRACE_S)
         if code is None:
             return Ran(None, output + f"\n[harness] timed out after {timeout:.0f}s", 0)
         if not status.is_file():  # the reaper itself was killed: nothing is trusted
             return Ran(1, output + "\n[harness] the test run's supervisor was killed", 0)
         data = json.loads(status.read_text())
+        if jailed and not marker.is_file() and not data.get("timed_out"):
+            last = (output.strip().splitlines() or ["no output"])[-1]
+            raise InfraError(
+                f"could not make the hidden tests' root: {last}",
+                fix="run the verifier as root where unshare and mount work, or not as root",
+            )
     finally:
         remove_tree(status_dir)
     if data.get("timed_out"):

@@ -3,6 +3,7 @@
 ``GET /v1/harness/budget`` from inside the container."""
 
 import json
+import time
 import uuid
 from pathlib import Path
 
@@ -127,3 +128,57 @@ def test_container_gateways_lease_hosts_from_the_job_router(tmp_path: Path) -> N
                 for net in nets:
                     net.remove()
     assert snap["h"]["calls"] == 2 and snap["h"]["inflight"] == 0
+
+
+def test_a_call_in_flight_when_the_turn_ends_is_written_cut_not_lost(tmp_path: Path) -> None:
+    """The agent is stopped (or times out) in the middle of a call: reading the gateway's
+    record ends the gateway first, so that call is in the telemetry as cut (incomplete),
+    with the host it ran on, instead of vanishing with the container."""
+    docker = pytest.importorskip("docker")
+    from harness.fleet.router_service import bridge_address
+    from harness.testing.lmstudio import TestHost
+
+    addr = bridge_address()
+    if addr == "127.0.0.1":
+        pytest.skip("no Docker bridge")
+    client = docker.from_env()
+    label = {"harness.test": "fleet-cut"}
+    # a prefill of ~60 s: the call is still running when the turn ends
+    with TestHost(host=addr, models=["org/m"], prefill=1.0, decode=1e5) as host:
+        fleet_file = tmp_path / "fleet.yml"
+        fleet = {
+            "hosts": [{"name": "h", "base_url": host.url}],
+            "models": {"m": {"upstream": "org/m"}},
+        }
+        fleet_file.write_text(json.dumps(fleet))
+        net = client.networks.create(
+            f"harness-test-{uuid.uuid4().hex[:8]}", internal=True, labels=label
+        )
+        gw = TrialGateway(
+            trial="trial-cut",
+            agent="a",
+            llm=LLMEntry(name="m", model="m"),
+            network=net.name,
+            labels=label,
+            fleet_file=fleet_file,
+        )
+        try:
+            gw.start()
+            call = CALL.replace("timeout=10", "timeout=120").replace('"hi"', '"hi " * 60')
+            started = gw.sandbox.exec(
+                ["sh", "-c", f"nohup python3 -c '{call}' {gw.key} >/dev/null 2>&1 &"], timeout=30
+            )
+            assert started.ok, started.stderr
+            time.sleep(3)  # the call has reached the host and is prefilling
+            t0 = time.monotonic()
+            usage = gw.collect(tmp_path / "out")
+            took = time.monotonic() - t0
+        finally:
+            gw.stop()
+            net.remove()
+    rows = read_jsonl(tmp_path / "out" / "telemetry.jsonl")
+    assert len(rows) == 1, rows
+    assert rows[0]["host"] == "h" and rows[0]["incomplete"] is True, rows[0]
+    assert rows[0]["trial"] == "trial-cut"
+    assert usage["incomplete"] == 1
+    assert took < 20

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from harness.errors import UserError
 from harness.grader.mutants.score import MutantLine, mutation_control, mutation_score
-from harness.grader.mutants.triage import equivalents
 
 pytestmark = pytest.mark.unit
 
@@ -54,12 +50,3 @@ def test_the_control_needs_the_sample_and_the_score() -> None:
     weak = [*many[:94], *(line(f"s{i}", "survived") for i in range(6))]
     failed = mutation_control(mutation_score(weak, {}))
     assert not failed.passed and "s0" in failed.detail
-
-
-def test_a_triage_without_a_reason_names_its_field(tmp_path: Path) -> None:
-    (tmp_path / "mutants.yml").write_text("equivalent:\n  'a.py:1:core/X:0': ''\n")
-    with pytest.raises(UserError) as err:
-        equivalents(tmp_path)
-    assert err.value.field == "equivalent.a.py:1:core/X:0"
-    (tmp_path / "mutants.yml").write_text("equivalent:\n  'a.py:1:core/X:0': same output\n")
-    assert equivalents(tmp_path) == {"a.py:1:core/X:0": "same output"}

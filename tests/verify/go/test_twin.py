@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import InfraError
+from harness.verify.go import twin as twin_mod
 from harness.verify.go.twin import GoTwin, hidden_files, plan, swapped
+from harness.verify.isolation import test_root
+from harness.verify.isolation.test_user import TestUser
 
 pytestmark = [
     pytest.mark.integration,
@@ -91,3 +95,53 @@ def test_the_twin_stands_in_for_one_run_only(tmp_path: Path) -> None:
     with swapped(GoTwin({path: b"twin"}, {"TestA"})):
         assert path.read_text() == "twin" and path.stat().st_mode & 0o777 == 0o444
     assert path.read_text() == "original" and path.stat().st_mode & 0o777 == 0o444
+
+
+# a twin that was planned but could not run is the harness's fault, never a skipped twin
+# (fail-open: a forged pass went through when the tool was out of the test root's reach)
+
+
+def test_a_missing_twin_tool_is_an_infra_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path)
+    monkeypatch.setattr(twin_mod, "tool", lambda env, seed: tmp_path / "gone" / "gotwin")
+    with pytest.raises(InfraError, match=r"twin tool .* is missing"):
+        plan("./p", tree, ["p/p_test.go"], {"PATH": os.environ["PATH"]}, None, None)
+
+
+def test_a_crashing_twin_tool_is_an_infra_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path)
+    crash = tmp_path / "gotwin"
+    crash.write_text("#!/bin/sh\necho 'panic: runtime error' >&2\nexit 2\n")
+    crash.chmod(0o755)
+    monkeypatch.setattr(twin_mod, "tool", lambda env, seed: crash)
+    with pytest.raises(InfraError, match=r"twin tool failed on p_test\.go"):
+        plan("./p", tree, ["p/p_test.go"], {"PATH": os.environ["PATH"]}, None, None)
+
+
+def test_a_twin_tool_that_cannot_be_built_is_an_infra_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "twin.go"
+    broken.write_text("package main\n\nfunc main() { undefined() }\n")
+    monkeypatch.setattr(twin_mod, "SOURCE", broken)
+    monkeypatch.setattr(twin_mod, "_built", {})
+    with pytest.raises(InfraError, match="could not build the Go twin tool"):
+        plan("./p", _tree(tmp_path), ["p/p_test.go"], {"PATH": os.environ["PATH"]}, None, None)
+
+
+@pytest.mark.skipif(not test_root.available(), reason="the test root needs root and unshare")
+def test_the_twin_tool_runs_in_the_builders_test_root(tmp_path: Path) -> None:
+    """The tool sits in a temporary folder made at run time (``harness-gotwin-*``), outside
+    every allow list: it is bound in, and the builder's run in the root changes the file."""
+    tmp_path.chmod(0o755)
+    tree = _tree(tmp_path)
+    env = {"PATH": os.environ["PATH"]}
+    root = test_root.make_root("python3", {}, env, [tmp_path / "scenario"])
+    assert root is not None
+    builder = TestUser(61002, False, root)
+    twin = plan("./p", tree, ["p/p_test.go"], env, builder, None)
+    assert twin is not None and twin.tests == {"TestDirect", "TestTable"}

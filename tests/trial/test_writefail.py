@@ -5,6 +5,7 @@ as ``error`` with the cause (no phase left ``running``) or not at all."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -14,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.trial.writefail import write_cause
 from tests.conftest import REPO_ROOT, run_harness
-
-pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
@@ -60,6 +60,7 @@ def _recorded_as_error(run: Path) -> None:
 
 
 @pytest.mark.parametrize("tiny", ["8k", "20k", "36k"], indirect=True)
+@pytest.mark.integration
 def test_a_full_disk_mid_trial_is_an_error_never_a_traceback(
     project: Path, tmp_path: Path, tiny: Path
 ) -> None:
@@ -80,6 +81,7 @@ def test_a_full_disk_mid_trial_is_an_error_never_a_traceback(
         assert not os.listdir(tiny / "results" / "smoke" / "py-fast")
 
 
+@pytest.mark.integration
 def test_a_full_disk_in_a_job_is_an_infrastructure_error(
     project: Path, tmp_path: Path, tiny: Path
 ) -> None:
@@ -98,3 +100,13 @@ def test_a_full_disk_in_a_job_is_an_infrastructure_error(
     assert "disk is full" in entries[0]["detail"]
     for run in _runs(tiny):
         _recorded_as_error(run)
+
+
+@pytest.mark.unit
+def test_a_failed_write_is_one_line_naming_what_and_where() -> None:
+    full = OSError(errno.ENOSPC, "No space left on device", "/results/x/report.json")
+    assert write_cause(full) == "the disk is full: No space left on device (/results/x/report.json)"
+    quota = OSError(errno.EDQUOT, "Disk quota exceeded")
+    assert write_cause(quota) == "the disk is full: Disk quota exceeded"
+    ro = OSError(errno.EROFS, "Read-only file system", "/results")
+    assert write_cause(ro) == "a write failed: Read-only file system (/results)"

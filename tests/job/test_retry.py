@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.job.retry import NOT_RETRIED, say_steady, steady
 from tests.conftest import REPO_ROOT
-
-pytestmark = pytest.mark.integration
 
 JOB = "recover"
 AGENTS = """
@@ -65,6 +64,7 @@ def _entry(tmp_path: Path, agent: str) -> dict[str, object]:
     raise AssertionError(f"no ledger entry for {agent}")
 
 
+@pytest.mark.integration
 def test_errors_are_run_again_until_fixed(
     project: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -95,6 +95,7 @@ def test_errors_are_run_again_until_fixed(
     assert _entry(tmp_path, "nop")["attempts"] == 1  # a graded trial is never run again
 
 
+@pytest.mark.integration
 def test_an_error_that_would_recur_is_not_retried_in_a_loop(
     project: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -105,3 +106,19 @@ def test_an_error_that_would_recur_is_not_retried_in_a_loop(
     assert entry["attempts"] == 1 and entry["status"] == "error"
     assert "Could not resolve host" in str(entry["detail"])
     assert "not retried" in str(entry["detail"])
+
+
+@pytest.mark.unit
+def test_a_steady_error_is_told_by_its_flag_or_its_cause() -> None:
+    assert steady({"steady": True, "detail": "anything"})
+    assert steady({"detail": "curl: (6) Could not resolve host: api.example"})
+    assert steady({"detail": "connect: Network is unreachable"})
+    assert not steady({"detail": "container failed to start"})
+    assert not steady({"detail": None}) and not steady({})
+
+
+@pytest.mark.unit
+def test_a_steady_error_says_it_was_not_retried_once() -> None:
+    said = say_steady("agent program not found")
+    assert said == f"agent program not found ({NOT_RETRIED})"
+    assert say_steady(said) == said

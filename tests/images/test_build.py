@@ -1,4 +1,4 @@
-"""Image graph and builder: content-addressed tags, warm runs, partial rebuilds, one build.
+"""The image builder: content-addressed tags, warm runs, partial rebuilds, one build.
 
 The rebuild tests use a temporary images folder holding a copy of the real ``base`` (so
 it resolves to the already built base tag) and tiny children with a per-test nonce; every
@@ -18,59 +18,14 @@ import docker
 import pytest
 from docker.errors import ImageNotFound
 
-from harness.errors import UserError
 from harness.images import ImageBuilder, ensure_image, images_dir
-from harness.images.bootstrap import host_mirror
-from harness.images.graph import chain, content_hash, load
 from tests._docker import client_or_skip
+from tests.support.images import write_image
 
 REAL = images_dir()
 
 
-def _write(root: Path, name: str, parent: str, body: str) -> None:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "image.yml").write_text(f"parent: {parent}\n")
-    (folder / "Dockerfile").write_text(f"ARG PARENT\nFROM ${{PARENT}}\n{body}\n")
-
-
 # -- pure ------------------------------------------------------------------------------
-
-
-@pytest.mark.unit
-def test_hash_follows_content_and_parent(tmp_path: Path) -> None:
-    _write(tmp_path, "a", "base", "RUN true")
-    image = load("a", tmp_path)
-    first = content_hash(image, "sha256:1")
-    assert len(first) == 12 and first == content_hash(image, "sha256:1")
-    assert content_hash(image, "sha256:2") != first
-    (tmp_path / "a" / "extra.txt").write_text("x")
-    assert content_hash(image, "sha256:1") != first
-
-
-@pytest.mark.unit
-def test_graph_rejects_unknown_names_and_cycles(tmp_path: Path) -> None:
-    _write(tmp_path, "a", "b", "RUN true")
-    _write(tmp_path, "b", "a", "RUN true")
-    with pytest.raises(UserError, match="cycle"):
-        chain("a", tmp_path)
-    with pytest.raises(UserError, match="unknown image"):
-        load("nope", tmp_path)
-    assert [i.name for i in chain("scorer", REAL)] == ["base", "scorer"]
-    assert load("base", REAL).parent is None
-
-
-@pytest.mark.unit
-def test_host_mirror_reads_both_source_formats(tmp_path: Path) -> None:
-    deb822 = tmp_path / "debian.sources"
-    deb822.write_text(
-        "Types: deb\nURIs: http://mirror.invalid/sec\nSuites: bookworm-security\n\n"
-        "Types: deb\nURIs: http://mirror.invalid/debian\nSuites: bookworm bookworm-updates\n"
-    )
-    assert host_mirror([deb822]) == "http://mirror.invalid/debian"
-    one_line = tmp_path / "sources.list"
-    one_line.write_text("# c\ndeb [arch=amd64] http://other.invalid/d bookworm main\n")
-    assert host_mirror([one_line, deb822]) == "http://other.invalid/d"
 
 
 # -- with the engine ---------------------------------------------------------------------
@@ -113,9 +68,9 @@ def test_edit_rebuilds_only_that_image_and_children(
 ) -> None:
     root, cleanup = scratch
     nonce = secrets.token_hex(4)
-    _write(root, "t-mid", "base", f"RUN echo {nonce} > /mid")
-    _write(root, "t-leaf", "t-mid", "RUN cat /mid > /leaf")
-    _write(root, "t-side", "base", f"RUN echo {nonce} > /side")
+    write_image(root, "t-mid", "base", f"RUN echo {nonce} > /mid")
+    write_image(root, "t-leaf", "t-mid", "RUN cat /mid > /leaf")
+    write_image(root, "t-side", "base", f"RUN echo {nonce} > /side")
     cold = ImageBuilder(client, root=root)
     refs = {n: cold.ensure(n) for n in ("t-leaf", "t-side")}
     cleanup += cold.built
@@ -147,7 +102,7 @@ def test_concurrent_callers_build_once(
     client: docker.DockerClient, scratch: tuple[Path, list[str]]
 ) -> None:
     root, cleanup = scratch
-    _write(root, "t-conc", "base", f"RUN sleep 2 && echo {secrets.token_hex(4)} > /c")
+    write_image(root, "t-conc", "base", f"RUN sleep 2 && echo {secrets.token_hex(4)} > /c")
     builders = [ImageBuilder(client, root=root) for _ in range(2)]
     results: dict[int, str] = {}
     errors: list[BaseException] = []

@@ -1,5 +1,4 @@
-"""A second root of the image graph: an image.yml with ``parent: null`` and ``suite:``
-roots its image on that Debian suite (the engine image: forky, where llama.cpp is packaged)."""
+"""The image graph: content-addressed hashes, parents and cycles, roots and their Debian suites."""
 
 from __future__ import annotations
 
@@ -8,11 +7,35 @@ from pathlib import Path
 import pytest
 
 from harness.errors import UserError
-from harness.images.bootstrap import SCRIPTS, debootstrap_command, root_refs
-from harness.images.graph import chain, load
+from harness.images import images_dir
+from harness.images.bootstrap import root_refs
+from harness.images.graph import chain, content_hash, load
+from tests.support.images import write_image
 
 pytestmark = pytest.mark.unit
-REAL = Path(__file__).resolve().parents[2] / "images"
+
+REAL = images_dir()
+
+
+def test_hash_follows_content_and_parent(tmp_path: Path) -> None:
+    write_image(tmp_path, "a", "base", "RUN true")
+    image = load("a", tmp_path)
+    first = content_hash(image, "sha256:1")
+    assert len(first) == 12 and first == content_hash(image, "sha256:1")
+    assert content_hash(image, "sha256:2") != first
+    (tmp_path / "a" / "extra.txt").write_text("x")
+    assert content_hash(image, "sha256:1") != first
+
+
+def test_graph_rejects_unknown_names_and_cycles(tmp_path: Path) -> None:
+    write_image(tmp_path, "a", "b", "RUN true")
+    write_image(tmp_path, "b", "a", "RUN true")
+    with pytest.raises(UserError, match="cycle"):
+        chain("a", tmp_path)
+    with pytest.raises(UserError, match="unknown image"):
+        load("nope", tmp_path)
+    assert [i.name for i in chain("scorer", REAL)] == ["base", "scorer"]
+    assert load("base", REAL).parent is None
 
 
 def _image(root: Path, name: str, meta: str) -> None:
@@ -40,13 +63,3 @@ def test_a_suite_is_only_for_a_root_and_only_a_known_one(tmp_path: Path) -> None
     with pytest.raises(UserError, match="hamm2"):
         load("nowhere", tmp_path)
     assert load("ok", tmp_path).suite == "trixie"
-
-
-def test_a_suite_debootstrap_has_no_script_for_uses_sids(tmp_path: Path) -> None:
-    cmd = debootstrap_command("forky", tmp_path, "http://mirror.invalid/debian")
-    assert cmd[:5] == ["debootstrap", "--variant=minbase", "forky", str(tmp_path), cmd[4]]
-    if not (SCRIPTS / "forky").exists():
-        assert cmd[-1] == str(SCRIPTS / "sid")
-    if (SCRIPTS / "bookworm").exists():
-        plain = debootstrap_command("bookworm", tmp_path, "http://mirror.invalid/debian")
-        assert plain[-1] == "http://mirror.invalid/debian"

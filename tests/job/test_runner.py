@@ -1,4 +1,4 @@
-"""A resume's ``prepare()`` without processes: the ledger is read through its one-file
+"""JobRunner.prepare() (a resume) without processes: the ledger is read through its one-file
 cache only while each entry's file is unchanged, a complete job writes nothing and
 waits for no trial lock, and a report changed after indexing is read again."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from harness.config.settings import Settings
-from harness.job.ledger import JobDir, TrialEntry, scan_results
-from harness.job.ledgercache import CACHE_FILE, LedgerCache
+from harness.job.ledger import JobDir, scan_results
+from harness.job.ledgercache import CACHE_FILE
 from harness.job.plan import Trial
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobRunner
@@ -84,27 +84,6 @@ def test_a_complete_job_resumes_from_the_cache_and_writes_nothing(tmp_path: Path
     todo, again = result[0]  # type: ignore[misc]
     assert todo == [] and again == entries
     assert _mtimes(first.job) == written  # nothing written back
-
-
-def test_the_cache_yields_to_an_entry_changed_on_disk(tmp_path: Path) -> None:
-    trials = _trials()
-    job = JobDir(tmp_path / "jobs" / JOB)
-    job.trials_dir.mkdir(parents=True)
-    cache = LedgerCache(job)
-    entry = TrialEntry.new(trials[0])
-    entry.detail = "first"
-    cache.write(trials[0], entry)
-    cache.save()
-    assert LedgerCache(job).read(trials[0]).detail == "first"
-    path = job.entry_path(trials[0])
-    data = json.loads(path.read_text())
-    data["detail"] = "edited in place, longer"  # the file changed, not through the cache
-    with path.open("w") as fh:  # same inode: only its size and mtime tell
-        fh.write(json.dumps(data))
-    assert LedgerCache(job).read(trials[0]).detail == "edited in place, longer"
-    assert LedgerCache(job).read(trials[1]) == TrialEntry.new(trials[1])  # no file: a new one
-    (job.path / CACHE_FILE).write_text("not a database")
-    assert LedgerCache(job).read(trials[0]).detail == "edited in place, longer"
 
 
 def test_an_unfinished_trial_is_run_and_a_changed_report_is_read_again(tmp_path: Path) -> None:
