@@ -30,19 +30,26 @@ class KeyInfo:
     model: str | None = None
 
 
+#: every field by which a call names its generation limit, where a host reads one
+#: (``n_predict``: llama.cpp's own); the first of each endpoint's is set where none is given
+OUTPUT_LIMITS = {RESPONSES: ("max_output_tokens",)}
+CHAT_LIMITS = ("max_tokens", "max_completion_tokens", "n_predict")
+
+
 def cap_output(body: dict[str, Any], cap: int, endpoint: str) -> dict[str, Any]:
-    """``body`` with the tokens the call may generate lowered to ``cap`` (set to it where
-    the call named no limit): ``max_output_tokens`` for Responses, ``max_tokens`` (and
-    ``max_completion_tokens`` where given) otherwise; embeddings generate nothing."""
+    """``body`` with the tokens the call may generate lowered to ``cap``: every limit field
+    the call gives is set to ``cap`` unless it is a positive integer below it (a string, a
+    float, ``-1`` or a bigger number does not slip past), and the endpoint's own field is
+    set where the call named none. Embeddings generate nothing."""
     if endpoint == EMBEDDINGS:
         return body
-    names = (
-        ("max_output_tokens",) if endpoint == RESPONSES else ("max_tokens", "max_completion_tokens")
-    )
-    given = [n for n in names if isinstance(body.get(n), int) and body[n] > 0]
+    names = OUTPUT_LIMITS.get(endpoint, CHAT_LIMITS)
+    given = [n for n in names if body.get(n) is not None]
     out = dict(body)
     for name in given or names[:1]:
-        out[name] = min(int(body.get(name) or cap), cap)
+        value = body.get(name)
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value <= cap
+        out[name] = value if ok else cap
     return out
 
 

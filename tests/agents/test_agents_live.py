@@ -113,14 +113,13 @@ def test_a_real_agent_live_against_the_built_in_model(
     assert len({r["call"] for r in _rows(run) if r.get("status") != "budget"}) <= CALLS
     answered = [r for r in _rows(run) if r.get("status") == 200]
     rows = [r for r in answered if not r.get("incomplete")]
-    if report["outcome"] == "timeout" and not rows:
-        # the agent's own time limit cut its one call in the middle (slow prefill under
-        # load): the agent's timeout, recorded as such; nothing to compare call by call
-        assert "TIMEOUT" in out, out
+    # a call cut short was the agent's own doing: it left (qwen-code drops its stream once
+    # the calls it sent beside it are refused) or its time limit ended it
+    left = [r for r in answered if r.get("incomplete")]
+    assert all("client disconnected" in str(r.get("error")) for r in left), left
+    if not rows:  # its only call cut: nothing to compare call by call
+        assert report["outcome"] == "timeout" or left, f"{agent} made no answered call: {out}"
         return
-    assert answered, f"{agent} made no answered call: {out}"
-    # a call the budget admitted is answered in full before the agent is stopped
-    assert rows == answered, answered
     for r in rows:  # call by call, the gateway's count is the engine's
         assert r["host"] == "local-engine"
         usage = r["engine_usage"]  # the host's own usage numbers, as it sent them

@@ -154,6 +154,19 @@ def test_a_per_call_token_limit_lowers_what_each_call_may_generate(host, tmp_pat
         assert [r["status"] for r in rows] == [200] * 6
 
 
+@pytest.mark.unit
+def test_a_limit_in_another_shape_or_field_does_not_slip_past_the_cap():
+    from harness.gateway.calls import CHAT, RESPONSES, cap_output
+
+    capped = cap_output(
+        {"max_tokens": "900", "max_completion_tokens": 1e6, "n_predict": -1}, 8, CHAT
+    )
+    assert capped == {"max_tokens": 8, "max_completion_tokens": 8, "n_predict": 8}
+    assert cap_output({"max_tokens": True}, 8, CHAT) == {"max_tokens": 8}
+    assert cap_output({"max_tokens": 3}, 8, CHAT) == {"max_tokens": 3}
+    assert cap_output({"max_output_tokens": 0}, 8, RESPONSES) == {"max_output_tokens": 8}
+
+
 def test_the_per_call_limit_is_a_budget_of_its_own():
     assert not Budget(call_tokens=64).unlimited
     assert Budget.model_validate({"call-tokens": 64}).call_tokens == 64

@@ -96,6 +96,10 @@ LOCAL_ROOT_ATTACKS = [
     "verdict-local-sees-host-processes",
     "verdict-local-reads-root-and-results",
     "host-local-writes-past-the-run",
+    # this wave's red team, written without reading the defences (all contained)
+    "redteam2-local-userns-chroot-escape",
+    "redteam2-local-inherited-fd-escape",
+    "redteam2-local-solution-via-installed-harness",
 ]
 
 

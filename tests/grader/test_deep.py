@@ -8,24 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.config.settings import Settings
 from harness.errors import EXIT_BAD_INPUT, EXIT_SUCCESS
 from harness.grader.deep import validate_deep
 from harness.scenario.load import load_scenario
-from tests.support.calc import solvable_calc
+from tests.support.calc import project_settings, solvable_calc
 
 pytestmark = pytest.mark.unit
-
-
-def _settings(project: Path) -> Settings:
-    return Settings(
-        project_root=project,
-        workspace=project / "workspace",
-        results=project / "results",
-        scenario_root=project / "scenarios",
-        cache_dir=project / "cache",
-        skip_remote=True,
-    )
 
 
 @pytest.fixture
@@ -41,7 +29,7 @@ def test_baseline_and_solution_build_and_nothing_is_left(
     project: Path, tmp_path: Path, scratch: Path
 ) -> None:
     solvable_calc(project, tmp_path / "src")
-    settings = _settings(project)
+    settings = project_settings(project)
     report = validate_deep(load_scenario("t/calc", settings.scenario_root), settings, "local")
     assert report.exit_code == EXIT_SUCCESS, report.lines
     assert report.lines == [
@@ -60,7 +48,7 @@ def test_a_solution_that_does_not_build_is_bad_input(
         "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n-def add(a, b):\n+def add(a, b)\n"
         "     return a - b\n"
     )
-    settings = _settings(project)
+    settings = project_settings(project)
     report = validate_deep(load_scenario("t/calc", settings.scenario_root), settings, "local")
     assert report.exit_code == EXIT_BAD_INPUT
     assert report.lines[0] == "  baseline  builds      test_calc.py"

@@ -5,7 +5,6 @@ configuration is refused, and infrastructure errors are retried but failures are
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.job.ledger import final_report, scan_results
-from tests.conftest import REPO_ROOT
+from tests.support.job_env import job_env
 from tests.support.signals import interruptible
 
 pytestmark = pytest.mark.integration
@@ -50,17 +49,13 @@ AGENTS = """
 
 @pytest.fixture
 def env(project: Path, tmp_path: Path) -> dict[str, str]:
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENTS)
-    return {
-        **os.environ,
-        "PYTHONPATH": str(REPO_ROOT),
-        "HARNESS_SCENARIO_ROOT": str(REPO_ROOT / "scenarios"),
-        "HARNESS_RESULTS": str(tmp_path / "results"),
-        "HARNESS_JOBS": str(tmp_path / "jobs"),
-        "HARNESS_TEST_SLOW_S": "2",
-        "HARNESS_TEST_FLAKY_DIR": str(tmp_path / "flaky"),
-    }
+    return job_env(
+        project,
+        tmp_path,
+        AGENTS,
+        HARNESS_TEST_SLOW_S="2",
+        HARNESS_TEST_FLAKY_DIR=str(tmp_path / "flaky"),
+    )
 
 
 def _cmd(*args: str) -> list[str]:

@@ -5,7 +5,6 @@ nothing written), ``--agent-env``/``--agent-arg`` reaching the agent and run.jso
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.job.jobfile import JobFile, agent_env, load_job_file
-from tests.conftest import REPO_ROOT
+from tests.support.job_env import job_env
 
 AGENTS = """
   - name: echoargs
@@ -65,15 +64,7 @@ def test_a_bad_field_is_one_line_naming_file_field_and_fix(
 
 @pytest.fixture
 def env(project: Path, tmp_path: Path) -> dict[str, str]:
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENTS)
-    return {
-        **os.environ,
-        "PYTHONPATH": str(REPO_ROOT),
-        "HARNESS_SCENARIO_ROOT": str(REPO_ROOT / "scenarios"),
-        "HARNESS_RESULTS": str(tmp_path / "results"),
-        "HARNESS_JOBS": str(tmp_path / "jobs"),
-    }
+    return job_env(project, tmp_path, AGENTS)
 
 
 def _run(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -7,7 +7,6 @@ retried in a loop."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.job.retry import NOT_RETRIED, say_steady, steady
-from tests.conftest import REPO_ROOT
+from tests.support.job_env import job_env
 
 JOB = "recover"
 AGENTS = """
@@ -28,17 +27,13 @@ AGENTS = """
 
 @pytest.fixture
 def env(project: Path, tmp_path: Path) -> dict[str, str]:
-    with (project / "agents.yml").open("a") as fh:
-        fh.write(AGENTS)
-    return {
-        **os.environ,
-        "PYTHONPATH": str(REPO_ROOT),
-        "HARNESS_SCENARIO_ROOT": str(REPO_ROOT / "scenarios"),
-        "HARNESS_RESULTS": str(tmp_path / "results"),
-        "HARNESS_JOBS": str(tmp_path / "jobs"),
-        "HARNESS_WORKSPACE": str(tmp_path / "ws"),
-        "HARNESS_TEST_BROKEN": str(tmp_path / "broken"),
-    }
+    return job_env(
+        project,
+        tmp_path,
+        AGENTS,
+        HARNESS_WORKSPACE=str(tmp_path / "ws"),
+        HARNESS_TEST_BROKEN=str(tmp_path / "broken"),
+    )
 
 
 def _run(project: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:

@@ -8,6 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from harness.config.settings import Settings
 from tests.conftest import make_bundle, run_harness
 
 FILES = {"calc.py": "def add(a, b):\n    return a - b\n"}
@@ -73,3 +74,15 @@ def solvable_calc(project: Path, src: Path) -> Path:
         "  tests: [test_calc.py]\n"
     )
     return folder
+
+
+def project_settings(project: Path) -> Settings:
+    """Settings for a test project at ``project``: its folders under it, nothing remote."""
+    return Settings(
+        project_root=project,
+        workspace=project / "workspace",
+        results=project / "results",
+        scenario_root=project / "scenarios",
+        cache_dir=project / "cache",
+        skip_remote=True,
+    )

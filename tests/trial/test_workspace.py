@@ -9,26 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.scenario.load import load_scenario
 from harness.trial.workspace import STATE, read_state, setup, write_state
-from tests.support.calc import write_calc
+from tests.support.calc import project_settings, write_calc
 
 pytestmark = pytest.mark.unit
 
 STEPS = "setup:\n  exec: ['printf %s \"$HARNESS_SEED\" > seen.txt', 'echo made > made.txt']\n"
-
-
-def _settings(project: Path) -> Settings:
-    return Settings(
-        project_root=project,
-        workspace=project / "workspace",
-        results=project / "results",
-        scenario_root=project / "scenarios",
-        cache_dir=project / "cache",
-        skip_remote=True,
-    )
 
 
 def _git(ws: Path, *args: str) -> str:
@@ -39,7 +27,7 @@ def test_setup_runs_its_steps_and_commits_them_as_the_baseline(
     project: Path, tmp_path: Path
 ) -> None:
     write_calc(project, tmp_path / "src", extra=STEPS)
-    settings = _settings(project)
+    settings = project_settings(project)
     loaded = load_scenario("t/calc", settings.scenario_root)
     ws = setup(loaded, settings, seed="5ec2e75eed")
     assert ws == project / "workspace" / "t" / "calc"
@@ -53,7 +41,7 @@ def test_setup_runs_its_steps_and_commits_them_as_the_baseline(
 
 def test_the_workspace_s_own_state_file_is_not_trusted(project: Path, tmp_path: Path) -> None:
     write_calc(project, tmp_path / "src")
-    settings = _settings(project)
+    settings = project_settings(project)
     loaded = load_scenario("t/calc", settings.scenario_root)
     ws = setup(loaded, settings)
     state = read_state(ws, loaded)
@@ -71,7 +59,7 @@ def test_a_failed_setup_leaves_nothing_and_an_unset_workspace_is_named(
     project: Path, tmp_path: Path
 ) -> None:
     write_calc(project, tmp_path / "src", extra="setup:\n  exec: ['exit 7']\n")
-    settings = _settings(project)
+    settings = project_settings(project)
     loaded = load_scenario("t/calc", settings.scenario_root)
     with pytest.raises(UserError):
         setup(loaded, settings)

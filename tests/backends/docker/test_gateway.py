@@ -6,6 +6,7 @@ import json
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,24 @@ try:
 except urllib.error.HTTPError as e:
     print(json.dumps({"status": e.code, "body": json.loads(e.read())}))
 """
+
+
+def _bridge_or_skip() -> str:
+    """The Docker bridge address, where a test host is reachable from gateway containers."""
+    from harness.fleet.router_service import bridge_address
+
+    addr = bridge_address()
+    if addr == "127.0.0.1":
+        pytest.skip("no Docker bridge")
+    return addr
+
+
+def _fleet_file(tmp_path: Path, url: str) -> tuple[dict[str, Any], Path]:
+    """A fleet of one host ``h`` at ``url`` serving model ``m``, and its file."""
+    fleet = {"hosts": [{"name": "h", "base_url": url}], "models": {"m": {"upstream": "org/m"}}}
+    path = tmp_path / "fleet.yml"
+    path.write_text(json.dumps(fleet))
+    return fleet, path
 
 
 def test_container_gateway_refuses_calls_past_the_budget(tmp_path: Path) -> None:
@@ -82,21 +101,14 @@ def test_container_gateways_lease_hosts_from_the_job_router(tmp_path: Path) -> N
     that runs in this process on the Docker bridge address (as ``job_router`` starts it)."""
     docker = pytest.importorskip("docker")
     from harness.fleet.config import parse_fleet
-    from harness.fleet.router_service import RouterService, bridge_address
+    from harness.fleet.router_service import RouterService
     from harness.testing.lmstudio import TestHost
 
-    addr = bridge_address()
-    if addr == "127.0.0.1":
-        pytest.skip("no Docker bridge")
+    addr = _bridge_or_skip()
     client = docker.from_env()
     label = {"harness.test": "fleet-router"}
     with TestHost(host=addr, models=["org/m"], prefill=1e6, decode=1e5) as host:
-        fleet = {
-            "hosts": [{"name": "h", "base_url": host.url}],
-            "models": {"m": {"upstream": "org/m"}},
-        }
-        fleet_file = tmp_path / "fleet.yml"
-        fleet_file.write_text(json.dumps(fleet))
+        fleet, fleet_file = _fleet_file(tmp_path, host.url)
         with RouterService(parse_fleet(fleet), host=addr) as service:
             gws, nets = [], []
             try:
@@ -135,22 +147,14 @@ def test_a_call_in_flight_when_the_turn_ends_is_written_cut_not_lost(tmp_path: P
     record ends the gateway first, so that call is in the telemetry as cut (incomplete),
     with the host it ran on, instead of vanishing with the container."""
     docker = pytest.importorskip("docker")
-    from harness.fleet.router_service import bridge_address
     from harness.testing.lmstudio import TestHost
 
-    addr = bridge_address()
-    if addr == "127.0.0.1":
-        pytest.skip("no Docker bridge")
+    addr = _bridge_or_skip()
     client = docker.from_env()
     label = {"harness.test": "fleet-cut"}
     # a prefill of ~60 s: the call is still running when the turn ends
     with TestHost(host=addr, models=["org/m"], prefill=1.0, decode=1e5) as host:
-        fleet_file = tmp_path / "fleet.yml"
-        fleet = {
-            "hosts": [{"name": "h", "base_url": host.url}],
-            "models": {"m": {"upstream": "org/m"}},
-        }
-        fleet_file.write_text(json.dumps(fleet))
+        _, fleet_file = _fleet_file(tmp_path, host.url)
         net = client.networks.create(
             f"harness-test-{uuid.uuid4().hex[:8]}", internal=True, labels=label
         )
