@@ -12,6 +12,7 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -155,30 +156,43 @@ def test_state_beside_the_database_fails_storage(m: ModuleType, tmp_path: Path) 
     assert out.score == 0.0 and "sync.json" in out.detail
 
 
-def test_overlaps_repeat_earlier_invoices_and_one_amount_is_zero(m: ModuleType) -> None:
+def test_overlaps_repeat_earlier_invoices_and_each_exponent_has_a_zero(m: ModuleType) -> None:
     for seed in (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee"):
         data = m.dataset(seed)
         served = [inv.id for page in data.pages for inv in page]
         assert sorted(set(served)) == sorted(inv.id for inv in data.invoices)
         assert len(served) == len(data.invoices) + 3
-        assert [inv.amount_minor for inv in data.invoices].count(0) == 1
+        zeros = [inv for inv in data.invoices if inv.amount_minor == 0]
+        assert sorted(m.EXPONENTS[inv.currency] for inv in zeros) == [0, 2, 3]  # w36
         firsts = list(dict.fromkeys(served))
         assert firsts == [inv.id for inv in data.invoices]  # first-received order holds
 
 
-def test_a_slow_page_asked_again_in_the_same_life_fails_however_late(
+def _gave_up(seq: int, at: float, phase: str) -> dict[str, Any]:
+    return {"seq": seq, "t_ms": at * 1000.0, "phase": phase, "mark": "gave-up"}
+
+
+def test_a_slow_page_given_up_before_6_s_fails_and_after_6_s_passes(
     m: ModuleType, tmp_path: Path
 ) -> None:
     data = m.dataset(SEED)
     page = data.faults.slow_page
-    slow = _ask(1, page, 200, 1.0, "after-write-kill") | {"fault": "slow"}
-    waited = [slow, _ask(2, page + 1, 200, 1.0 + m.SLOW_S + 0.01, "after-write-kill")]
+    life = "after-write-kill"
+    slow = _ask(1, page, 200, 1.0, life) | {"fault": "slow"}
+    waited = [slow, _ask(2, page + 1, 200, 1.0 + 7.2, life)]
     assert m.sync_waits_slow(_evidence(m, tmp_path, trace=waited)).score == 1.0
-    # a 5.8 s timeout, then a 0.2 s pause: asked again after the answer's time, abandoned
-    again = [slow, _ask(2, page, 200, 7.0, "after-write-kill")]
-    again.append(_ask(3, page + 1, 200, 7.1, "after-write-kill"))
-    out = m.sync_waits_slow(_evidence(m, tmp_path, trace=again))
-    assert out.score == 0.0 and "same life [2]" in out.detail
+    # a 6.0 s timeout (the SPEC's bound), then one request again: right
+    timed_out = [slow, _gave_up(2, 7.0, life), _ask(3, page, 200, 7.2, life)]
+    timed_out.append(_ask(4, page + 1, 200, 7.3, life))
+    assert m.sync_waits_slow(_evidence(m, tmp_path, trace=timed_out)).score == 1.0
+    # a 5.8 s timeout: the connection closed at 5.8 s, asked again after a long pause
+    early = [slow, _gave_up(2, 6.8, life), _ask(3, page, 200, 8.0, life)]
+    early.append(_ask(4, page + 1, 200, 8.1, life))
+    out = m.sync_waits_slow(_evidence(m, tmp_path, trace=early))
+    assert out.score == 0.0 and "gave up after 5.800 s" in out.detail
+    # asked again at 5.8 s with the first still open (no gave-up line)
+    again = [slow, _ask(2, page, 200, 6.8, life), _ask(3, page + 1, 200, 6.9, life)]
+    assert m.sync_waits_slow(_evidence(m, tmp_path, trace=again)).score == 0.0
 
 
 def test_every_plain_page_after_the_kill_answers_one_503_first(
@@ -192,7 +206,7 @@ def test_every_plain_page_after_the_kill_answers_one_503_first(
     assert all(p > faults.kill_page for p in blips) and faults.slow_page not in blips
     for page in blips:
         cursor = mock.dataset.cursors[page]
-        path = RESOURCE + ("" if cursor is None else f"?cursor={cursor}")
+        path = RESOURCE + ("" if cursor is None else f"?cursor={quote(cursor, safe='')}")
         assert mock.decide("GET", path)[0] == 503  # once, no Retry-After
         assert mock.decide("GET", path)[0] == 200
 

@@ -221,6 +221,11 @@ def _reserved(seed: str, cursor: str) -> str:
     return cursor[:6] + "".join(r.sample(RESERVED, 3)) + cursor[6:]
 
 
+def cursor_in(raw_path: str) -> str | None:
+    """The cursor a request names, as the mock (any server) decodes its query."""
+    return parse_qs(urlsplit(raw_path).query).get("cursor", [None])[0] or None
+
+
 def backoff_schedule(seed: str) -> tuple[int, dict[int, int]]:
     """The backoff page's run of 503s: its length and the Retry-After (seconds) each
     carrying one asks for, by position (1 is the first 503)."""
@@ -496,7 +501,7 @@ class Upstream(MockUpstream):
 
     def decide(self, method: str, raw_path: str) -> tuple[int, Any, float, dict[str, str]]:
         split = urlsplit(raw_path)
-        cursor = parse_qs(split.query).get("cursor", [None])[0] or None
+        cursor = cursor_in(raw_path)
         page = self.dataset.page_of(cursor) if split.path == RESOURCE else None
         faults = self.dataset.faults
         with self._lock:
