@@ -8,9 +8,7 @@ SQLite only; the fixtures repeat earlier invoices and carry a zero amount.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
@@ -18,20 +16,16 @@ import pytest
 
 from harness.scoring.appkit.fetch import Fetched
 from harness.scoring.appkit.mockdep import RESOURCE
+from tests.apps.invoice_sync_suite import names
 
-SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "apps" / "invoice-sync" / "suite"
 SEED = "0123456789abcdef"
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def m() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("invoice_sync_observation", SUITE / "suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def m() -> Any:
+    return names()
 
 
 def _ask(seq: int, page: int, status: int, at: float, phase: str) -> dict[str, Any]:
@@ -47,14 +41,14 @@ def _ask(seq: int, page: int, status: int, at: float, phase: str) -> dict[str, A
     }
 
 
-def _evidence(m: ModuleType, tmp_path: Path, **kw: Any) -> Any:
+def _evidence(m: Any, tmp_path: Path, **kw: Any) -> Any:
     ev = m.Evidence(dataset=m.dataset(SEED), evidence_dir=tmp_path)
     for key, value in kw.items():
         setattr(ev, key, value)
     return ev
 
 
-def _run_with_status(m: ModuleType, tmp_path: Path, words: list[tuple[str, str]]) -> Any:
+def _run_with_status(m: Any, tmp_path: Path, words: list[tuple[str, str]]) -> Any:
     """A run whose last page is answered at 10 s; one sample per (phase, state) word,
     0.5 s apart, counts growing to the total at ``done``."""
     ev = _evidence(m, tmp_path)
@@ -69,7 +63,7 @@ def _run_with_status(m: ModuleType, tmp_path: Path, words: list[tuple[str, str]]
     return ev
 
 
-def test_a_status_word_wrong_only_mid_sync_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_status_word_wrong_only_mid_sync_fails(m: Any, tmp_path: Path) -> None:
     right = [("initial-sync", "syncing"), ("after-respawn", "syncing"), ("offline", "done")]
     assert m.status_throughout(_run_with_status(m, tmp_path, right)).score == 1.0
     wrong = [("initial-sync", "syncing"), ("after-respawn", "running"), ("offline", "done")]
@@ -77,7 +71,7 @@ def test_a_status_word_wrong_only_mid_sync_fails(m: ModuleType, tmp_path: Path) 
     assert out.score == 0.0 and "running" in out.detail
 
 
-def test_syncing_after_completion_or_done_too_early_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_syncing_after_completion_or_done_too_early_fails(m: Any, tmp_path: Path) -> None:
     after = [("after-write-kill", "syncing"), ("after-write-kill", "done"), ("offline", "syncing")]
     assert m.status_throughout(_run_with_status(m, tmp_path, after)).score == 0.0
     ev = _run_with_status(m, tmp_path, [("initial-sync", "syncing"), ("offline", "done")])
@@ -88,7 +82,7 @@ def test_syncing_after_completion_or_done_too_early_fails(m: ModuleType, tmp_pat
     assert m.status_throughout(ev).score == 0.0  # a finished sync restarted says syncing
 
 
-def test_a_count_that_shrinks_across_a_kill_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_count_that_shrinks_across_a_kill_fails(m: Any, tmp_path: Path) -> None:
     ev = _run_with_status(m, tmp_path, [("offline", "done")])
     ev.samples[:0] = [
         m.Sample(100.0, "initial-sync", 200, {"state": "syncing", "count": 20}),
@@ -98,7 +92,7 @@ def test_a_count_that_shrinks_across_a_kill_fails(m: ModuleType, tmp_path: Path)
     assert out.score == 0.0 and "cannot shrink" in out.detail
 
 
-def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) -> None:
+def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: Any) -> None:
     exact = [0.2 * 1.5**k for k in range(7)]
     assert m._growth_misses([p + 0.01 for p in exact], 0.25) == []
     measured = [0.206, 0.307, 0.453, 0.685, 1.059, 1.536, 2.283]  # the reference, load 15
@@ -115,7 +109,7 @@ def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) 
     assert m._growth_misses(x14, 0.25)
 
 
-def test_the_latency_allowed_is_measured_on_the_run(m: ModuleType, tmp_path: Path) -> None:
+def test_the_latency_allowed_is_measured_on_the_run(m: Any, tmp_path: Path) -> None:
     ev = _evidence(m, tmp_path)
     ev.trace = [_ask(1, 0, 200, 1.0, "initial-sync"), _ask(2, 1, 200, 1.04, "initial-sync")]
     assert m._latency(ev) == m.LATENCY_FLOOR_S
@@ -126,7 +120,7 @@ def test_the_latency_allowed_is_measured_on_the_run(m: ModuleType, tmp_path: Pat
     assert m._latency(ev) == 0.25  # never wider than the kit's allowance
 
 
-def _write_killed(m: ModuleType, tmp_path: Path, kept: list[str], again: list[int]) -> Any:
+def _write_killed(m: Any, tmp_path: Path, kept: list[str], again: list[int]) -> Any:
     ev = _evidence(m, tmp_path, write_killed=True, write_kill_detail="killed at a write")
     ev.write_kill_page = 3
     body = [{"id": i} for i in kept]
@@ -135,7 +129,7 @@ def _write_killed(m: ModuleType, tmp_path: Path, kept: list[str], again: list[in
     return ev
 
 
-def test_a_kill_between_two_writes_is_caught(m: ModuleType, tmp_path: Path) -> None:
+def test_a_kill_between_two_writes_is_caught(m: Any, tmp_path: Path) -> None:
     pages = m.dataset(SEED).pages
     stored = [inv.id for page in pages[:3] for inv in page]
     right = _write_killed(m, tmp_path, stored, [3, 4])
@@ -147,7 +141,7 @@ def test_a_kill_between_two_writes_is_caught(m: ModuleType, tmp_path: Path) -> N
     assert out.score == 0.0 and "asked again [3]" in out.detail
 
 
-def test_state_beside_the_database_fails_storage(m: ModuleType, tmp_path: Path) -> None:
+def test_state_beside_the_database_fails_storage(m: Any, tmp_path: Path) -> None:
     db = ["invoicesync/invoices.db"]
     files = [*db, "invoicesync/invoices.db-wal", "invoicesync/invoices.db-shm"]
     assert m.storage_sqlite(_evidence(m, tmp_path, sqlite_files=db, data_files=files)).score == 1
@@ -156,7 +150,7 @@ def test_state_beside_the_database_fails_storage(m: ModuleType, tmp_path: Path) 
     assert out.score == 0.0 and "sync.json" in out.detail
 
 
-def test_overlaps_repeat_earlier_invoices_and_each_exponent_has_a_zero(m: ModuleType) -> None:
+def test_overlaps_repeat_earlier_invoices_and_each_exponent_has_a_zero(m: Any) -> None:
     for seed in (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee"):
         data = m.dataset(seed)
         served = [inv.id for page in data.pages for inv in page]
@@ -172,9 +166,7 @@ def _gave_up(seq: int, at: float, phase: str) -> dict[str, Any]:
     return {"seq": seq, "t_ms": at * 1000.0, "phase": phase, "mark": "gave-up"}
 
 
-def test_a_slow_page_given_up_before_6_s_fails_and_after_6_s_passes(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def test_a_slow_page_given_up_before_6_s_fails_and_after_6_s_passes(m: Any, tmp_path: Path) -> None:
     data = m.dataset(SEED)
     page = data.faults.slow_page
     life = "after-write-kill"
@@ -195,9 +187,7 @@ def test_a_slow_page_given_up_before_6_s_fails_and_after_6_s_passes(
     assert m.sync_waits_slow(_evidence(m, tmp_path, trace=again)).score == 0.0
 
 
-def test_every_plain_page_after_the_kill_answers_one_503_first(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def test_every_plain_page_after_the_kill_answers_one_503_first(m: Any, tmp_path: Path) -> None:
     mock = m.Upstream(SEED, tmp_path / "trace.jsonl")
     faults = mock.dataset.faults
     blips = m.blip_pages(mock.dataset)
@@ -211,7 +201,7 @@ def test_every_plain_page_after_the_kill_answers_one_503_first(
         assert mock.decide("GET", path)[0] == 200
 
 
-def test_a_short_first_pause_seen_only_on_a_blip_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_short_first_pause_seen_only_on_a_blip_fails(m: Any, tmp_path: Path) -> None:
     ds = m.dataset(SEED)
     backoff, blips = ds.faults.backoff_page, m.blip_pages(ds)
     trace: list[dict[str, Any]] = []
@@ -240,9 +230,7 @@ def test_a_short_first_pause_seen_only_on_a_blip_fails(m: ModuleType, tmp_path: 
     assert short.score == 0.0 and f"page {blips[0]} 0.182 s" in short.detail
 
 
-def test_a_restart_that_fails_before_the_page_is_the_apps_fault(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def test_a_restart_that_fails_before_the_page_is_the_apps_fault(m: Any, tmp_path: Path) -> None:
     """An app that dies at its restart (``os.makedirs`` without ``exist_ok``) stops the run
     before the browser looks: its UI and money checks fail (absent), they are not
     unmeasurable (which makes the scoring an error, charged to nobody)."""

@@ -13,7 +13,6 @@ state kept outside --data (a fresh --data must not read "done").
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
 import threading
@@ -23,7 +22,6 @@ import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
@@ -31,23 +29,20 @@ import pytest
 
 from harness.scoring.appkit.fetch import Fetched
 from harness.scoring.appkit.mockdep import RESOURCE
+from tests.apps.invoice_sync_suite import names
 
-SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "apps" / "invoice-sync" / "suite"
 SEED = "0123456789abcdef"
 SEEDS = (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee", "94617e1046310a32")
 
 
 @pytest.fixture(scope="module")
-def m() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("invoice_sync_range", SUITE / "suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def m() -> Any:
+    return names()
 
 
-def _evidence(m: ModuleType, tmp_path: Path, **kw: Any) -> Any:
+def _evidence(m: Any, tmp_path: Path, **kw: Any) -> Any:
     ev = m.Evidence(dataset=m.dataset(SEED), evidence_dir=tmp_path)
+    ev.backoff_run, ev.retry_afters = m.backoff_schedule(SEED)
     for key, value in kw.items():
         setattr(ev, key, value)
     return ev
@@ -60,7 +55,7 @@ def _path(cursor: str | None) -> str:
 # -- class 1: bounds at every position -------------------------------------------------------
 
 
-def _backoff_trace(m: ModuleType, pause_of: Any) -> list[dict[str, Any]]:
+def _backoff_trace(m: Any, pause_of: Any) -> list[dict[str, Any]]:
     """The backoff page's run as the mock serves it on SEED, retried after
     ``pause_of(position, retry_after or None, plain_pauses_so_far)`` seconds."""
     page = m.dataset(SEED).faults.backoff_page
@@ -96,7 +91,7 @@ def _backoff(cap: float, ra_every: bool = True) -> Any:
 
 
 @pytest.mark.unit
-def test_the_backoff_run_reaches_the_cap_with_retry_after_inside(m: ModuleType) -> None:
+def test_the_backoff_run_reaches_the_cap_with_retry_after_inside(m: Any) -> None:
     for seed in SEEDS:
         run, retry_afters = m.backoff_schedule(seed)
         assert run - len(retry_afters) >= 9  # 0.2 s x 1.5^8 > 5 s: the cap shows
@@ -105,7 +100,7 @@ def test_the_backoff_run_reaches_the_cap_with_retry_after_inside(m: ModuleType) 
 
 
 @pytest.mark.unit
-def test_a_cap_below_5_s_fails_and_the_cap_at_5_s_passes(m: ModuleType, tmp_path: Path) -> None:
+def test_a_cap_below_5_s_fails_and_the_cap_at_5_s_passes(m: Any, tmp_path: Path) -> None:
     def growth(cap: float) -> Any:
         ev = _evidence(m, tmp_path, trace=_backoff_trace(m, _backoff(cap)))
         return m.sync_backoff_growth(ev)
@@ -118,7 +113,7 @@ def test_a_cap_below_5_s_fails_and_the_cap_at_5_s_passes(m: ModuleType, tmp_path
 
 
 @pytest.mark.unit
-def test_retry_after_honoured_only_first_in_a_run_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_retry_after_honoured_only_first_in_a_run_fails(m: Any, tmp_path: Path) -> None:
     right = _evidence(m, tmp_path, trace=_backoff_trace(m, _backoff(5.0)))
     out = m.sync_retry_after(right)
     assert out.score == 1.0 and out.detail.count("asked") == 2, out.detail
@@ -127,7 +122,7 @@ def test_retry_after_honoured_only_first_in_a_run_fails(m: ModuleType, tmp_path:
 
 
 @pytest.fixture
-def mock(m: ModuleType, tmp_path: Path) -> Iterator[Any]:
+def mock(m: Any, tmp_path: Path) -> Iterator[Any]:
     up = m.Upstream(SEED, tmp_path / "trace.jsonl")
     up.slow_delay = 1.5  # the test's own: the behaviour, not the SPEC's seconds
     with up:
@@ -143,7 +138,7 @@ def _raw_ask(url: str, path: str) -> socket.socket:
 
 @pytest.mark.integration
 def test_a_hedge_on_the_slow_page_is_concurrent_a_timeout_and_retry_is_not(
-    m: ModuleType, mock: Any, tmp_path: Path
+    m: Any, mock: Any, tmp_path: Path
 ) -> None:
     ds = mock.dataset
     slow = ds.faults.slow_page
@@ -161,7 +156,7 @@ def test_a_hedge_on_the_slow_page_is_concurrent_a_timeout_and_retry_is_not(
 
 @pytest.mark.integration
 def test_a_hedger_keeps_the_first_request_open_and_is_caught(
-    m: ModuleType, mock: Any, tmp_path: Path
+    m: Any, mock: Any, tmp_path: Path
 ) -> None:
     # on every seed the slow page hangs past 7 s: a client hedging after 6.5 s shows
     assert all(m.slow_delay(seed) >= 7.0 for seed in SEEDS)
@@ -183,7 +178,7 @@ def test_a_hedger_keeps_the_first_request_open_and_is_caught(
 
 
 @pytest.mark.unit
-def test_every_cursor_carries_url_reserved_characters(m: ModuleType, tmp_path: Path) -> None:
+def test_every_cursor_carries_url_reserved_characters(m: Any, tmp_path: Path) -> None:
     up = m.Upstream(SEED, tmp_path / "trace.jsonl")
     for page, cursor in enumerate(up.dataset.cursors[1:], start=1):
         assert sum(c in m.RESERVED for c in cursor) == 3
@@ -195,7 +190,7 @@ def test_every_cursor_carries_url_reserved_characters(m: ModuleType, tmp_path: P
 
 
 @pytest.mark.unit
-def test_names_and_sizes_cover_what_the_spec_allows(m: ModuleType) -> None:
+def test_names_and_sizes_cover_what_the_spec_allows(m: Any) -> None:
     for seed in SEEDS:
         data = m.dataset(seed)
         names = {inv.customer for inv in data.invoices}
@@ -209,7 +204,7 @@ def test_names_and_sizes_cover_what_the_spec_allows(m: ModuleType) -> None:
 
 @pytest.mark.unit
 def test_a_stripped_name_fails_the_api_and_the_page_shows_it_trimmed(
-    m: ModuleType, tmp_path: Path
+    m: Any, tmp_path: Path
 ) -> None:
     data = m.dataset(SEED)
     listing = [inv.as_json() for inv in data.invoices]
@@ -225,7 +220,7 @@ def test_a_stripped_name_fails_the_api_and_the_page_shows_it_trimmed(
 
 
 @pytest.mark.unit
-def test_a_page_empty_while_syncing_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_page_empty_while_syncing_fails(m: Any, tmp_path: Path) -> None:
     stored = [inv.id for inv in m.dataset(SEED).invoices[:40]]
     right = _evidence(m, tmp_path, ui_during_sync=m.UiSample(stored, stored, stored))
     assert m.ui_rows_during_sync(right).score == 1.0
@@ -235,7 +230,7 @@ def test_a_page_empty_while_syncing_fails(m: ModuleType, tmp_path: Path) -> None
     assert m.ui_rows_during_sync.__name__ in {f.__name__ for f in _checks(m)}
 
 
-def _checks(m: ModuleType) -> list[Any]:
+def _checks(m: Any) -> list[Any]:
     return [getattr(m, n) for n in dir(m) if n.startswith("ui_")]
 
 
@@ -259,7 +254,7 @@ class _App:
         return f"http://127.0.0.1:{self.port}{path}"
 
 
-def _watch(m: ModuleType, tmp_path: Path, server_class: type[HTTPServer]) -> Any:
+def _watch(m: Any, tmp_path: Path, server_class: type[HTTPServer]) -> Any:
     server = server_class(("127.0.0.1", 0), _Health)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     up = m.Upstream(SEED, tmp_path / "trace.jsonl")
@@ -275,7 +270,7 @@ def _watch(m: ModuleType, tmp_path: Path, server_class: type[HTTPServer]) -> Any
 
 @pytest.mark.integration
 def test_health_with_an_idle_connection_open_stalls_a_single_threaded_server(
-    m: ModuleType, tmp_path: Path
+    m: Any, tmp_path: Path
 ) -> None:
     assert not _watch(m, tmp_path, ThreadingHTTPServer).stalls
     log = _watch(m, tmp_path, HTTPServer)  # w16
@@ -286,7 +281,7 @@ def test_health_with_an_idle_connection_open_stalls_a_single_threaded_server(
 
 
 @pytest.mark.integration
-def test_the_reset_page_closes_its_first_asks_unanswered(m: ModuleType, mock: Any) -> None:
+def test_the_reset_page_closes_its_first_asks_unanswered(m: Any, mock: Any) -> None:
     ds = mock.dataset
     path = _path(ds.cursors[ds.faults.retry_after_page])
     for _ in range(mock.resets):
@@ -302,7 +297,7 @@ def test_the_reset_page_closes_its_first_asks_unanswered(m: ModuleType, mock: An
 
 
 @pytest.mark.unit
-def test_done_read_from_outside_an_emptied_data_folder_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_done_read_from_outside_an_emptied_data_folder_fails(m: Any, tmp_path: Path) -> None:
     db = ["nested/deeper/invoicesync/invoices.db"]
     kw: dict[str, Any] = {"sqlite_files": db, "data_files": db}
     right = _evidence(m, tmp_path, fresh_dir_status={"state": "syncing", "count": 0}, **kw)
@@ -313,7 +308,7 @@ def test_done_read_from_outside_an_emptied_data_folder_fails(m: ModuleType, tmp_
 
 
 @pytest.mark.unit
-def test_status_samples_on_an_emptied_data_folder(m: ModuleType, tmp_path: Path) -> None:
+def test_status_samples_on_an_emptied_data_folder(m: Any, tmp_path: Path) -> None:
     ev = _evidence(m, tmp_path)
     total, last = len(ev.dataset.invoices), len(ev.dataset.pages) - 1
     ev.trace = [
