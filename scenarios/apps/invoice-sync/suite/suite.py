@@ -2,37 +2,46 @@
 
 ``context()`` runs the scenario once and collects evidence; the checks only read it.
 The app runs confined (``appkit.jail``: its own user, its own tree copy; it cannot reach
-this suite, the seed, the fixtures or the trace), with ``--data`` naming a folder that
-does not exist yet (the SPEC says create it). The run, three lives and a fourth:
+this suite, the seed, the fixtures or the trace), with ``--data`` naming a folder whose
+parents do not exist yet (the SPEC says create it). The run, three lives and two more:
 
 1. start the mock and the app; while the app waits on the held *kill page*, ask its
-   /health (a watch asks every 0.25 s, booting included), then SIGKILL it;
+   /health (a watch asks every 0.25 s, booting included, with an idle connection held
+   open as a browser's preconnect is), then SIGKILL it;
 2. respawn it; at its first file write after a page drawn from the seed (between the
    kill page and the first fault page) was answered, SIGKILL it at once: a kill that
    lands inside the page's commit, or between two of its writes;
 3. respawn it with the upstream down and read what it serves (what survived), then let
-   it finish (through a run of 503s, a Retry-After past the backoff cap, a slow page);
-   a browser watches its page from this restart to the end (console errors throughout),
-   then reads the rendered table;
-4. SIGKILL again after completion, take the upstream offline, respawn, read what survived.
+   it finish (through a reset, a run of eleven 503s with Retry-After inside it, a slow
+   page); a browser watches its page from this restart to the end (console errors
+   throughout), reads its rows mid-sync (while the app waits on the 503 run) against
+   what /api/invoices lists then, and reads the rendered table at the end;
+4. SIGKILL again after completion, take the upstream offline, respawn, read what survived;
+5. SIGKILL, move --data away, respawn with the same arguments: an empty folder must not
+   read "done" (state kept anywhere but --data shows).
 
 From start to end a watch samples ``/api/status`` every ``STATUS_EVERY_S`` and each
 sample is judged against what the SPEC allows at that moment: the SPEC's words, "done"
 only once the last page was answered (and then with every invoice counted), never
 "syncing" again once done, the count never shrinking (it counts stored invoices, which a
-SIGKILL cannot take away).
+SIGKILL cannot take away; only the emptied --data starts again from 0).
 
-Faults from the seed over the range the SPEC allows and just past it (frozen structure,
-moving positions, see ``Faults``): a run of 6-7 503s on one page (a client that gives up
-after five fails; the pauses are judged against the SPEC's 1.5x and 5 s cap with a
-tolerance no wider than the latency measured on the run); a 503 with ``Retry-After: 6``
-(one past the backoff's cap); every other page after the kill page answers one plain 503
-first (a *blip*: each is one more first pause, and a short first pause hides in the
-latency of one retry more easily than in that of four); a page answered 5.9 s late (the
-SPEC waits 6 s); overlaps
-that repeat an *earlier* invoice in the middle of a later page (a repeat must not move);
-one invoice of amount 0 (its sign). Time-aware checks grade the mock's trace one life of
-the app at a time: a gap that spans a SIGKILL is no pause of the app's.
+Faults and data from the seed over the range the SPEC allows and just past it (frozen
+structure, moving positions, see ``schedule``): a run of eleven 503s on one page, nine
+plain (a 1.5x backoff from 0.2 s reaches the 5 s cap at its ninth pause: any lower cap
+shows; the pauses are judged against the SPEC's 1.5x and cap with a tolerance no wider
+than the latency measured on the run) and two with Retry-After (1-3 s at a drawn
+position among the first four, 6 s last: one past the cap); the reset page closes its
+first one or two asks without an answer (a client that gives up on a connection error
+never copies it); every other page after the kill page answers one plain 503 first (a
+*blip*: one more first pause); a page answered after 7-7.5 s (the SPEC waits 6 s; a
+client may give up after 6 s and ask again, one request at a time: its abandoned
+connection is seen closing, a hedger's is not); overlaps that repeat an *earlier*
+invoice in the middle of a later page; one zero amount in each exponent; cursors with
+URL-reserved characters; names with surrounding spaces, of 300 characters, one long
+unbroken word, non-Latin scripts; 460-500 more invoices on an early page (over 500).
+Time-aware checks grade the mock's trace one life of the app at a time: a gap that
+spans a SIGKILL is no pause of the app's.
 
 Every SPEC MUST id is verified by a check (``musts=``); success means all are met. A
 check that carries a MUST is all or nothing. `harness coverage apps/invoice-sync` lists
