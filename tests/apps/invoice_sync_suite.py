@@ -30,7 +30,7 @@ def load(folder: Path = SUITE) -> ModuleType:
 def names(folder: Path = SUITE) -> SimpleNamespace:
     """Every top-level name of the suite's modules (``suite``, ``context`` and the rest)."""
     package = load(folder)
-    found: dict[str, object] = {}
+    found = {k: v for k, v in vars(package).items() if not k.startswith("__")}
     prefix = package.__name__ + "."
     for key, module in sorted(sys.modules.items()):
         if key.startswith(prefix):
