@@ -60,7 +60,9 @@ def _backoff_trace(m: Any, pause_of: Any) -> list[dict[str, Any]]:
     ``pause_of(position, retry_after or None, plain_pauses_so_far)`` seconds."""
     page = m.dataset(SEED).faults.backoff_page
     run, retry_afters = m.backoff_schedule(SEED)
-    trace, at, plain = [], 1.0, []
+    trace: list[dict[str, Any]] = []
+    plain: list[float] = []
+    at = 1.0
     for n in range(1, run + 1):
         ra = retry_afters.get(n)
         fault = "retry-after" if ra else "unavailable"
