@@ -6,15 +6,15 @@ its ``NOTE.md`` and the verdict 4.0.0 gave); 20 wrong apps succeeded. Each is ap
 the reference here and executed (mock upstream, SIGKILLs, chromium, about 45 s a tree):
 every wrong one must fail with the MUST it breaks unmet, every right one must succeed.
 
-Not here: ``w38-journal-memory`` (journal_mode=MEMORY: a SIGKILL inside a commit may
-tear the file, but the red team's own 22 kills at random moments never showed it, and
-the write trap's kill lands after the write it saw; no observation of the SPEC's
-outcomes separates it from the reference) and ``w39-no-store-lock`` (one connection
-shared by threads without a lock: Python's sqlite3 serialises calls on it, so no answer
-breaks; the red team doubts it too). ``w22-done-flag-separate-tx`` breaks the SPEC (a
-SIGKILL between the last page's commit and the done flag's makes the restart walk every
-page again) but the one write kill lands inside a page's first transaction: a known gap,
-strict xfail.
+``w38-journal-memory`` (journal_mode=MEMORY, synchronous=OFF), which the red team could
+not show with 22 random kills, fails here: the write kill lands between two writes of a
+page's commit, and with 500 more invoices in the database that commit writes several
+pages, so the restart finds "database disk image is malformed" (M-DUR-2). Not here:
+``w39-no-store-lock`` (one connection shared by threads without a lock: Python's sqlite3
+serialises calls on it, so no answer breaks; the red team doubts it too).
+``w22-done-flag-separate-tx`` breaks the SPEC (a SIGKILL between the last page's commit
+and the done flag's makes the restart walk every page again) but the one write kill
+lands inside a page's first transaction: a known gap, strict xfail.
 """
 
 from __future__ import annotations
@@ -59,13 +59,14 @@ WRONG = {
     "w31-cursor-not-encoded": "M-SYNC-1",
     "w34-hedge-after-6.5s": "M-SYNC-8",
     "w36-money-zero-bare": "M-MONEY-1",
+    "w38-journal-memory": "M-DUR-2",
     "w40-done-flag-in-tmp": "M-DATA-1",
     "w42-customer-truncated-200": "M-API-1",
     "w44-cap-3s": "M-SYNC-4",
     "w47-cap-2.5s": "M-SYNC-4",
 }
 KNOWN_GAP = {"w22-done-flag-separate-tx": "M-DUR-3"}
-NOT_OBSERVABLE = {"w38-journal-memory", "w39-no-store-lock"}
+NOT_OBSERVABLE = {"w39-no-store-lock"}
 RIGHT = sorted(p.name for p in REDTEAM.glob("r*") if (p / "diff.patch").is_file())
 
 
