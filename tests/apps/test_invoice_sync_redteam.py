@@ -6,11 +6,10 @@ its ``NOTE.md`` and the verdict 4.0.0 gave); 20 wrong apps succeeded. Each is ap
 the reference here and executed (mock upstream, SIGKILLs, chromium, about 45 s a tree):
 every wrong one must fail with the MUST it breaks unmet, every right one must succeed.
 
-``w38-journal-memory`` (journal_mode=MEMORY, synchronous=OFF), which the red team could
-not show with 22 random kills, fails here: the write kill lands between two writes of a
-page's commit, and with 500 more invoices in the database that commit writes several
-pages, so the restart finds "database disk image is malformed" (M-DUR-2). Not here:
-``w39-no-store-lock`` (one connection shared by threads without a lock: Python's sqlite3
+Not here: ``w38-journal-memory`` (journal_mode=MEMORY, synchronous=OFF: a SIGKILL between
+two writes of a commit tears the file; on seed 0123456789abcdef the write kill did, the
+restart read "database disk image is malformed", but on a11ce5eedf00d123 the same app
+scored 1.000: caught by chance, not closed) and ``w39-no-store-lock`` (one connection shared by threads without a lock: Python's sqlite3
 serialises calls on it, so no answer breaks; the red team doubts it too).
 ``w22-done-flag-separate-tx`` breaks the SPEC (a SIGKILL between the last page's commit
 and the done flag's makes the restart walk every page again) but the one write kill
@@ -59,14 +58,13 @@ WRONG = {
     "w31-cursor-not-encoded": "M-SYNC-1",
     "w34-hedge-after-6.5s": "M-SYNC-8",
     "w36-money-zero-bare": "M-MONEY-1",
-    "w38-journal-memory": "M-DUR-2",
     "w40-done-flag-in-tmp": "M-DATA-1",
     "w42-customer-truncated-200": "M-API-1",
     "w44-cap-3s": "M-SYNC-4",
     "w47-cap-2.5s": "M-SYNC-4",
 }
 KNOWN_GAP = {"w22-done-flag-separate-tx": "M-DUR-3"}
-NOT_OBSERVABLE = {"w39-no-store-lock"}
+NOT_OBSERVABLE = {"w38-journal-memory", "w39-no-store-lock"}
 RIGHT = sorted(p.name for p in REDTEAM.glob("r*") if (p / "diff.patch").is_file())
 
 
