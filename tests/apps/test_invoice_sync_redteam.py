@@ -9,8 +9,9 @@ every wrong one must fail with the MUST it breaks unmet, every right one must su
 Not here: ``w38-journal-memory`` (journal_mode=MEMORY, synchronous=OFF: a SIGKILL between
 two writes of a commit tears the file; on seed 0123456789abcdef the write kill did, the
 restart read "database disk image is malformed", but on a11ce5eedf00d123 the same app
-scored 1.000: caught by chance, not closed) and ``w39-no-store-lock`` (one connection shared by threads without a lock: Python's sqlite3
-serialises calls on it, so no answer breaks; the red team doubts it too).
+scored 1.000: caught by chance, not closed) and ``w39-no-store-lock`` (one connection
+shared by threads without a lock: Python's sqlite3 serialises calls on it, so no answer
+breaks; the red team doubts it too).
 ``w22-done-flag-separate-tx`` breaks the SPEC (a SIGKILL between the last page's commit
 and the done flag's makes the restart walk every page again) but the one write kill
 lands inside a page's first transaction: a known gap, strict xfail.
