@@ -232,7 +232,7 @@ class Gateway:
             return error_response(
                 400, "request body must be a JSON object", "invalid_request_error"
             )
-        call = self.begin_call(key, body, request.url.path)
+        call = self.begin_call(key, body, request.scope["path"])
         if isinstance(call, Call):  # relayed as it came where only the model changes
             call.raw, call.raw_of = raw, body
         return call
