@@ -159,6 +159,7 @@ class Opened:
     decoder: wire.SSEDecoder = field(default_factory=wire.SSEDecoder)
     json_body: dict[str, Any] | None = None
     raw_body: bytes | None = None  # the bytes json_body was parsed from
+    taken: dict[str, Any] | None = None  # the first event's chunk, already taken in
 
 
 def error_response(

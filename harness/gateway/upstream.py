@@ -329,8 +329,8 @@ class FleetUpstream:
                 ev = opened.decoder.feed(await anext(opened.lines))
                 if ev is not None:
                     opened.events.append(ev)
-                    if mode == "sse":
-                        take_chunk(att, opened.acc, ev[1])
+                    if mode == "sse":  # taken in once: the relay sends it as parsed here
+                        opened.taken = take_chunk(att, opened.acc, ev[1])
         except (httpx.HTTPError, StopAsyncIteration, ValueError) as exc:
             await close_response(resp)
             msg = (
