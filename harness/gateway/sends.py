@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
+import socket
 import ssl
 from typing import Any
 
 import httpcore
 import httpx
-from httpcore._utils import is_socket_readable
 
 
 class CoalescingTransport:
@@ -93,6 +94,17 @@ def server_protocol() -> type[asyncio.Protocol]:
     return coalescing(AutoHTTPProtocol)
 
 
+def readable(sock: socket.socket) -> bool:
+    """Whether a read on ``sock`` would not wait: on an idle connection, that the host has
+    closed it (or sent what it should not have). A socket already closed counts."""
+    fd = sock.fileno()
+    if fd < 0:
+        return True
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    return bool(poll.poll(0))
+
+
 class HeldWritesStream(httpcore.AsyncNetworkStream):
     """A connection to a host whose writes wait for the next read (or TLS start)."""
 
@@ -101,7 +113,8 @@ class HeldWritesStream(httpcore.AsyncNetworkStream):
         self._pending: list[bytes] = []
         self._timeout: float | None = None
         sock = stream.get_extra_info("socket")
-        self._sock = sock if stream.get_extra_info("ssl_object") is None else None
+        plain = stream.get_extra_info("ssl_object") is None and hasattr(select, "poll")
+        self._sock = sock if plain and isinstance(sock, socket.socket) else None
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if buffer:
@@ -137,7 +150,7 @@ class HeldWritesStream(httpcore.AsyncNetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable" and self._sock is not None:  # the pool asks per request
-            return is_socket_readable(self._sock)
+            return readable(self._sock)
         return self._stream.get_extra_info(info)
 
 

@@ -122,3 +122,19 @@ def test_an_httpx_client_holds_its_writes_until_the_reply() -> None:
             assert not isinstance(backend._backend, HeldWritesBackend)
 
     asyncio.run(main())
+
+
+def test_an_idle_connection_the_host_closed_reads_as_readable() -> None:
+    """What the pool asks of every idle connection before it reuses one."""
+    import socket
+
+    from harness.gateway.sends import readable
+
+    a, b = socket.socketpair()
+    try:
+        assert not readable(a)
+        b.close()
+        assert readable(a)
+    finally:
+        a.close()
+    assert readable(a)  # closed: a read would not wait
