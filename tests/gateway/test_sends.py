@@ -138,3 +138,35 @@ def test_an_idle_connection_the_host_closed_reads_as_readable() -> None:
     finally:
         a.close()
     assert readable(a)  # closed: a read would not wait
+
+
+@pytest.mark.integration
+def test_the_gateways_reply_reaches_the_client_in_one_segment() -> None:
+    """Head and body written apart reach a client already waiting as two reads."""
+    import socket
+
+    from harness.fleet.config import parse_fleet
+    from harness.gateway import GatewayServer
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        nobody = free.getsockname()[1]  # a host that refuses: /health still answers
+    fleet = parse_fleet(
+        {
+            "hosts": [{"name": "h", "base_url": f"http://127.0.0.1:{nobody}"}],
+            "models": {"m": {"upstream": "m"}},
+        }
+    )
+    with GatewayServer(fleet, require_keys=False) as gw:
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", gw.port)) as conn:
+                conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                first = conn.recv(65536)  # blocks until the first segment is in
+                head, _, body = first.partition(b"\r\n\r\n")
+                assert head.startswith(b"HTTP/1.1 200")
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )
+                assert length > 0 and len(body) == length
