@@ -1,0 +1,143 @@
+"""The test mirror: every module of ``harness/`` with logic has a test file named after it.
+
+``harness/<pkg>/<module>.py`` is tested in ``tests/<pkg>/test_<module>.py``; a package's
+``__init__.py`` in ``test_init.py`` beside it, a ``__main__.py`` in ``test_main.py``.
+A module has logic when it defines a function or a method (a module-level ``__getattr__``
+or ``__dir__`` that resolves lazy re-exports does not count): re-exports, constants and
+data shapes need no file of their own.
+
+``EXEMPT`` names modules with logic that need no test file of their own, each with its
+reason; ``NOT_YET`` the modules still without one, each with where it is exercised today.
+Both lists may only shrink: an entry whose module gained its test, lost its logic or is
+gone fails here until it is removed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parent.parent
+LAZY = {"__getattr__", "__dir__"}  # a package's lazy re-exports, no logic of its own
+
+EXEMPT: dict[str, str] = {
+    "harness/testing/lmstudio/__main__.py": (
+        "the look-alike host's command line (argument parsing, then serve): started as a "
+        "process by tests/testing/lmstudio/test_host.py"
+    ),
+    "harness/gateway/inside.py": (
+        "the gateway's entry point inside its container (argument parsing, then serve): "
+        "started by every Docker gateway test (tests/backends/docker/test_gateway.py)"
+    ),
+}
+
+NOT_YET: dict[str, str] = {
+    "harness/agents/__init__.py": "tests/agents/test_agents_e2e.py (get_agent)",
+    "harness/agents/base.py": "tests/agents/test_common.py",
+    "harness/agents/builtin.py": "tests/agents/test_<agent>.py, one per built-in agent",
+    "harness/backends/base.py": "tests/backends/test_init.py",
+    "harness/backends/docker/__init__.py": "tests/trial/test_trial_docker.py",
+    "harness/backends/docker/goseed.py": "tests/verify/go/test_seed.py",
+    "harness/backends/local/__init__.py": "tests/backends/test_init.py",
+    "harness/backends/local/gateway.py": "tests/gateway/test_trial_gateway.py",
+    "harness/backends/local/verify.py": "tests/trial/test_contain_git.py",
+    "harness/cli/__init__.py": "tests/cli/test_cli_errors.py, tests/cli/test_project_cli.py",
+    "harness/cli/authoring.py": "tests/authoring/",
+    "harness/cli/images.py": "tests/images/",
+    "harness/cli/job.py": "tests/cli/test_job_options.py, tests/job/",
+    "harness/cli/mine.py": "tests/authoring/test_mine.py",
+    "harness/cli/report.py": "tests/report/",
+    "harness/cli/trial.py": "tests/cli/test_exit_promises.py, tests/trial/",
+    "harness/provision/__init__.py": "tests/provision/",
+    "harness/scoring/appkit/browser.py": "tests/apps/test_apptrust_browser.py",
+    "harness/scoring/appkit/fetch.py": "tests/scoring/appkit/test_traced.py",
+    "harness/scoring/appkit/fixtures.py": "tests/scoring/appkit/test_mockdep.py",
+    "harness/scoring/appkit/jailroot.py": "tests/scoring/appkit/test_jail.py",
+    "harness/scoring/appkit/netns.py": "tests/scoring/appkit/test_jail.py",
+    "harness/scoring/appkit/payments.py": "tests/scoring/appkit/test_traced.py",
+    "harness/scoring/appkit/rendered.py": "tests/apps/ (the executed apps' scorings)",
+    "harness/scoring/appkit/slot.py": "tests/trial/test_slot_log.py",
+    "harness/scoring/run.py": "tests/apps/ (the executed apps' scorings)",
+    "harness/testing/lmstudio/state.py": "tests/testing/lmstudio/test_host.py",
+    "harness/trial/trial.py": "tests/trial/",
+    "harness/verify/go/__init__.py": "tests/verify/test_runners.py",
+    "harness/verify/isolation/reaper.py": "tests/verify/isolation/test_test_user.py",
+    "harness/verify/python/__init__.py": "tests/verify/test_runners.py",
+    "harness/verify/python/plugins/peek_guard.py": "tests/grader/test_containment_trials.py",
+    "harness/verify/python/run.py": "tests/verify/python/test_layout.py",
+    "harness/verify/reference.py": "tests/verify/test_walls.py",
+    "harness/verify/request.py": "tests/verify/test_walls.py",
+    "harness/verify/scoring_bridge.py": "tests/scoring/test_era.py, tests/apps/",
+}
+
+
+def mirrored(module: Path) -> Path:
+    """Where the test of ``harness/…/<module>.py`` lives."""
+    rel = module.relative_to(ROOT / "harness")
+    stem = {"__init__": "init", "__main__": "main"}.get(rel.stem, rel.stem)
+    return ROOT / "tests" / rel.parent / f"test_{stem}.py"
+
+
+def has_logic(module: Path) -> bool:
+    """A function or a method anywhere in ``module``, lazy re-export hooks aside."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    lazy = {id(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in LAZY}
+    return any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and id(node) not in lazy
+        for node in ast.walk(tree)
+    )
+
+
+def modules() -> list[Path]:
+    return sorted((ROOT / "harness").rglob("*.py"))
+
+
+def name(module: Path) -> str:
+    return module.relative_to(ROOT).as_posix()
+
+
+def test_every_module_with_logic_has_its_mirrored_test() -> None:
+    listed = EXEMPT.keys() | NOT_YET.keys()
+    missing = [
+        f"{name(m)}: no {mirrored(m).relative_to(ROOT).as_posix()}"
+        for m in modules()
+        if has_logic(m) and not mirrored(m).is_file() and name(m) not in listed
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_the_lists_only_name_modules_still_without_their_test() -> None:
+    assert not EXEMPT.keys() & NOT_YET.keys()
+    stale = []
+    for entry in sorted(EXEMPT.keys() | NOT_YET.keys()):
+        module = ROOT / entry
+        if not module.is_file():
+            stale.append(f"{entry}: gone")
+        elif mirrored(module).is_file():
+            stale.append(f"{entry}: has {mirrored(module).relative_to(ROOT)}; take it off")
+        elif not has_logic(module):
+            stale.append(f"{entry}: has no logic; take it off")
+    assert not stale, "\n".join(stale)
+
+
+def test_the_rule_sees_logic_and_lazy_re_exports(tmp_path: Path) -> None:
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text("from x import y\nA = 1\ndef __getattr__(n):\n    return n\n")
+    assert not has_logic(lazy)
+    shape = tmp_path / "shape.py"
+    shape.write_text("class Row:\n    a: int = 0\n")
+    assert not has_logic(shape)
+    method = tmp_path / "method.py"
+    method.write_text("class Row:\n    def total(self):\n        return 1\n")
+    assert has_logic(method)
+    nested = tmp_path / "nested.py"
+    nested.write_text("class P:\n    def __getattr__(self, n):\n        return n\n")
+    assert has_logic(nested)  # only a module's own hook is a re-export
+    assert mirrored(ROOT / "harness/verify/python/__init__.py") == (
+        ROOT / "tests/verify/python/test_init.py"
+    )
+    assert mirrored(ROOT / "harness/verify/twin.py") == ROOT / "tests/verify/test_twin.py"
