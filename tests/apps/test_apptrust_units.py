@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,6 @@ from harness.scoring import (
     mark_vacuous,
 )
 from harness.scoring.appkit.fixtures import BIG_AMOUNTS, CURRENCIES, MARKUP_NAMES, build_dataset
-from harness.scoring.appkit.slot import scoring_slot
 
 pytestmark = pytest.mark.unit
 
@@ -112,29 +109,6 @@ def test_a_check_nothing_moves_is_reported_untested() -> None:
     report = _controls([soft])
     assert any("idle" in w for w in report.warnings)  # type: ignore[attr-defined]
     assert not any("layout" in w for w in report.warnings)  # type: ignore[attr-defined]
-
-
-def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HARNESS_SCORER_LOCK", str(tmp_path / "lock"))
-    inside: list[int] = []
-    peak: list[int] = []
-
-    def score() -> None:
-        with scoring_slot(True) as info:
-            inside.append(1)
-            peak.append(len(inside))
-            time.sleep(0.05)
-            inside.pop()
-        assert "one at a time" in info["policy"] and "waited_s" in info
-
-    threads = [threading.Thread(target=score) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert max(peak) == 1
-    with scoring_slot(False) as info:
-        assert "no lock" in info["policy"]
 
 
 def test_fixtures_are_adversarial_on_every_seed_and_move_with_it() -> None:
