@@ -131,6 +131,7 @@ def test_the_rule_sees_logic_and_lazy_re_exports(tmp_path: Path) -> None:
     nested = tmp_path / "nested.py"
     nested.write_text("class P:\n    def __getattr__(self, n):\n        return n\n")
     assert has_logic(nested)  # only a module's own hook is a re-export
+    assert mirrored(ROOT / "harness/verify/python/__init__.py") == (
         ROOT / "tests/verify/python/test_init.py"
     )
     assert mirrored(ROOT / "harness/verify/twin.py") == ROOT / "tests/verify/test_twin.py"
