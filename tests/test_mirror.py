@@ -65,7 +65,6 @@ NOT_YET: dict[str, str] = {
     "harness/verify/isolation/reaper.py": "tests/verify/isolation/test_test_user.py",
     "harness/verify/python/plugins/peek_guard.py": "tests/grader/test_containment_trials.py",
     "harness/verify/python/run.py": "tests/verify/python/test_layout.py",
-    "harness/verify/scoring_bridge.py": "tests/scoring/test_era.py, tests/apps/",
 }
 
 
