@@ -63,7 +63,6 @@ NOT_YET: dict[str, str] = {
     "harness/testing/lmstudio/state.py": "tests/testing/lmstudio/test_host.py",
     "harness/trial/trial.py": "tests/trial/",
     "harness/verify/python/plugins/peek_guard.py": "tests/grader/test_containment_trials.py",
-    "harness/verify/python/run.py": "tests/verify/python/test_layout.py",
 }
 
 
