@@ -62,7 +62,6 @@ NOT_YET: dict[str, str] = {
     "harness/scoring/run.py": "tests/apps/ (the executed apps' scorings)",
     "harness/testing/lmstudio/state.py": "tests/testing/lmstudio/test_host.py",
     "harness/trial/trial.py": "tests/trial/",
-    "harness/verify/python/plugins/peek_guard.py": "tests/grader/test_containment_trials.py",
 }
 
 
