@@ -20,7 +20,7 @@ def run(
     tmp_path: Path, calc: str, *, hidden: str = HIDDEN, changed: str = "calc.py"
 ) -> TargetResult:
     tree = tmp_path / "tree"
-    tree.mkdir(parents=True)
+    tree.mkdir(parents=True, exist_ok=True)
     (tree / "calc.py").write_text(calc)
     (tree / "test_hidden.py").write_text(hidden)
     (tree / "data.txt").write_text("5\n")
