@@ -54,7 +54,6 @@ NOT_YET: dict[str, str] = {
     "harness/cli/trial.py": "tests/cli/test_exit_promises.py, tests/trial/",
     "harness/provision/__init__.py": "tests/provision/",
     "harness/scoring/appkit/browser.py": "tests/apps/test_apptrust_browser.py",
-    "harness/scoring/appkit/fetch.py": "tests/scoring/appkit/test_traced.py",
     "harness/scoring/appkit/fixtures.py": "tests/scoring/appkit/test_mockdep.py",
     "harness/scoring/appkit/jailroot.py": "tests/scoring/appkit/test_jail.py",
     "harness/scoring/appkit/netns.py": "tests/scoring/appkit/test_jail.py",
