@@ -56,7 +56,6 @@ NOT_YET: dict[str, str] = {
     "harness/scoring/appkit/browser.py": "tests/apps/test_apptrust_browser.py",
     "harness/scoring/appkit/fixtures.py": "tests/scoring/appkit/test_mockdep.py",
     "harness/scoring/appkit/jailroot.py": "tests/scoring/appkit/test_jail.py",
-    "harness/scoring/appkit/netns.py": "tests/scoring/appkit/test_jail.py",
     "harness/scoring/appkit/rendered.py": "tests/apps/ (the executed apps' scorings)",
     "harness/scoring/run.py": "tests/apps/ (the executed apps' scorings)",
     "harness/testing/lmstudio/state.py": "tests/testing/lmstudio/test_host.py",
