@@ -55,7 +55,6 @@ NOT_YET: dict[str, str] = {
     "harness/scoring/appkit/fixtures.py": "tests/scoring/appkit/test_mockdep.py",
     "harness/scoring/appkit/jailroot.py": "tests/scoring/appkit/test_jail.py",
     "harness/scoring/appkit/rendered.py": "tests/apps/ (the executed apps' scorings)",
-    "harness/testing/lmstudio/state.py": "tests/testing/lmstudio/test_host.py",
     "harness/trial/trial.py": "tests/trial/",
 }
 
