@@ -37,7 +37,6 @@ EXEMPT: dict[str, str] = {
 }
 
 NOT_YET: dict[str, str] = {
-    "harness/backends/base.py": "tests/backends/test_init.py",
     "harness/backends/docker/__init__.py": "tests/trial/test_trial_docker.py",
     "harness/backends/docker/goseed.py": "tests/verify/go/test_seed.py",
     "harness/backends/local/__init__.py": "tests/backends/test_init.py",
