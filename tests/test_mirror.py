@@ -41,7 +41,6 @@ NOT_YET: dict[str, str] = {
     "harness/backends/docker/goseed.py": "tests/verify/go/test_seed.py",
     "harness/backends/local/__init__.py": "tests/backends/test_init.py",
     "harness/backends/local/gateway.py": "tests/gateway/test_trial_gateway.py",
-    "harness/backends/local/verify.py": "tests/trial/test_contain_git.py",
     "harness/cli/__init__.py": "tests/cli/test_cli_errors.py, tests/cli/test_project_cli.py",
     "harness/cli/authoring.py": "tests/authoring/",
     "harness/cli/images.py": "tests/images/",
