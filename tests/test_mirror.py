@@ -41,7 +41,6 @@ NOT_YET: dict[str, str] = {
     "harness/cli/authoring.py": "tests/authoring/",
     "harness/cli/images.py": "tests/images/",
     "harness/cli/job.py": "tests/cli/test_job_options.py, tests/job/",
-    "harness/cli/mine.py": "tests/authoring/test_mine.py",
     "harness/cli/report.py": "tests/report/",
     "harness/cli/trial.py": "tests/cli/test_exit_promises.py, tests/trial/",
     "harness/provision/__init__.py": "tests/provision/",
