@@ -45,7 +45,6 @@ NOT_YET: dict[str, str] = {
     "harness/cli/trial.py": "tests/cli/test_exit_promises.py, tests/trial/",
     "harness/provision/__init__.py": "tests/provision/",
     "harness/scoring/appkit/browser.py": "tests/apps/test_apptrust_browser.py",
-    "harness/scoring/appkit/jailroot.py": "tests/scoring/appkit/test_jail.py",
     "harness/scoring/appkit/rendered.py": "tests/apps/ (the executed apps' scorings)",
     "harness/trial/trial.py": "tests/trial/",
 }
