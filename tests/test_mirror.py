@@ -40,7 +40,6 @@ NOT_YET: dict[str, str] = {
     "harness/backends/docker/__init__.py": "tests/trial/test_trial_docker.py",
     "harness/cli/job.py": "tests/cli/test_job_options.py, tests/job/",
     "harness/cli/report.py": "tests/report/",
-    "harness/cli/trial.py": "tests/cli/test_exit_promises.py, tests/trial/",
     "harness/provision/__init__.py": "tests/provision/",
     "harness/scoring/appkit/browser.py": "tests/apps/test_apptrust_browser.py",
     "harness/scoring/appkit/rendered.py": "tests/apps/ (the executed apps' scorings)",
