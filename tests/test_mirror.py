@@ -40,8 +40,6 @@ NOT_YET: dict[str, str] = {
     "harness/cli/job.py": "tests/cli/test_job_options.py, tests/job/",
     "harness/cli/report.py": "tests/report/",
     "harness/provision/__init__.py": "tests/provision/",
-    "harness/scoring/appkit/browser.py": "tests/apps/test_apptrust_browser.py",
-    "harness/scoring/appkit/rendered.py": "tests/apps/ (the executed apps' scorings)",
     "harness/trial/trial.py": "tests/trial/",
 }
 
