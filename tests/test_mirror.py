@@ -7,10 +7,9 @@ A module has logic when it defines a function or a method with a body (a module-
 protocol's stub: a docstring and ``...``): re-exports, constants, data shapes and
 protocols need no file of their own.
 
-``EXEMPT`` names modules with logic that need no test file of their own, each with its
-reason; ``NOT_YET`` the modules still without one, each with where it is exercised today.
-Both lists may only shrink: an entry whose module gained its test, lost its logic or is
-gone fails here until it is removed.
+``EXEMPT`` names the modules with logic that need no test file of their own, each with
+its reason. It may only shrink: an entry whose module gained its test, lost its logic or
+is gone fails here until it is removed.
 """
 
 from __future__ import annotations
@@ -34,10 +33,6 @@ EXEMPT: dict[str, str] = {
         "the gateway's entry point inside its container (argument parsing, then serve): "
         "started by every Docker gateway test (tests/backends/docker/test_gateway.py)"
     ),
-}
-
-NOT_YET: dict[str, str] = {
-    "harness/trial/trial.py": "tests/trial/",
 }
 
 
@@ -78,19 +73,17 @@ def name(module: Path) -> str:
 
 
 def test_every_module_with_logic_has_its_mirrored_test() -> None:
-    listed = EXEMPT.keys() | NOT_YET.keys()
     missing = [
         f"{name(m)}: no {mirrored(m).relative_to(ROOT).as_posix()}"
         for m in modules()
-        if has_logic(m) and not mirrored(m).is_file() and name(m) not in listed
+        if has_logic(m) and not mirrored(m).is_file() and name(m) not in EXEMPT
     ]
     assert not missing, "\n".join(missing)
 
 
-def test_the_lists_only_name_modules_still_without_their_test() -> None:
-    assert not EXEMPT.keys() & NOT_YET.keys()
+def test_the_exemptions_only_name_modules_still_without_their_test() -> None:
     stale = []
-    for entry in sorted(EXEMPT.keys() | NOT_YET.keys()):
+    for entry in sorted(EXEMPT):
         module = ROOT / entry
         if not module.is_file():
             stale.append(f"{entry}: gone")
