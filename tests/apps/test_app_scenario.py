@@ -117,7 +117,7 @@ def test_reference_solution_passes_every_check(scored: Scored) -> None:
     bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
     assert score.spec_met and score.final == 1.0 and not score.unavailable, bad
     assert (scored.tmp / "evidence-solution" / "invoices.png").stat().st_size > 0
-    assert score.era.startswith("invoice-sync@3.")
+    assert score.era.startswith("invoice-sync@4.")
 
 
 @pytest.mark.parametrize("name", ["client-rendered", "threads-storage"])
@@ -150,13 +150,15 @@ def test_float_money_breaks_only_money_and_fails(scored: Scored) -> None:
     assert not score.spec_met
 
 
-def test_health_waiting_on_the_upstream_fails_only_its_must(scored: Scored) -> None:
-    # its /health hangs while a page is awaited: whether the hang comes during the boot
-    # poll (the hold then ends before the kill) or mid-sync, only M-HEALTH-2 is unmet
+def test_health_waiting_on_the_upstream_fails_for_its_must(scored: Scored) -> None:
+    # its /health hangs while a page is awaited: M-HEALTH-2 is unmet. On 3.x that was all;
+    # on 4.x a restart meets the 6 s Retry-After and the 503 run, during which such a
+    # /health can hang past the 10 s boot budget: the restart then fails, and the MUSTs
+    # after it with it (the verdict is the same: failed, M-HEALTH-2 among the unmet)
     score = scored.health_waits
     bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert score.unmet == ["M-HEALTH-2"], bad
-    assert set(bad) == {"health.during_sync"}, bad
+    assert not score.spec_met and "M-HEALTH-2" in score.unmet, bad
+    assert "health.during_sync" in bad, bad
 
 
 def test_ten_or_more_realistic_defects_and_critical_ones_are_declared() -> None:

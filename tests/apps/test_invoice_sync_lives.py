@@ -98,14 +98,15 @@ def test_backoff_is_graded_per_life_and_a_too_short_pause_in_either_fails(
         return t
 
     # two 503s before the kill, two more and the answer after: both lives grow 1.5x+
-    good = _evidence(m, tmp_path, trace([0.2, 0.0], [0.2, 0.4, 0.0]))
+    # (a run of four 503s, as on 3.x; 4.x draws six or seven, ``Evidence.backoff_run``)
+    good = _evidence(m, tmp_path, trace([0.2, 0.0], [0.2, 0.4, 0.0]), backoff_run=4)
     assert m.sync_backoff_first(good).score == 1.0
     growth = m.sync_backoff_growth(good)
     assert growth.score == 1.0, growth.detail
     assert BACKOFF_FAILURES == 4  # the 0.2 + kill + 0.2 + 0.4 above are its four retries
     short = _evidence(m, tmp_path, trace([0.2, 0.0], [0.15, 0.4, 0.0]))
     assert m.sync_backoff_first(short).score == 0.0  # the restarted life's first pause
-    flat = _evidence(m, tmp_path, trace([0.2, 0.0], [0.25, 0.25, 0.0]))
+    flat = _evidence(m, tmp_path, trace([0.2, 0.0], [0.25, 0.25, 0.0]), backoff_run=4)
     assert m.sync_backoff_growth(flat).score == 0.0
 
 

@@ -32,7 +32,7 @@ class Syncer:
             except (urllib.error.URLError, OSError):
                 pass
             time.sleep(wait)
-            pause = min(pause * 2, 5.0)
+            pause = min(pause * 1.5, 5.0)
 
     def run(self):
         if self.state == "done":

@@ -1,0 +1,112 @@
+"""apps/invoice-sync 4.x: wrong apps that each break one MUST only outside the old
+script's positions fail, and a right app exactly at every bound passes.
+
+The variants (``tests/data/invoice-sync-variants/*.patch``, each applied on the
+reference) are the issue's wrong apps that 3.1.1 scored 1.000: a status word wrong only
+mid-sync, the status kept in memory (after a restart a finished sync says "syncing"), a
+page's invoices and its cursor in two transactions (a SIGKILL between them loses a
+page), each limit one step past the SPEC's bound (Retry-After honoured only up to 5 s, a
+backoff capped at 2 s, a linear backoff, giving up after five 503s, a 5.8 s timeout),
+the cursor in a JSON file beside the database, an auto-refresh that throws every 5 s,
+``INSERT OR REPLACE`` moving a repeated invoice. ``bounds-exact`` meets every bound
+exactly (first pause 0.2 s, 1.5x, cap 5 s, Retry-After waited exactly, a 6.0 s timeout).
+
+Each tree is executed for real (mock upstream, SIGKILLs, chromium), about 30 s a tree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from harness.scoring import Scorer, run_checks
+from harness.scoring.appkit.browser import CHROMIUM
+from harness.scoring.appkit.jail import protecting
+from harness.scoring.compose import Score
+from harness.trial.slot_log import take_slot
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "apps" / "invoice-sync"
+VARIANTS = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-variants"
+SEED = "0123456789abcdef"
+
+#: each wrong variant and the MUST it breaks (the one it must be failed for)
+WRONG = {
+    "status-running-mid-sync": "M-STATUS-1",
+    "status-in-memory": "M-STATUS-1",
+    "split-transaction": "M-SYNC-1",  # the cursor first: the kill between loses the page
+    "retry-after-up-to-5": "M-SYNC-5",
+    "backoff-cap-2": "M-SYNC-4",
+    "linear-backoff": "M-SYNC-4",
+    "gives-up-after-5": "M-SYNC-2",
+    "timeout-5.8": "M-SYNC-6",
+    "cursor-in-json": "M-DATA-1",
+    "console-refresh-typeerror": "M-UI-5",
+    "insert-or-replace": "M-API-1",
+}
+
+
+def _suite_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "invoice_sync_variants_suite", SCENARIO / "suite" / "suite.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def scorer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path]:
+    return _suite_module(), tmp_path_factory.mktemp("invoice-sync-variants")
+
+
+def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
+    module, tmp = scorer
+    tree = tmp / name
+    shutil.copytree(SCENARIO / "solution", tree)
+    subprocess.run(
+        ["git", "apply", str(VARIANTS / f"{name}.patch")],
+        cwd=tree,
+        check=True,
+        capture_output=True,
+    )
+    evidence = tmp / f"evidence-{name}"
+    with (  # one executed app at a time, as trials score (the machine-wide slot)
+        take_slot(True),
+        protecting([SCENARIO, evidence]),
+        module.context(tree, SEED, evidence) as ctx,
+    ):
+        rows = run_checks(module.suite, ctx)
+    return Scorer(module.suite).score_rows(rows)
+
+
+def test_every_variant_is_named_here() -> None:
+    shipped = {p.stem for p in VARIANTS.glob("*.patch")}
+    assert shipped == {*WRONG, "bounds-exact"}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_wrong_app_outside_the_old_script_fails(
+    scorer: tuple[ModuleType, Path], name: str
+) -> None:
+    score = _score(scorer, name)
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, bad)
+
+
+def test_a_right_app_exactly_at_every_bound_passes(scorer: tuple[ModuleType, Path]) -> None:
+    score = _score(scorer, "bounds-exact")
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert score.spec_met and score.final == 1.0, bad
