@@ -104,23 +104,25 @@ class EnergyMeter:
     """
 
     def __init__(self) -> None:
-        self._active: dict[Any, float] = {}
+        self._active: dict[Any, float] = {}  # key -> ``_shared`` when it started
         self._last = 0.0
+        self._shared = 0.0  # what one call has been charged since the host was last idle
 
     def _advance(self, t: float) -> None:
         if self._active:
-            share = max(0.0, t - self._last) / len(self._active)
-            for key in self._active:
-                self._active[key] += share
+            self._shared += max(0.0, t - self._last) / len(self._active)
         self._last = t
 
     def start(self, key: Any, t: float) -> None:
         self._advance(t)
-        self._active[key] = 0.0
+        if not self._active:
+            self._shared = 0.0
+        self._active[key] = self._shared
 
     def stop(self, key: Any, t: float) -> float:
         self._advance(t)
-        return self._active.pop(key, 0.0)
+        began = self._active.pop(key, None)
+        return 0.0 if began is None else self._shared - began
 
 
 def summarize(records: Iterable[dict[str, Any]], trial: str | None = None) -> dict[str, Any]:

@@ -86,7 +86,7 @@ class Accounting:
     def write(self, line: dict[str, Any]) -> None:
         self.telemetry.write(line)
         if line.get("status") != "budget":
-            spent = self.spent.setdefault(line.get("trial"), Spent())
+            spent = self._spent(line.get("trial"))
             spent.tokens += int(line.get("prompt_tokens") or 0) + int(
                 line.get("completion_tokens") or 0
             )
@@ -94,7 +94,7 @@ class Accounting:
 
     # ---- attempts on hosts ----------------------------------------------------------------
     def start(self, att: Attempt) -> None:
-        self.energy[att.host].start(att.token, time.monotonic())
+        self.energy[att.host].start(id(att), time.monotonic())
         self.running[id(att)] = att
 
     def cut_running(self, why: str) -> None:
@@ -117,7 +117,7 @@ class Accounting:
             return  # already finished
         now = time.monotonic()
         total = now - att.t0
-        busy = self.energy[att.host].stop(lease, now)
+        busy = self.energy[att.host].stop(id(att), now)
         estimated = (
             att.usage is None
             and att.output_chunks > 0
@@ -225,7 +225,7 @@ class Accounting:
     # ---- budgets --------------------------------------------------------------------------
     def admit(self, call: Call) -> str | None:
         """Count the call against its trial's budget; the limit reached if it is refused."""
-        spent = self.spent.setdefault(call.key.trial, Spent())
+        spent = self._spent(call.key.trial)
         if self.budget is not None:
             hit = self.budget.exceeded(spent.tokens, spent.cost_usd, spent.calls)
             if hit is not None:
@@ -248,7 +248,13 @@ class Accounting:
 
     def close(self, call: Call) -> None:
         """The answer to an admitted call has ended (however it ended)."""
-        self.spent.setdefault(call.key.trial, Spent()).open.discard(call.call_id)
+        self._spent(call.key.trial).open.discard(call.call_id)
+
+    def _spent(self, trial: str | None) -> Spent:
+        spent = self.spent.get(trial)
+        if spent is None:
+            spent = self.spent[trial] = Spent()
+        return spent
 
     def exhausted(self, spent: Spent) -> str | None:
         """The limit that ends the trial's agent: a limit reached (or a call refused for

@@ -5,6 +5,7 @@ the trial's budget, and hands the call to its upstream (the fleet, or a cassette
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -222,15 +223,19 @@ class Gateway:
             return error_response(
                 401, "unknown API key: use the key the harness gave this trial", "invalid_api_key"
             )
+        raw = await request.body()
         try:
-            body = await request.json()
+            body = json.loads(raw)
         except ValueError:
             return error_response(400, "request body is not valid JSON", "invalid_request_error")
         if not isinstance(body, dict):
             return error_response(
                 400, "request body must be a JSON object", "invalid_request_error"
             )
-        return self.begin_call(key, body, request.url.path)
+        call = self.begin_call(key, body, request.scope["path"])
+        if isinstance(call, Call):  # relayed as it came where only the model changes
+            call.raw, call.raw_of = raw, body
+        return call
 
     def begin_call(self, key: KeyInfo, body: dict[str, Any], endpoint: str) -> Call | Response:
         """A call from its key and body (the Messages front calls this with the body it

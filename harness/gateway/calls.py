@@ -98,6 +98,14 @@ class Call:
     tried: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     rate_limited_s: float | None = None  # wall-clock spent on 429s when they won
+    raw: bytes | None = field(default=None, repr=False)  # the bytes ``raw_of`` came from
+    raw_of: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def sent_bytes(self) -> bytes | None:
+        """The bytes the client sent, while ``body`` is still what was parsed from them
+        (a body replaced since, e.g. by a cap on its output, has none)."""
+        return self.raw if self.raw_of is self.body else None
 
     @property
     def kind(self) -> str:
@@ -150,6 +158,8 @@ class Opened:
     acc: wire.ChunkAccumulator
     decoder: wire.SSEDecoder = field(default_factory=wire.SSEDecoder)
     json_body: dict[str, Any] | None = None
+    raw_body: bytes | None = None  # the bytes json_body was parsed from
+    taken: dict[str, Any] | None = None  # the first event's chunk, already taken in
 
 
 def error_response(

@@ -3,6 +3,7 @@ when it changes (the file is the truth: a key removed from it is revoked)."""
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -34,21 +35,22 @@ class KeyStore:
     ) -> None:
         self.keys: dict[str, KeyInfo] = dict(keys)  # given and issued
         self.keys_file = keys_file
+        self._keys_path = os.fspath(keys_file) if keys_file else None
         self.require = require
         self._file_keys: dict[str, KeyInfo] = {}
         self._mtime: tuple[int, int, int] | None = None
 
     def _refresh(self) -> None:
-        if not self.keys_file:
+        if not self._keys_path:
             return
         try:
-            st = Path(self.keys_file).stat()
+            st = os.stat(self._keys_path)
         except OSError:
             return
         mtime = (st.st_mtime_ns, st.st_size, st.st_ino)  # mtime alone can miss quick rewrites
         if mtime != self._mtime:
             try:
-                self._file_keys = load_keys(self.keys_file)
+                self._file_keys = load_keys(self._keys_path)
             except UserError:
                 return  # half-written: keep the old keys, read it again next time
             self._mtime = mtime

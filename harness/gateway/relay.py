@@ -80,7 +80,8 @@ class ChatFraming:
     def early(self, ev: tuple[str | None, str]) -> bytes | None:
         if ev[1].strip() == "[DONE]":
             return None
-        out = client_chunk(self.call, json.loads(ev[1]))
+        taken, self.opened.taken = self.opened.taken, None
+        out = client_chunk(self.call, taken if taken is not None else json.loads(ev[1]))
         return wire.sse_bytes(out) if out is not None else None
 
     def event(self, ev: tuple[str | None, str]) -> bytes | None:

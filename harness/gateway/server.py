@@ -11,6 +11,7 @@ from harness.errors import UserError
 from harness.fleet.config import FleetConfig, Price, load_fleet
 from harness.gateway.app import Gateway, GatewayConfig
 from harness.gateway.keys import load_keys
+from harness.gateway.sends import server_protocol
 from harness.util.serving import KEEP_ALIVE_S, ThreadedServer
 
 
@@ -82,7 +83,7 @@ class GatewayServer:
         options.setdefault("require_keys", True)
         self.config = build_config(fleet, **options)
         self.gateway = Gateway(self.config, routing)
-        self._server = ThreadedServer(self.gateway.app, host, port)
+        self._server = ThreadedServer(self.gateway.app, host, port, http=server_protocol())
 
     @property
     def port(self) -> int:
@@ -146,4 +147,6 @@ def serve(config: GatewayConfig, host: str = "127.0.0.1", port: int = 8080) -> N
         log_level="warning",
         timeout_graceful_shutdown=5,
         timeout_keep_alive=KEEP_ALIVE_S,
+        http=server_protocol(),
+        access_log=False,
     )

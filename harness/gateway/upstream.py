@@ -26,6 +26,7 @@ from harness.fleet.config import FleetConfig, Host
 from harness.fleet.lease import Routing
 from harness.fleet.probe import HostStatus, probe_fleet_async
 from harness.gateway.accounting import STREAM_BROKEN, Accounting
+from harness.gateway.bodies import streamed_with_usage, with_model
 from harness.gateway.calls import (
     CHAT,
     COMPLETIONS,
@@ -49,6 +50,9 @@ from harness.gateway.relay import (
     stream_reply,
     take_chunk,
 )
+from harness.gateway.sends import coalesce_requests
+
+JSON_TYPE = {"content-type": "application/json"}
 
 
 class Upstream(Protocol):
@@ -95,6 +99,7 @@ class FleetUpstream:
                 max_connections=1000, max_keepalive_connections=200, keepalive_expiry=2.0
             ),
         )
+        coalesce_requests(self.client)  # a request's head and body in one send
         if self.fleet.hosts:
             await self.probe()
 
@@ -141,10 +146,11 @@ class FleetUpstream:
             return await self._exhausted(call, exc)
         if not call.stream:
             body = opened.json_body or {}
+            reply = relayed(opened, call.requested or None)
             if call.requested:
                 body["model"] = call.requested
             self.accounting.record_reply(call, None, body)
-            return JSONResponse(body)
+            return reply or JSONResponse(body)
         return stream_reply(opened, ChatFraming(call, opened, self.accounting), self.accounting)
 
     async def _passthrough(self, call: Call) -> Response:
@@ -158,12 +164,13 @@ class FleetUpstream:
             return await self._exhausted(call, exc)
         if mode == "json":
             body = opened.json_body or {}
+            reply = relayed(opened, call.requested if "model" in body else None)
             if call.requested and "model" in body:
                 body["model"] = call.requested
             a = opened.attempt
             meta = {"host": a.host, "upstream": a.upstream, "stream": call.stream}
             self.accounting.record(call, {"raw": body}, meta)
-            return JSONResponse(body)
+            return reply or JSONResponse(body)
         return stream_reply(opened, EventFraming(call, opened, self.accounting), self.accounting)
 
     async def _exhausted(self, call: Call, exc: Retryable) -> Response:
@@ -249,7 +256,7 @@ class FleetUpstream:
         self.accounting.finish(att, failed=True, retry_after=retry_after)
 
     async def _post(
-        self, url: str, body: dict[str, Any], headers: dict[str, str]
+        self, url: str, body: dict[str, Any] | bytes, headers: dict[str, str]
     ) -> httpx.Response:
         """Send, streamed. A pooled connection the host had closed (llama.cpp's server ends
         some after a streamed reply, unannounced) ends in "disconnected without sending a
@@ -257,7 +264,12 @@ class FleetUpstream:
         up to three times before it counts."""
         assert self.client is not None
         for attempt in range(3):
-            req = self.client.build_request("POST", url, json=body, headers=headers)
+            if isinstance(body, bytes):  # JSON already
+                req = self.client.build_request(
+                    "POST", url, content=body, headers={**headers, **JSON_TYPE}
+                )
+            else:
+                req = self.client.build_request("POST", url, json=body, headers=headers)
             try:
                 return await self.client.send(req, stream=True)
             except httpx.RemoteProtocolError:
@@ -267,13 +279,7 @@ class FleetUpstream:
 
     async def _send(self, att: Attempt, host: Host, mode: str) -> Opened:
         call = att.call
-        body = {**call.body, "model": att.upstream}
-        if mode == "sse":
-            body["stream"] = True
-            body["stream_options"] = {
-                **(call.body.get("stream_options") or {}),
-                "include_usage": True,
-            }
+        body = request_body(call, att.upstream, mode)
         assert self.client is not None
         headers = host.headers()
         if call.endpoint == MESSAGES:  # a Messages host: its own auth header and version
@@ -304,7 +310,8 @@ class FleetUpstream:
         opened = Opened(att, resp, None, [], wire.ChunkAccumulator())
         try:
             if mode == "json":
-                opened.json_body = reply_json(call, await resp.aread())
+                opened.raw_body = await resp.aread()
+                opened.json_body = reply_json(call, opened.raw_body)
                 att.usage = opened.json_body.get("usage")
                 att.timings = engine_timings(opened.json_body)
                 if call.endpoint in (CHAT, COMPLETIONS):
@@ -322,8 +329,8 @@ class FleetUpstream:
                 ev = opened.decoder.feed(await anext(opened.lines))
                 if ev is not None:
                     opened.events.append(ev)
-                    if mode == "sse":
-                        take_chunk(att, opened.acc, ev[1])
+                    if mode == "sse":  # taken in once: the relay sends it as parsed here
+                        opened.taken = take_chunk(att, opened.acc, ev[1])
         except (httpx.HTTPError, StopAsyncIteration, ValueError) as exc:
             await close_response(resp)
             msg = (
@@ -334,6 +341,36 @@ class FleetUpstream:
             self._fail(att, STREAM_BROKEN, msg)
             raise Retryable(f"{host.name}: {msg}") from exc
         return opened
+
+
+def request_body(call: Call, upstream: str, mode: str) -> dict[str, Any] | bytes:
+    """What is sent to the host: the call's body with the host's name for the model (and,
+    streamed, with ``stream_options.include_usage``), as the client's own bytes where
+    only that changes (``bodies.py``), else as a new dict."""
+    raw = call.sent_bytes
+    if raw is not None:
+        raw = with_model(raw, call.body, upstream)
+        if raw is not None and mode == "sse":
+            raw = streamed_with_usage(raw, call.body)
+        if raw is not None:
+            return raw
+    body = {**call.body, "model": upstream}
+    if mode == "sse":
+        body["stream"] = True
+        body["stream_options"] = {
+            **(call.body.get("stream_options") or {}),
+            "include_usage": True,
+        }
+    return body
+
+
+def relayed(opened: Opened, model: str | None) -> Response | None:
+    """The host's JSON reply as its own bytes, with ``model`` (the name the client asked
+    for) in place of the host's; None where it must be serialised anew."""
+    if opened.raw_body is None or opened.json_body is None:
+        return None
+    raw = opened.raw_body if not model else with_model(opened.raw_body, opened.json_body, model)
+    return None if raw is None else Response(raw, 200, media_type="application/json")
 
 
 def reply_json(call: Call, content: bytes) -> dict[str, Any]:

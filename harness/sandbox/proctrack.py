@@ -10,6 +10,10 @@ until it is empty. Without cgroups (the harness is not root) the sandbox's proce
 found by a token in their environment (``/proc/<pid>/environ``): a daemon that execs
 itself with a fresh environment escapes that, so it is a speed bump there, named in the
 report's threat model.
+
+A harness killed before ``close`` (SIGKILL, a power cut) leaves its empty cgroups; each
+group's name carries its maker's pid, so a new tracker removes the empty groups of makers
+that are gone (and empty groups of the older, pid-less names after an hour).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("pids", "freezer")
 TOKEN_ENV = "HARNESS_SANDBOX_TOKEN"
 ROUNDS = 50
+PREFIX = "harness-sandbox-"
+STALE_UNNAMED_S = 3600.0
 
 
 class ProcessTracker:
@@ -32,13 +38,14 @@ class ProcessTracker:
 
     def __init__(self) -> None:
         self.token = secrets.token_hex(12)
-        self.name = f"harness-sandbox-{self.token}"
+        self.name = f"{PREFIX}{os.getpid()}-{self.token}"
         self.groups: dict[str, Path] = {}
         if os.geteuid() == 0:
             for controller in CONTROLLERS:
                 base = CGROUP_ROOT / controller
                 if not (base / "cgroup.procs").is_file():
                     continue
+                sweep_stale(base)
                 with contextlib.suppress(OSError):
                     (base / self.name).mkdir(exist_ok=True)
                     self.groups[controller] = base / self.name
@@ -100,6 +107,41 @@ class ProcessTracker:
                 except OSError:
                     time.sleep(0.05)
         self.groups = {}
+
+
+def sweep_stale(base: Path, *, now: float | None = None) -> list[str]:
+    """Remove the empty sandbox groups under ``base`` whose maker is gone; their names.
+
+    A group is left alone while it holds a process or its maker lives (it may be about to
+    enter it); a pid-less name (before makers were named) goes once empty for an hour.
+    """
+    now = time.time() if now is None else now
+    removed: list[str] = []
+    for group in base.glob(f"{PREFIX}*"):
+        maker = group.name.removeprefix(PREFIX).split("-")
+        if len(maker) == 2 and maker[0].isdigit():
+            if _alive(int(maker[0])):
+                continue
+        else:
+            with contextlib.suppress(OSError):
+                if now - group.stat().st_mtime < STALE_UNNAMED_S:
+                    continue
+        with contextlib.suppress(OSError):
+            if (group / "cgroup.procs").read_text().strip():
+                continue
+            group.rmdir()
+            removed.append(group.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _by_token(token: str) -> list[int]:

@@ -34,9 +34,15 @@ class ThreadedServer:
     """Runs an ASGI app under uvicorn in a background thread on a socket bound by us."""
 
     def __init__(
-        self, app: Any, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning"
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_level: str = "warning",
+        http: Any = "auto",
     ) -> None:
         self.app = app
+        self.http = http  # uvicorn's HTTP protocol: a name, or a protocol class
         self.host = host
         self.port = port
         self.log_level = log_level
@@ -56,6 +62,7 @@ class ThreadedServer:
             lifespan="auto",
             timeout_graceful_shutdown=1,
             timeout_keep_alive=KEEP_ALIVE_S,
+            http=self.http,
         )
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -21,8 +19,6 @@ from harness.scoring import (
     graded,
     mark_vacuous,
 )
-from harness.scoring.appkit.fixtures import BIG_AMOUNTS, CURRENCIES, MARKUP_NAMES, build_dataset
-from harness.scoring.appkit.slot import scoring_slot
 
 pytestmark = pytest.mark.unit
 
@@ -112,50 +108,6 @@ def test_a_check_nothing_moves_is_reported_untested() -> None:
     report = _controls([soft])
     assert any("idle" in w for w in report.warnings)  # type: ignore[attr-defined]
     assert not any("layout" in w for w in report.warnings)  # type: ignore[attr-defined]
-
-
-def test_app_scorers_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HARNESS_SCORER_LOCK", str(tmp_path / "lock"))
-    inside: list[int] = []
-    peak: list[int] = []
-
-    def score() -> None:
-        with scoring_slot(True) as info:
-            inside.append(1)
-            peak.append(len(inside))
-            time.sleep(0.05)
-            inside.pop()
-        assert "one at a time" in info["policy"] and "waited_s" in info
-
-    threads = [threading.Thread(target=score) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert max(peak) == 1
-    with scoring_slot(False) as info:
-        assert "no lock" in info["policy"]
-
-
-def test_fixtures_are_adversarial_on_every_seed_and_move_with_it() -> None:
-    a, b = build_dataset("00000000000000a1"), build_dataset("00000000000000b2")
-    for data in (a, b):
-        names = {i.customer for i in data.invoices}
-        amounts = [i.amount_minor for i in data.invoices]
-        assert set(MARKUP_NAMES) <= names and set(BIG_AMOUNTS) <= set(amounts)
-        # three credit notes, one big negative, and one below one unit per decimal currency
-        assert sum(1 for x in amounts if x < 0) == 3 + 1 + 6
-        for code, exp in CURRENCIES:
-            tiny = [
-                i for i in data.invoices if i.currency == code and -(10**exp) < i.amount_minor < 0
-            ]
-            assert bool(tiny) == bool(exp), code
-        f = data.faults
-        assert f.kill_page < min(f.backoff_page, f.retry_after_page) < f.slow_page
-        assert len(set(f.duplicate_pages)) == 3
-        listed = [i.id for page in data.pages for i in page]
-        assert len(listed) == len(data.invoices) + 3
-    assert a.faults != b.faults or a.invoices != b.invoices
 
 
 def test_an_unprivileged_scorer_says_confinement_is_not_enforced(tmp_path: Path) -> None:

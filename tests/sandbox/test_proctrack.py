@@ -3,14 +3,22 @@ started by a command is a member until it is killed, and nothing is left after `
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import time
 
 import pytest
 
-from harness.sandbox.proctrack import ProcessTracker
+from harness.sandbox.proctrack import (
+    CGROUP_ROOT,
+    PREFIX,
+    STALE_UNNAMED_S,
+    ProcessTracker,
+    sweep_stale,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -72,3 +80,43 @@ def test_an_untracked_process_is_no_member() -> None:
         other.kill()
         other.wait()
         tracker.close()
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+PIDS = CGROUP_ROOT / "pids"
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not (PIDS / "cgroup.procs").is_file(), reason="needs root and cgroup v1"
+)
+def test_a_killed_makers_empty_groups_are_swept_and_a_live_makers_kept() -> None:
+    dead, live, holder = _dead_pid(), os.getpid(), subprocess.Popen(["sleep", "60"])
+    names = {
+        "killed": f"{PREFIX}{dead}-{secrets.token_hex(4)}",  # its maker died before close
+        "live": f"{PREFIX}{live}-{secrets.token_hex(4)}",  # a live maker's, not entered yet
+        "holding": f"{PREFIX}{dead}-{secrets.token_hex(4)}",  # dead maker, a process inside
+        "old": f"{PREFIX}{secrets.token_hex(12)}",  # a pid-less name of before
+    }
+    base = PIDS / f"harness-test-{secrets.token_hex(6)}"  # a hierarchy of the test's own
+    base.mkdir()
+    for name in names.values():
+        (base / name).mkdir()
+    (base / names["holding"] / "cgroup.procs").write_text(str(holder.pid))
+    try:
+        swept = sweep_stale(base)
+        assert swept == [names["killed"]] and not (base / names["killed"]).exists()
+        later = sweep_stale(base, now=time.time() + STALE_UNNAMED_S + 1)
+        assert later == [names["old"]]
+        assert (base / names["live"]).is_dir() and (base / names["holding"]).is_dir()
+    finally:
+        holder.kill()
+        holder.wait()
+        for name in names.values():
+            with contextlib.suppress(OSError):
+                (base / name).rmdir()
+        base.rmdir()

@@ -20,7 +20,11 @@ def _functions():
 
 def test_stub_for_constrained_batches():
     assert _functions().get("constrained_batches") == [
-        "iterable", "max_size", "max_count", "get_len", "strict",
+        "iterable",
+        "max_size",
+        "max_count",
+        "get_len",
+        "strict",
     ]
 
 
@@ -29,7 +33,7 @@ def test_stub_for_new_batched():
 
 
 def test_star_import_exports_both():
-    namespace = {}
+    namespace: dict[str, object] = {}
     exec("from more_itertools import *", namespace)
     assert "batched" in namespace
     assert "constrained_batches" in namespace

@@ -9,7 +9,13 @@ LOWER = {
     "cyrillic": [("ё", "e"), ("я", "ya"), ("х", "h"), ("у", "y"), ("щ", "sch"), ("ю", "u")],
     "german": [("ä", "ae"), ("ö", "oe"), ("ü", "ue")],
     "greek": [
-        ("χ", "ch"), ("Ξ", "X"), ("ϒ", "Y"), ("υ", "y"), ("ύ", "y"), ("ϋ", "y"), ("ΰ", "y"),
+        ("χ", "ch"),
+        ("Ξ", "X"),
+        ("ϒ", "Y"),
+        ("υ", "y"),
+        ("ύ", "y"),
+        ("ϋ", "y"),
+        ("ΰ", "y"),
     ],
 }
 LISTS = {"cyrillic": CYRILLIC, "german": GERMAN, "greek": GREEK}
@@ -30,7 +36,7 @@ def test_lower_case_entries_are_kept_in_order():
 def test_no_duplicates_and_nothing_foreign():
     for language, entries in LISTS.items():
         assert len(entries) == len(set(entries)), language
-        for char, xlate in entries:
+        for char, _ in entries:
             assert char.lower() in {c.lower() for c, _ in LOWER[language]} or char in {
                 c.upper() for c, _ in LOWER[language]
             }, (language, char)
