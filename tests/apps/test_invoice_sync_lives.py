@@ -16,7 +16,7 @@ import pytest
 
 from harness.scoring.appkit.fixtures import BACKOFF_FAILURES, RETRY_AFTER, build_dataset
 from harness.scoring.appkit.mockdep import RESOURCE
-from tests.apps.invoice_sync_suite import names
+from tests.support.suites import suite_names
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "apps" / "invoice-sync" / "suite"
 SEED = "0123456789abcdef"
@@ -24,7 +24,7 @@ SEED = "0123456789abcdef"
 
 @pytest.fixture(scope="module")
 def m() -> Any:
-    return names()
+    return suite_names("invoice-sync")
 
 
 class Trace:

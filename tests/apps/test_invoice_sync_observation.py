@@ -16,7 +16,7 @@ import pytest
 
 from harness.scoring.appkit.fetch import Fetched
 from harness.scoring.appkit.mockdep import RESOURCE
-from tests.apps.invoice_sync_suite import names
+from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.unit
 
 @pytest.fixture(scope="module")
 def m() -> Any:
-    return names()
+    return suite_names("invoice-sync")
 
 
 def _ask(seq: int, page: int, status: int, at: float, phase: str) -> dict[str, Any]:

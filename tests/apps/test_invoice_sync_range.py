@@ -29,7 +29,7 @@ import pytest
 
 from harness.scoring.appkit.fetch import Fetched
 from harness.scoring.appkit.mockdep import RESOURCE
-from tests.apps.invoice_sync_suite import names
+from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"
 SEEDS = (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee", "94617e1046310a32")
@@ -37,7 +37,7 @@ SEEDS = (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee", "94617e1046310a32")
 
 @pytest.fixture(scope="module")
 def m() -> Any:
-    return names()
+    return suite_names("invoice-sync")
 
 
 def _evidence(m: Any, tmp_path: Path, **kw: Any) -> Any:

@@ -31,7 +31,7 @@ from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.trial.slot_log import take_slot
-from tests.apps.invoice_sync_suite import load
+from tests.support.suites import app_suite
 
 pytestmark = [
     pytest.mark.integration,
@@ -71,7 +71,7 @@ RIGHT = sorted(p.name for p in REDTEAM.glob("r*") if (p / "diff.patch").is_file(
 
 @pytest.fixture(scope="module")
 def scorer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path]:
-    return load(), tmp_path_factory.mktemp("invoice-sync-redteam")
+    return app_suite("invoice-sync"), tmp_path_factory.mktemp("invoice-sync-redteam")
 
 
 def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:

@@ -28,7 +28,7 @@ from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.trial.slot_log import take_slot
-from tests.apps.invoice_sync_suite import load
+from tests.support.suites import app_suite
 
 pytestmark = [
     pytest.mark.integration,
@@ -57,7 +57,7 @@ WRONG = {
 
 
 def _suite_module() -> ModuleType:
-    return load()
+    return app_suite("invoice-sync")
 
 
 @pytest.fixture(scope="module")
