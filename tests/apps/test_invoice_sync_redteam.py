@@ -19,6 +19,7 @@ lands inside a page's first transaction: a known gap, strict xfail.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -67,6 +68,23 @@ WRONG = {
 KNOWN_GAP = {"w22-done-flag-separate-tx": "M-DUR-3"}
 NOT_OBSERVABLE = {"w38-journal-memory", "w39-no-store-lock"}
 RIGHT = sorted(p.name for p in REDTEAM.glob("r*") if (p / "diff.patch").is_file())
+# 29 executed apps at ~45 s each are 22 minutes of the machine's one scoring slot: CI
+# scores a fixed sample (four classes of wrong app, an app exactly at the SPEC's bounds and
+# one with another storage mode); HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
+ALL = os.environ.get("HARNESS_TEST_INVOICE_REDTEAM") == "all"
+SAMPLE = {
+    "w01-retry-after-first-only",
+    "w16-single-threaded-server",
+    "w20-ui-empty-while-syncing",
+    "w29-customer-stripped",
+    "r02-exact-bounds",
+    "r07-wal-normal",
+}
+
+
+def _sampled(name: str) -> None:
+    if not ALL and name not in SAMPLE:
+        pytest.skip("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
 
 
 @pytest.fixture(scope="module")
@@ -104,12 +122,14 @@ def test_every_gap_app_is_named_here() -> None:
             gaps.add(line.split("|")[1].strip())
     assert gaps == {*WRONG, *KNOWN_GAP, *NOT_OBSERVABLE}
     assert len(RIGHT) == 11
+    assert {*WRONG, *RIGHT} >= SAMPLE
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_a_wrong_app_of_the_red_team_fails_for_its_must(
     scorer: tuple[ModuleType, Path], name: str
 ) -> None:
+    _sampled(name)
     score = _score(scorer, name)
     bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
     assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, bad)
@@ -118,12 +138,15 @@ def test_a_wrong_app_of_the_red_team_fails_for_its_must(
 @pytest.mark.xfail(strict=True, reason="a kill between the last page and its done flag")
 @pytest.mark.parametrize("name", sorted(KNOWN_GAP))
 def test_a_known_gap_still_succeeds(scorer: tuple[ModuleType, Path], name: str) -> None:
+    if not ALL:  # strict xfail: a skip inside it would read as an unexpected pass
+        pytest.xfail("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
     score = _score(scorer, name)
     assert not score.spec_met and KNOWN_GAP[name] in score.unmet, score.unmet
 
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_right_app_of_the_red_team_passes(scorer: tuple[ModuleType, Path], name: str) -> None:
+    _sampled(name)
     score = _score(scorer, name)
     bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
     assert score.spec_met and score.final == 1.0, bad
