@@ -5,18 +5,24 @@ PLAN: {"pages": [[invoice, ...], ...], "fail": {"<page>": [[503, retry_after_or_
        "delay": {"<page>": seconds}, "cursors": ["c..", ...]}
 Every request is logged with start/end time, cursor, status and the number in flight.
 """
-import json, sys, threading, time, urllib.parse
-from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+
+import json
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 port, plan_path, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-plan = json.load(open(plan_path))
+plan = json.loads(Path(plan_path).read_text())
 pages = plan["pages"]
 cursors = plan.get("cursors") or [f"c{i}" for i in range(len(pages))]
 fails = {int(k): list(v) for k, v in plan.get("fail", {}).items()}
 delay = {int(k): v for k, v in plan.get("delay", {}).items()}
 lock = threading.Lock()
 inflight = [0]
-logf = open(log_path, "a")
+logf = open(log_path, "a")  # noqa: SIM115 (open for the server's whole life)
 
 
 class H(BaseHTTPRequestHandler):
@@ -36,7 +42,11 @@ class H(BaseHTTPRequestHandler):
                     f = fails.get(idx) or []
                     step = f.pop(0) if f else None
                 if step:
-                    status, body, hdrs = step[0], b"busy", ({"Retry-After": str(step[1])} if step[1] is not None else {})
+                    status, body, hdrs = (
+                        step[0],
+                        b"busy",
+                        ({"Retry-After": str(step[1])} if step[1] is not None else {}),
+                    )
                 else:
                     time.sleep(delay.get(idx, 0))
                     nxt = cursors[idx + 1] if idx + 1 < len(pages) else None
@@ -51,9 +61,19 @@ class H(BaseHTTPRequestHandler):
         finally:
             with lock:
                 inflight[0] -= 1
-                logf.write(json.dumps({"t0": round(t0, 3), "t1": round(time.time(), 3), "path": self.path,
-                                       "page": idx if 'idx' in dir() else None, "status": status,
-                                       "concurrent": concurrent}) + "\n")
+                logf.write(
+                    json.dumps(
+                        {
+                            "t0": round(t0, 3),
+                            "t1": round(time.time(), 3),
+                            "path": self.path,
+                            "page": idx if "idx" in dir() else None,
+                            "status": status,
+                            "concurrent": concurrent,
+                        }
+                    )
+                    + "\n"
+                )
                 logf.flush()
 
     def log_message(self, *a):
