@@ -3,11 +3,10 @@
 The gateway sends a stream's status only once the host's first event is in: a host that
 fails before it is retried on another unseen, and a call no host could answer gets the
 real error status and body. ``PendingReply`` is handed to Starlette at once and opens the
-upstream (with its retries) inside its own ASGI call, with the watch for the client's
-disconnect already set: a plain task that first runs once the request is on its way to
-the host, where Starlette's streamed reply starts a task group, and its sending task, only
-after the first event is in. What is left on the first event's path is the relay's reply,
-its status and that event, sent together. Nothing reaches the client before then.
+upstream (with its retries) inside its own ASGI call, after the watch for the client's
+disconnect is running: what a streamed reply sets up (a task group, the listener, its
+headers) is done while the host prefills, and what is left once the first event is in is
+the status and that event, sent together. Nothing reaches the client before then.
 
 A client that leaves before the first event cancels the opening: the attempt's line is
 written (``client_gone``), its host freed and the upstream request closed.
@@ -15,7 +14,6 @@ written (``client_gone``), its host freed and the upstream request closed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -58,28 +56,23 @@ class PendingReply(Response):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         reply: Response | None = None
-
-        async def watch(served: anyio.CancelScope) -> None:
-            """The client's disconnect ends the call, opening or streaming."""
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            if reply is None:
-                self.call.client_gone = True
-            served.cancel()
-
         try:
-            with anyio.CancelScope() as served:
-                # a task of its own, not a task group's: it starts once the request is
-                # on its way to the host, and nothing waits for it at the end
-                watcher = asyncio.get_running_loop().create_task(watch(served))
-                try:
-                    reply = await self.open()
-                    if isinstance(reply, RelayResponse):
-                        await reply.stream_response(send)
-                    else:
-                        await reply(scope, receive, send)
-                finally:
-                    watcher.cancel()
+            async with anyio.create_task_group() as group:
+
+                async def watch() -> None:
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    if reply is None:
+                        self.call.client_gone = True
+                    group.cancel_scope.cancel()
+
+                group.start_soon(watch)
+                reply = await self.open()
+                if isinstance(reply, RelayResponse):
+                    await reply.stream_response(send)
+                else:
+                    await reply(scope, receive, send)
+                group.cancel_scope.cancel()
         finally:
             if isinstance(reply, RelayResponse):
                 await reply.end()

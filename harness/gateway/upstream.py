@@ -241,9 +241,7 @@ class FleetUpstream:
 
     async def _attempt(self, call: Call, mode: str, retry: int) -> Opened:
         try:
-            # shielded: a client leaving now must not lose a lease a job's router granted
-            with anyio.CancelScope(shield=True):
-                lease = await self.routing.acquire(call.candidates, call.job, call.tried)
+            lease = await self.routing.acquire(call.candidates, call.job, call.tried)
         except httpx.HTTPError as exc:  # a job's shared router that has gone away
             call.errors.append(f"router: {type(exc).__name__}: {exc}")
             raise Retryable(f"the job's router is unreachable: {exc}") from exc
