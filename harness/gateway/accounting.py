@@ -18,7 +18,6 @@ from harness.gateway.calls import Attempt, Call, rnd
 from harness.gateway.transcript import Transcript, reply_of
 
 STREAM_BROKEN = "stream_broken"  # the host accepted the call, then its stream broke
-CLIENT_GONE = "client_gone"  # the client left before the host had answered
 
 
 @dataclass

@@ -38,7 +38,6 @@ from harness.gateway.calls import (
 )
 from harness.gateway.keys import KeyStore
 from harness.gateway.messages_route import messages_routes
-from harness.gateway.pending import PendingReply
 from harness.gateway.relay import RelayResponse
 from harness.gateway.replay import CassetteUpstream
 from harness.gateway.transcript import TRANSCRIPT, Transcript
@@ -306,28 +305,16 @@ class Gateway:
         cap = self.accounting.budget.call_tokens if self.accounting.budget else None
         if cap is not None:  # the trial's per-call limit on generated tokens
             call.body = cap_output(call.body, cap, call.endpoint)
-
-        def done() -> None:  # idempotent
-            self.accounting.close(call)
-
         try:
             resp = await self.upstream.answer(call)
         except BaseException:
-            done()
+            self.accounting.close(call)
             raise
-        if isinstance(resp, PendingReply):  # opened when served: ends as what it opens to
-            resp.then(lambda opened: ending(opened, done), done)
+        if not isinstance(resp, StreamingResponse):
+            self.accounting.close(call)
             return resp
-        return ending(resp, done)
-
-
-def ending(resp: Response, done: Callable[[], None]) -> Response:
-    """``resp`` with ``done()`` run once it has ended: at once unless it streams, else
-    however its stream ends (read through, taken over, or never iterated)."""
-    if not isinstance(resp, StreamingResponse):
-        done()
+        done = lambda: self.accounting.close(call)  # noqa: E731 (idempotent)
+        resp.body_iterator = closing(resp.body_iterator, done)  # read through, or taken over
+        if isinstance(resp, RelayResponse):  # a reply never iterated still ends
+            resp.also_on_close(done)
         return resp
-    resp.body_iterator = closing(resp.body_iterator, done)  # read through, or taken over
-    if isinstance(resp, RelayResponse):  # a reply never iterated still ends
-        resp.also_on_close(done)
-    return resp

@@ -100,7 +100,6 @@ class Call:
     rate_limited_s: float | None = None  # wall-clock spent on 429s when they won
     raw: bytes | None = field(default=None, repr=False)  # the bytes ``raw_of`` came from
     raw_of: dict[str, Any] | None = field(default=None, repr=False)
-    client_gone: bool = False  # the client left before its reply began
 
     @property
     def sent_bytes(self) -> bytes | None:

@@ -31,7 +31,6 @@ from harness.gateway.messages import (
     to_chat,
     to_message,
 )
-from harness.gateway.pending import opened
 from harness.gateway.relay import RelayResponse
 
 
@@ -162,9 +161,9 @@ def messages_routes(gw: Gateway) -> list[Route]:
             return _as_anthropic(call)
         if _passes_through(gw, call):
             call.endpoint, call.body = MESSAGES, body
-            resp = await opened(await gw.answer_call(call))
+            resp = await gw.answer_call(call)
             return resp if resp.status_code < 400 else _as_anthropic(resp)
-        resp = await opened(await gw.answer_call(call))
+        resp = await gw.answer_call(call)
         if resp.status_code != 200:
             return _as_anthropic(resp)
         return _translate_reply(resp, requested or call.model)

@@ -276,14 +276,9 @@ class RelayResponse(StreamingResponse):
         try:
             await super().__call__(scope, receive, send)
         finally:
-            await self.end()
-
-    async def end(self) -> None:
-        """The reply's teardown, however it went: the relay's own ``finally`` (if it
-        began), then ``on_close``."""
-        with contextlib.suppress(Exception):
-            await self.body_iterator.aclose()  # type: ignore[attr-defined]
-        await self._on_close()
+            with contextlib.suppress(Exception):  # runs the relay's own finally, if it began
+                await self.body_iterator.aclose()  # type: ignore[attr-defined]
+            await self._on_close()
 
 
 def stream_reply(opened: Opened, framing: Framing, accounting: Accounting) -> RelayResponse:

@@ -18,7 +18,6 @@ import json
 import time
 from typing import Any, Protocol
 
-import anyio
 import httpx
 from starlette.responses import JSONResponse, Response
 
@@ -26,7 +25,7 @@ from harness.fleet import wire
 from harness.fleet.config import FleetConfig, Host
 from harness.fleet.lease import Routing
 from harness.fleet.probe import HostStatus, probe_fleet_async
-from harness.gateway.accounting import CLIENT_GONE, STREAM_BROKEN, Accounting
+from harness.gateway.accounting import STREAM_BROKEN, Accounting
 from harness.gateway.bodies import streamed_with_usage, with_model
 from harness.gateway.calls import (
     CHAT,
@@ -44,7 +43,6 @@ from harness.gateway.calls import (
 )
 from harness.gateway.host_times import engine_timings, reported_ttft_s
 from harness.gateway.messages import ANTHROPIC_VERSION, MESSAGES, from_usage
-from harness.gateway.pending import PendingReply
 from harness.gateway.relay import (
     ChatFraming,
     EventFraming,
@@ -140,52 +138,40 @@ class FleetUpstream:
     async def _generate(self, call: Call) -> Response:
         """Chat and text completions: streamed from upstream when the client streams,
         else one JSON reply from upstream."""
-        if call.stream:
-            return PendingReply(call, lambda: self._stream(call, "sse", ChatFraming))
         try:
-            opened = await self._with_retries(call, "json")
+            opened = await self._with_retries(call, "sse" if call.stream else "json")
         except Final as f:
             return Response(f.body, f.status, media_type=f.content_type)
         except Retryable as exc:
             return await self._exhausted(call, exc)
-        body = opened.json_body or {}
-        reply = relayed(opened, call.requested or None)
-        if call.requested:
-            body["model"] = call.requested
-        self.accounting.record_reply(call, None, body)
-        return reply or JSONResponse(body)
+        if not call.stream:
+            body = opened.json_body or {}
+            reply = relayed(opened, call.requested or None)
+            if call.requested:
+                body["model"] = call.requested
+            self.accounting.record_reply(call, None, body)
+            return reply or JSONResponse(body)
+        return stream_reply(opened, ChatFraming(call, opened, self.accounting), self.accounting)
 
     async def _passthrough(self, call: Call) -> Response:
         """Embeddings and responses: forwarded as they are, with the model mapped."""
-        if call.stream:
-            return PendingReply(call, lambda: self._stream(call, "raw", EventFraming))
-        try:
-            opened = await self._with_retries(call, "json")
-        except Final as f:
-            return Response(f.body, f.status, media_type=f.content_type)
-        except Retryable as exc:
-            return await self._exhausted(call, exc)
-        body = opened.json_body or {}
-        reply = relayed(opened, call.requested if "model" in body else None)
-        if call.requested and "model" in body:
-            body["model"] = call.requested
-        a = opened.attempt
-        meta = {"host": a.host, "upstream": a.upstream, "stream": call.stream}
-        self.accounting.record(call, {"raw": body}, meta)
-        return reply or JSONResponse(body)
-
-    async def _stream(
-        self, call: Call, mode: str, framing: type[ChatFraming] | type[EventFraming]
-    ) -> Response:
-        """A streamed reply, opened on a host once its first event is in (a host failing
-        before it is retried on another), or the error response if none could answer."""
+        mode = "raw" if call.stream else "json"
         try:
             opened = await self._with_retries(call, mode)
         except Final as f:
             return Response(f.body, f.status, media_type=f.content_type)
         except Retryable as exc:
             return await self._exhausted(call, exc)
-        return stream_reply(opened, framing(call, opened, self.accounting), self.accounting)
+        if mode == "json":
+            body = opened.json_body or {}
+            reply = relayed(opened, call.requested if "model" in body else None)
+            if call.requested and "model" in body:
+                body["model"] = call.requested
+            a = opened.attempt
+            meta = {"host": a.host, "upstream": a.upstream, "stream": call.stream}
+            self.accounting.record(call, {"raw": body}, meta)
+            return reply or JSONResponse(body)
+        return stream_reply(opened, EventFraming(call, opened, self.accounting), self.accounting)
 
     async def _exhausted(self, call: Call, exc: Retryable) -> Response:
         detail = "; ".join(call.errors) or str(exc)
@@ -256,9 +242,6 @@ class FleetUpstream:
             return await self._send(att, host, mode)
         except BaseException as exc:  # cancelled, or a bug: never leave a call in flight
             if att.token is not None:
-                if call.client_gone:  # cancelled for it: not the host's nor the gateway's
-                    att.status = att.status or (200 if att.accepted else CLIENT_GONE)
-                    att.error = att.error or "client disconnected before the stream began"
                 att.status = att.status or "gateway_error"
                 att.error = att.error or f"{type(exc).__name__}: {exc}"
                 att.incomplete = True
@@ -308,16 +291,6 @@ class FleetUpstream:
         except httpx.HTTPError as exc:
             self._fail(att, "connect_error", f"{type(exc).__name__}: {exc}")
             raise Retryable(f"{host.name}: {type(exc).__name__}") from exc
-        try:
-            return await self._read(att, resp, mode)
-        except BaseException:  # cancelled (the client left) or failed: the host stops
-            with anyio.CancelScope(shield=True):
-                await close_response(resp)
-            raise
-
-    async def _read(self, att: Attempt, resp: httpx.Response, mode: str) -> Opened:
-        """A host's reply up to its first event (streamed) or whole (JSON)."""
-        call = att.call
         if resp.status_code != 200:
             content = await resp.aread()
             await resp.aclose()
@@ -325,7 +298,7 @@ class FleetUpstream:
                 ra = retry_after_seconds(resp.headers.get("retry-after"))
                 self._fail(att, resp.status_code, snippet(content), retry_after=ra)
                 raise Retryable(
-                    f"{att.host}: HTTP {resp.status_code}",
+                    f"{host.name}: HTTP {resp.status_code}",
                     resp.status_code,
                     content,
                     dict(resp.headers),
@@ -366,7 +339,7 @@ class FleetUpstream:
                 else f"{type(exc).__name__}: {exc}"
             )
             self._fail(att, STREAM_BROKEN, msg)
-            raise Retryable(f"{att.host}: {msg}") from exc
+            raise Retryable(f"{host.name}: {msg}") from exc
         return opened
 
 
