@@ -29,11 +29,9 @@ from starlette.routing import Route
 
 
 def make_app(upstream: str, hold_first_event: bool = False) -> Starlette:
-    # idle connections dropped before the host's server drops them (llama.cpp's and
-    # uvicorn's after 5 s), as the gateway does: else a send on one the host is closing
-    # that instant fails, and the proxy answers 500
-    limits = httpx.Limits(max_connections=1000, max_keepalive_connections=200, keepalive_expiry=2.0)
-    client = httpx.AsyncClient(timeout=60, limits=limits)
+    client = httpx.AsyncClient(
+        timeout=60, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
+    )
 
     async def chat(request: Request) -> Response:
         body = await request.body()
