@@ -7,7 +7,11 @@ all alike:
 
 - non-stream: milliseconds per call (p50, p99); the added latency is the path's p50 minus
   the direct p50, and ``added x`` is the gateway's added latency over the minimal proxy's;
-- stream: time to the first byte of the body (TTFB), added over direct, likewise; and
+- stream: time to the first byte of the body (TTFB), added over direct, likewise, twice:
+  on a prompt no path has sent before (its prefill is on the first byte's path, as an
+  agent's next turn has new tokens to prefill) and on the same prompt again at once (a
+  real engine's prompt cache answers it: almost no prefill, so the ratio shows the paths'
+  own fixed cost, the least favourable case for a proxy); and
   ``added x held`` against the minimal proxy that starts its reply only once the first
   event is in (``--hold-first-event``), as the gateway does so that a host failing before
   it is retried and the client still gets a real status: against a real engine the plain
@@ -38,17 +42,25 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-def body_for(model: str, stream: bool, i: int) -> dict:
+def body_for(model: str, stream: bool, i: int, tag: str = "") -> dict:
+    """Call ``i`` of a round; ``tag`` names the round, so that no round's prompt is one an
+    engine's prompt cache kept from another round."""
     return {
         "model": model,
         "max_tokens": 4,
         "stream": stream,
-        "messages": [{"role": "user", "content": f"ping {i} " + "x" * 400}],
+        "messages": [{"role": "user", "content": f"ping {tag}{i} " + "x" * 400}],
     }
 
 
 def measure(
-    client: httpx.Client, url: str, model: str, stream: bool, n: int, first: int = 0
+    client: httpx.Client,
+    url: str,
+    model: str,
+    stream: bool,
+    n: int,
+    first: int = 0,
+    tag: str = "",
 ) -> list[float]:
     """Milliseconds per call, one call at a time: the whole call (non-stream) or the time
     to the first byte of the body (stream; the rest is read after the clock stops).
@@ -58,7 +70,7 @@ def measure(
         for attempt in (1, 2):
             t0 = time.perf_counter()
             try:
-                t1 = _one_call(client, url, model, stream, i)
+                t1 = _one_call(client, url, model, stream, i, tag)
                 break
             except httpx.RemoteProtocolError:
                 # a pooled connection the host had closed (llama.cpp's server closes some
@@ -69,12 +81,14 @@ def measure(
     return out
 
 
-def _one_call(client: httpx.Client, url: str, model: str, stream: bool, i: int) -> float:
+def _one_call(
+    client: httpx.Client, url: str, model: str, stream: bool, i: int, tag: str = ""
+) -> float:
     """One call; the clock reading at its end (non-stream) or at its first byte (stream)."""
     with client.stream(
         "POST",
         url + "/v1/chat/completions",
-        json=body_for(model, stream, i),
+        json=body_for(model, stream, i, tag),
         headers={"Authorization": "Bearer key-0"},
     ) as r:
         if r.status_code != 200:
@@ -100,38 +114,51 @@ def latency(targets: dict[str, tuple[str, str]], n: int) -> dict:
     with httpx.Client(timeout=60, limits=httpx.Limits(keepalive_expiry=1.0)) as c:
         for stream in (False, True):
             for url, model in targets.values():
-                measure(c, url, model, stream, 20)  # warm up every path
+                measure(c, url, model, stream, 20, tag="warm-")  # warm up every path
             ms: dict[str, list[float]] = {k: [] for k in targets}
+            again: dict[str, list[float]] = {k: [] for k in targets}
             # call by call, each path in turn and the order rotated: a real engine's own
             # time drifts (its cache, the machine), and blocks of calls would carry that
             # drift into one path's figures
             names = list(targets)
+            tag = "stream-" if stream else "call-"
             for i in range(n):
                 turn = names[i % len(names) :] + names[: i % len(names)]
                 for j, k in enumerate(turn):  # a prompt of its own: no engine cache hits
                     url, model = targets[k]
-                    ms[k] += measure(c, url, model, stream, 1, first=i * len(names) + j)
-            direct, via, anchor = ms["direct"], ms["gateway"], ms["minimal"]
-            added = statistics.median(via) - statistics.median(direct)
-            added_min = statistics.median(anchor) - statistics.median(direct)
-            added_held = statistics.median(ms["held"]) - statistics.median(direct)
-            results["stream TTFB" if stream else "non-stream"] = {
-                "direct_p50_ms": statistics.median(direct),
-                "direct_p99_ms": pct(direct, 0.99),
-                "gateway_p50_ms": statistics.median(via),
-                "gateway_p99_ms": pct(via, 0.99),
-                "added_p50_ms": added,
-                "added_p99_ms": pct(via, 0.99) - pct(direct, 0.99),
-                "minimal_p50_ms": statistics.median(anchor),
-                "minimal_added_p50_ms": added_min,
-                "vs_minimal": statistics.median(via) / statistics.median(anchor),
-                "vs_direct": statistics.median(via) / statistics.median(direct),
-                "minimal_vs_direct": statistics.median(anchor) / statistics.median(direct),
-                "added_vs_minimal": added / added_min if added_min > 0 else float("nan"),
-                "held_added_p50_ms": added_held,
-                "added_vs_held": added / added_held if added_held > 0 else float("nan"),
-            }
+                    ms[k] += measure(c, url, model, stream, 1, i * len(names) + j, tag)
+                    if stream:  # the same prompt at once: the engine's cache answers it
+                        again[k] += measure(c, url, model, stream, 1, i * len(names) + j, tag)
+            if stream:
+                results["stream TTFB"] = _figures(ms)
+                results["stream TTFB, cached"] = _figures(again)
+            else:
+                results["non-stream"] = _figures(ms)
     return results
+
+
+def _figures(ms: dict[str, list[float]]) -> dict[str, float]:
+    """One mode's p50s and p99s per path, and the gateway's ratios."""
+    direct, via, anchor = ms["direct"], ms["gateway"], ms["minimal"]
+    added = statistics.median(via) - statistics.median(direct)
+    added_min = statistics.median(anchor) - statistics.median(direct)
+    added_held = statistics.median(ms["held"]) - statistics.median(direct)
+    return {
+        "direct_p50_ms": statistics.median(direct),
+        "direct_p99_ms": pct(direct, 0.99),
+        "gateway_p50_ms": statistics.median(via),
+        "gateway_p99_ms": pct(via, 0.99),
+        "added_p50_ms": added,
+        "added_p99_ms": pct(via, 0.99) - pct(direct, 0.99),
+        "minimal_p50_ms": statistics.median(anchor),
+        "minimal_added_p50_ms": added_min,
+        "vs_minimal": statistics.median(via) / statistics.median(anchor),
+        "vs_direct": statistics.median(via) / statistics.median(direct),
+        "minimal_vs_direct": statistics.median(anchor) / statistics.median(direct),
+        "added_vs_minimal": added / added_min if added_min > 0 else float("nan"),
+        "held_added_p50_ms": added_held,
+        "added_vs_held": added / added_held if added_held > 0 else float("nan"),
+    }
 
 
 async def burst(url: str, model: str, concurrency: int, calls: int) -> float:
@@ -147,7 +174,7 @@ async def burst(url: str, model: str, concurrency: int, calls: int) -> float:
                 try:
                     r = await client.post(
                         url + "/v1/chat/completions",
-                        json=body_for(model, False, i),
+                        json=body_for(model, False, i, "burst-"),
                         headers={"Authorization": f"Bearer key-{i % 200}"},
                     )
                 except httpx.HTTPError as exc:
@@ -225,9 +252,12 @@ def report_direct(res: dict) -> list[str]:
         f"non-stream latency: direct {o['non-stream']['direct_p50_ms']:.2f} ms, gateway "
         f"{o['non-stream']['gateway_p50_ms']:.2f} ms: {o['non-stream']['vs_direct']:.3f}x "
         f"(minimal proxy {o['non-stream']['minimal_vs_direct']:.3f}x)",
-        f"stream TTFB: direct {o['stream TTFB']['direct_p50_ms']:.2f} ms, gateway "
-        f"{o['stream TTFB']['gateway_p50_ms']:.2f} ms: {o['stream TTFB']['vs_direct']:.3f}x "
-        f"(minimal proxy {o['stream TTFB']['minimal_vs_direct']:.3f}x)",
+        *(
+            f"{mode}: direct {o[mode]['direct_p50_ms']:.2f} ms, gateway "
+            f"{o[mode]['gateway_p50_ms']:.2f} ms: {o[mode]['vs_direct']:.3f}x "
+            f"(minimal proxy {o[mode]['minimal_vs_direct']:.3f}x)"
+            for mode in ("stream TTFB", "stream TTFB, cached")
+        ),
         f"throughput at concurrency {t['concurrency']}: direct {t['direct_rps']:.1f} req/s, "
         f"gateway {t['gateway_rps']:.1f}: {t['direct_over_gateway']:.3f}x (direct / gateway)",
         "goal: each <= 1.1x on a quiet machine",
@@ -247,7 +277,7 @@ def report_overhead(res: dict, anchor: str = "minimal") -> list[str]:
         "",
         "== gateway overhead (ms per call; host answers instantly; anchor: minimal proxy,"
         " interleaved) ==",
-        f"{'':12}{'direct p50':>12}{'gateway p50':>13}{'added p50':>11}"
+        f"{'':20}{'direct p50':>12}{'gateway p50':>13}{'added p50':>11}"
         f"{'direct p99':>12}{'gateway p99':>13}{'added p99':>11}"
         f"{'minimal p50':>13}{'min added':>11}{'x minimal':>11}{'added x':>9}"
         f"{'held added':>12}{'added x held':>14}",
@@ -256,7 +286,7 @@ def report_overhead(res: dict, anchor: str = "minimal") -> list[str]:
         if mode == "throughput":
             continue
         lines.append(
-            f"{mode:12}{o['direct_p50_ms']:12.2f}{o['gateway_p50_ms']:13.2f}"
+            f"{mode:20}{o['direct_p50_ms']:12.2f}{o['gateway_p50_ms']:13.2f}"
             f"{o['added_p50_ms']:11.2f}{o['direct_p99_ms']:12.2f}"
             f"{o['gateway_p99_ms']:13.2f}{o['added_p99_ms']:11.2f}"
             f"{o['minimal_p50_ms']:13.2f}{o['minimal_added_p50_ms']:11.2f}"

@@ -37,8 +37,14 @@ def make_app(upstream: str, hold_first_event: bool = False) -> Starlette:
         body = await request.body()
         headers = {"content-type": "application/json"}
         url = upstream + "/v1/chat/completions"
-        req = client.build_request("POST", url, content=body, headers=headers)
-        resp = await client.send(req, stream=True)
+        for attempt in (1, 2, 3):  # a pooled connection the host had closed: sent again,
+            req = client.build_request("POST", url, content=body, headers=headers)
+            try:  # as the gateway does (llama.cpp's server ends some after a stream)
+                resp = await client.send(req, stream=True)
+                break
+            except httpx.RemoteProtocolError:
+                if attempt == 3:
+                    raise
         if b'"stream":true' not in body.replace(b" ", b""):
             content = await resp.aread()
             await resp.aclose()

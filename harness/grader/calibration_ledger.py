@@ -22,7 +22,13 @@ controls of a calibrated scenario score again only the repeats DETERMINISM compa
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
+import os
+import tempfile
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -102,7 +108,8 @@ class Ledger:
         if entry.scorer != self.scorer:
             return False
         self.entries[_key(entry)] = entry
-        write_lines(self.path, [e for _, e in sorted(self.entries.items())])
+        merged = add_lines(self.path, Entry, _key, [entry], keep=lambda e: e.scorer == self.scorer)
+        self.entries = {_key(e): e for e in merged}
         return True
 
 
@@ -159,4 +166,38 @@ def write_lines(path: Path, lines: list[BaseModel]) -> None:
     write_atomic(path, "".join(e.model_dump_json() + "\n" for e in lines))
 
 
-__all__ = ["LEDGER", "Entry", "Ledger", "read_lines", "rebuilt", "write_lines"]
+@contextlib.contextmanager
+def holding(path: Path) -> Iterator[None]:
+    """This machine's lock on the ledger at ``path`` (a file in the temp folder named
+    after the ledger's path: the ledger itself is replaced by every write)."""
+    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    lock = Path(tempfile.gettempdir()) / f"harness-ledger-{name}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def add_lines(
+    path: Path,
+    model: type[Line],
+    key: Callable[[Line], Hashable],
+    new: list[Line],
+    keep: Callable[[Line], bool] = lambda _line: True,
+) -> list[Line]:
+    """Merge ``new`` into the ledger as it is on disk now, under the ledger's lock: two
+    runs that write the same ledger (two calibrations, a mutant run beside another) lose
+    none of each other's lines. Lines ``keep`` refuses are dropped; a new line replaces
+    one with its key; the ledger stays sorted by key (its diffs stay small). Returns the
+    lines written."""
+    with holding(path):
+        lines = {key(line): line for line in read_lines(path, model) if keep(line)}
+        lines.update((key(line), line) for line in new)
+        merged = [lines[k] for k in sorted(lines)]  # type: ignore[type-var]
+        write_lines(path, list(merged))
+    return merged
+
+
+__all__ = ["LEDGER", "Entry", "Ledger", "add_lines", "read_lines", "rebuilt", "write_lines"]

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from harness.grader import controls
-from harness.grader.calibration_ledger import Entry, Ledger, rebuilt
+from harness.grader.calibration_ledger import Entry, Ledger, add_lines, rebuilt
 from harness.scoring import Score, Status, Suite, graded
 from harness.scoring.scorer import Scorer
 
@@ -189,3 +192,48 @@ def test_no_line_is_written_without_reuse_or_without_a_ledger(
         assert _lines(path) == [("reference", "seed", "digest-ref")]
     else:  # and a scenario never calibrated gets no ledger from a controls run
         assert not path.exists()
+
+
+_WRITER = """
+import sys
+from pathlib import Path
+from pydantic import BaseModel
+from harness.grader.calibration_ledger import add_lines
+
+class L(BaseModel):
+    k: str
+    v: int
+
+path, who = Path(sys.argv[1]), sys.argv[2]
+for i in range(40):
+    add_lines(path, L, lambda line: line.k, [L(k=f"{who}-{i:02d}", v=i)])
+"""
+
+
+def test_writers_in_separate_processes_lose_none_of_each_others_lines(tmp_path: Path) -> None:
+    """Two calibrations (or mutant runs) writing one ledger at once: each write merges
+    into what is on disk under the ledger's lock, so every line of both survives."""
+    path = tmp_path / "ledger.jsonl"
+    path.write_text('{"k": "old-kept", "v": 0}\n{"k": "old-dropped", "v": -1}\n')
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(path), who]) for who in ("a", "b", "c")
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+    keys = [json.loads(line)["k"] for line in path.read_text().splitlines()]
+    expected = {f"{who}-{i:02d}" for who in "abc" for i in range(40)} | {"old-kept", "old-dropped"}
+    assert set(keys) == expected and len(keys) == len(expected)
+    assert keys == sorted(keys)  # sorted: a ledger's diffs stay small
+
+
+def test_lines_a_writer_does_not_keep_are_dropped_and_a_key_is_replaced(tmp_path: Path) -> None:
+    class L(BaseModel):
+        k: str
+        v: int
+
+    path = tmp_path / "ledger.jsonl"
+    path.write_text('{"k": "a", "v": 1}\n{"k": "b", "v": -1}\nnot json\n')
+    merged = add_lines(
+        path, L, lambda x: x.k, [L(k="a", v=2), L(k="c", v=3)], keep=lambda x: x.v >= 0
+    )
+    assert [(x.k, x.v) for x in merged] == [("a", 2), ("c", 3)]
+    assert path.read_text().splitlines() == ['{"k":"a","v":2}', '{"k":"c","v":3}']

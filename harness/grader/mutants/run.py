@@ -20,7 +20,7 @@ from pathlib import Path
 from harness.agents.builtin import OracleAgent, reference_solution
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
-from harness.grader.calibration_ledger import read_lines, write_lines
+from harness.grader.calibration_ledger import add_lines, read_lines
 from harness.grader.controls import ControlRunner
 from harness.grader.memo import tree_digest
 from harness.grader.mutants.ledger import MUTANTS_LEDGER, scorer_of
@@ -137,7 +137,7 @@ class MutantRunner:
             detail=detail,
         )
         self.lines[(mutant.id, seed, self.sandbox, digest)] = line
-        write_lines(self.path, [v for _, v in sorted(self.lines.items())])
+        add_lines(self.path, MutantLine, _key, [line])
         return line
 
     def _verdict(self, tree: Path, seed: str) -> tuple[Outcome, str, Score | None]:
@@ -200,6 +200,10 @@ def run_mutants(
         runner.close()
     score = mutation_score(lines, equivalents(loaded.directory))
     return MutantsRun(len(every), chosen, lines, reused, score)
+
+
+def _key(line: MutantLine) -> tuple[str, str, str, str]:
+    return line.mutant, line.seed, line.sandbox, line.digest
 
 
 __all__ = ["MutantsRun", "list_mutants", "run_mutants"]
