@@ -20,6 +20,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 
@@ -125,6 +126,13 @@ def _progress_text(seed: str, name: str, score: Entry, bar: float) -> str:
     verdict = "success" if succeeds(score, bar) else "failed"
     unmet = f" unmet {ids(score.unmet)}" if score.unmet else ""
     return f"seed {seed} {name}: final {score.final:.4f} {verdict}{unmet}"
+
+
+def pin_source(suite_dir: Path) -> Path | None:
+    """The module of the suite that spells ``thresholds_pin=``: ``suite.py``, else the one
+    of a suite package's modules that builds its ``Suite`` (None: the pin goes to its file)."""
+    modules = [suite_dir / "suite.py", *sorted(suite_dir.glob("*.py"))]
+    return next((m for m in modules if m.is_file() and _PIN.search(m.read_text())), None)
 
 
 def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
@@ -259,11 +267,12 @@ def calibrate(
     }
     write_atomic(thresholds_file, yaml.safe_dump(data, sort_keys=False))
     pin = sha256_file(thresholds_file)
-    suite_py = suite_dir / "suite.py"
-    text = suite_py.read_text()
-    if _PIN.search(text):
-        write_atomic(suite_py, _PIN.sub(f'thresholds_pin="{pin}"', text, count=1))
-        pinned = f"pinned in {suite_py.name}"
+    pinning = pin_source(suite_dir)
+    if pinning is not None:
+        text = pinning.read_text()
+        write_atomic(pinning, _PIN.sub(f'thresholds_pin="{pin}"', text, count=1))
+        (suite_dir / PIN_FILE).unlink(missing_ok=True)  # an older pin there would mislead
+        pinned = f"pinned in {pinning.name}"
     else:  # adding the argument would change the scorer fingerprint the ledger holds
         write_atomic(suite_dir / PIN_FILE, pin + "\n")
         pinned = f"pinned in {PIN_FILE} (the suite's code names no thresholds_pin=)"

@@ -10,7 +10,6 @@ HARNESS_TEST_APP_CONTROLS=1).
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,6 +26,7 @@ from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
 from harness.trial.slot_log import take_slot
+from tests.support.suites import app_suite
 
 pytestmark = [
     pytest.mark.integration,
@@ -42,13 +42,7 @@ RIGHT = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-right"
 
 
 def _suite_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "invoice_sync_suite_test", SCENARIO / "suite" / "suite.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return app_suite("invoice-sync")
 
 
 def _git(*args: str, cwd: Path) -> None:

@@ -9,27 +9,22 @@ last page asked. These tests build the trace by hand and read the checks' verdic
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from harness.scoring.appkit.fixtures import BACKOFF_FAILURES, RETRY_AFTER, build_dataset
 from harness.scoring.appkit.mockdep import RESOURCE
+from tests.support.suites import suite_names
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "apps" / "invoice-sync" / "suite"
 SEED = "0123456789abcdef"
 
 
 @pytest.fixture(scope="module")
-def m() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("invoice_sync_lives", SUITE / "suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def m() -> Any:
+    return suite_names("invoice-sync")
 
 
 class Trace:
@@ -55,7 +50,7 @@ class Trace:
         )
 
 
-def _evidence(m: ModuleType, tmp_path: Path, trace: Trace, **kw: Any) -> Any:
+def _evidence(m: Any, tmp_path: Path, trace: Trace, **kw: Any) -> Any:
     ev = m.Evidence(dataset=build_dataset(SEED), evidence_dir=tmp_path)
     ev.trace = trace.records
     ev.killed_mid_sync = True
@@ -64,23 +59,23 @@ def _evidence(m: ModuleType, tmp_path: Path, trace: Trace, **kw: Any) -> Any:
     return ev
 
 
-def test_a_retry_after_whose_retry_the_kill_cut_is_not_charged(
-    m: ModuleType, tmp_path: Path
-) -> None:
-    page = build_dataset(SEED).faults.retry_after_page
+def test_a_retry_after_whose_retry_the_kill_cut_is_not_charged(m: Any, tmp_path: Path) -> None:
+    page = build_dataset(SEED).faults.backoff_page  # 4.1: Retry-After inside its run
     t = Trace()
     t.ask(page, 503, 1.0, "initial-sync", "retry-after")
+    t.records[-1]["retry_after"] = RETRY_AFTER
     t.ask(page, 200, 1.3, "after-respawn")  # 0.3 s later, but in the next life
     out = m.sync_retry_after(_evidence(m, tmp_path, t))
     assert out.score == 1.0 and "SIGKILL came before the retry" in out.detail
     early = Trace()
     early.ask(page, 503, 1.0, "after-respawn", "retry-after")
+    early.records[-1]["retry_after"] = RETRY_AFTER
     early.ask(page, 200, 1.0 + RETRY_AFTER - 0.3, "after-respawn")  # in one life: too soon
     assert m.sync_retry_after(_evidence(m, tmp_path, early)).score == 0.0
 
 
 def test_backoff_is_graded_per_life_and_a_too_short_pause_in_either_fails(
-    m: ModuleType, tmp_path: Path
+    m: Any, tmp_path: Path
 ) -> None:
     page = build_dataset(SEED).faults.backoff_page
 
@@ -110,9 +105,7 @@ def test_backoff_is_graded_per_life_and_a_too_short_pause_in_either_fails(
     assert m.sync_backoff_growth(flat).score == 0.0
 
 
-def test_a_re_ask_of_the_slow_page_after_the_kill_is_not_early(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def test_a_re_ask_of_the_slow_page_after_the_kill_is_not_early(m: Any, tmp_path: Path) -> None:
     page = build_dataset(SEED).faults.slow_page
     killed = Trace(
         (page, 200, 1.0, "initial-sync", "slow"),
@@ -141,7 +134,7 @@ class _Up:
 
 
 def test_a_restart_continues_from_the_held_page_or_after_a_missed_hold_from_the_last(
-    m: ModuleType, tmp_path: Path
+    m: Any, tmp_path: Path
 ) -> None:
     kill = build_dataset(SEED).faults.kill_page
     t = Trace()
@@ -162,7 +155,7 @@ def test_a_restart_continues_from_the_held_page_or_after_a_missed_hold_from_the_
     assert m.sync_resumes(ev).score == 0.0
 
 
-def test_health_during_sync_reads_the_watch(m: ModuleType, tmp_path: Path) -> None:
+def test_health_during_sync_reads_the_watch(m: Any, tmp_path: Path) -> None:
     stalled = m.WatchLog(answered=1, stalls=["GET /health asked 0.0 s into the hold: timed out"])
     out = m.health_during_sync(_evidence(m, tmp_path, Trace(), health_watch=stalled))
     assert out.score == 0.0 and "timed out" in out.detail

@@ -8,29 +8,24 @@ SQLite only; the fixtures repeat earlier invoices and carry a zero amount.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from harness.scoring.appkit.fetch import Fetched
 from harness.scoring.appkit.mockdep import RESOURCE
+from tests.support.suites import suite_names
 
-SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "apps" / "invoice-sync" / "suite"
 SEED = "0123456789abcdef"
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def m() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("invoice_sync_observation", SUITE / "suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def m() -> Any:
+    return suite_names("invoice-sync")
 
 
 def _ask(seq: int, page: int, status: int, at: float, phase: str) -> dict[str, Any]:
@@ -46,14 +41,14 @@ def _ask(seq: int, page: int, status: int, at: float, phase: str) -> dict[str, A
     }
 
 
-def _evidence(m: ModuleType, tmp_path: Path, **kw: Any) -> Any:
+def _evidence(m: Any, tmp_path: Path, **kw: Any) -> Any:
     ev = m.Evidence(dataset=m.dataset(SEED), evidence_dir=tmp_path)
     for key, value in kw.items():
         setattr(ev, key, value)
     return ev
 
 
-def _run_with_status(m: ModuleType, tmp_path: Path, words: list[tuple[str, str]]) -> Any:
+def _run_with_status(m: Any, tmp_path: Path, words: list[tuple[str, str]]) -> Any:
     """A run whose last page is answered at 10 s; one sample per (phase, state) word,
     0.5 s apart, counts growing to the total at ``done``."""
     ev = _evidence(m, tmp_path)
@@ -68,7 +63,7 @@ def _run_with_status(m: ModuleType, tmp_path: Path, words: list[tuple[str, str]]
     return ev
 
 
-def test_a_status_word_wrong_only_mid_sync_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_status_word_wrong_only_mid_sync_fails(m: Any, tmp_path: Path) -> None:
     right = [("initial-sync", "syncing"), ("after-respawn", "syncing"), ("offline", "done")]
     assert m.status_throughout(_run_with_status(m, tmp_path, right)).score == 1.0
     wrong = [("initial-sync", "syncing"), ("after-respawn", "running"), ("offline", "done")]
@@ -76,7 +71,7 @@ def test_a_status_word_wrong_only_mid_sync_fails(m: ModuleType, tmp_path: Path) 
     assert out.score == 0.0 and "running" in out.detail
 
 
-def test_syncing_after_completion_or_done_too_early_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_syncing_after_completion_or_done_too_early_fails(m: Any, tmp_path: Path) -> None:
     after = [("after-write-kill", "syncing"), ("after-write-kill", "done"), ("offline", "syncing")]
     assert m.status_throughout(_run_with_status(m, tmp_path, after)).score == 0.0
     ev = _run_with_status(m, tmp_path, [("initial-sync", "syncing"), ("offline", "done")])
@@ -87,7 +82,7 @@ def test_syncing_after_completion_or_done_too_early_fails(m: ModuleType, tmp_pat
     assert m.status_throughout(ev).score == 0.0  # a finished sync restarted says syncing
 
 
-def test_a_count_that_shrinks_across_a_kill_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_count_that_shrinks_across_a_kill_fails(m: Any, tmp_path: Path) -> None:
     ev = _run_with_status(m, tmp_path, [("offline", "done")])
     ev.samples[:0] = [
         m.Sample(100.0, "initial-sync", 200, {"state": "syncing", "count": 20}),
@@ -97,7 +92,7 @@ def test_a_count_that_shrinks_across_a_kill_fails(m: ModuleType, tmp_path: Path)
     assert out.score == 0.0 and "cannot shrink" in out.detail
 
 
-def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) -> None:
+def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: Any) -> None:
     exact = [0.2 * 1.5**k for k in range(7)]
     assert m._growth_misses([p + 0.01 for p in exact], 0.25) == []
     measured = [0.206, 0.307, 0.453, 0.685, 1.059, 1.536, 2.283]  # the reference, load 15
@@ -114,7 +109,7 @@ def test_backoff_each_limit_one_step_past_fails_and_exact_passes(m: ModuleType) 
     assert m._growth_misses(x14, 0.25)
 
 
-def test_the_latency_allowed_is_measured_on_the_run(m: ModuleType, tmp_path: Path) -> None:
+def test_the_latency_allowed_is_measured_on_the_run(m: Any, tmp_path: Path) -> None:
     ev = _evidence(m, tmp_path)
     ev.trace = [_ask(1, 0, 200, 1.0, "initial-sync"), _ask(2, 1, 200, 1.04, "initial-sync")]
     assert m._latency(ev) == m.LATENCY_FLOOR_S
@@ -125,7 +120,7 @@ def test_the_latency_allowed_is_measured_on_the_run(m: ModuleType, tmp_path: Pat
     assert m._latency(ev) == 0.25  # never wider than the kit's allowance
 
 
-def _write_killed(m: ModuleType, tmp_path: Path, kept: list[str], again: list[int]) -> Any:
+def _write_killed(m: Any, tmp_path: Path, kept: list[str], again: list[int]) -> Any:
     ev = _evidence(m, tmp_path, write_killed=True, write_kill_detail="killed at a write")
     ev.write_kill_page = 3
     body = [{"id": i} for i in kept]
@@ -134,7 +129,7 @@ def _write_killed(m: ModuleType, tmp_path: Path, kept: list[str], again: list[in
     return ev
 
 
-def test_a_kill_between_two_writes_is_caught(m: ModuleType, tmp_path: Path) -> None:
+def test_a_kill_between_two_writes_is_caught(m: Any, tmp_path: Path) -> None:
     pages = m.dataset(SEED).pages
     stored = [inv.id for page in pages[:3] for inv in page]
     right = _write_killed(m, tmp_path, stored, [3, 4])
@@ -146,7 +141,7 @@ def test_a_kill_between_two_writes_is_caught(m: ModuleType, tmp_path: Path) -> N
     assert out.score == 0.0 and "asked again [3]" in out.detail
 
 
-def test_state_beside_the_database_fails_storage(m: ModuleType, tmp_path: Path) -> None:
+def test_state_beside_the_database_fails_storage(m: Any, tmp_path: Path) -> None:
     db = ["invoicesync/invoices.db"]
     files = [*db, "invoicesync/invoices.db-wal", "invoicesync/invoices.db-shm"]
     assert m.storage_sqlite(_evidence(m, tmp_path, sqlite_files=db, data_files=files)).score == 1
@@ -155,35 +150,44 @@ def test_state_beside_the_database_fails_storage(m: ModuleType, tmp_path: Path) 
     assert out.score == 0.0 and "sync.json" in out.detail
 
 
-def test_overlaps_repeat_earlier_invoices_and_one_amount_is_zero(m: ModuleType) -> None:
+def test_overlaps_repeat_earlier_invoices_and_each_exponent_has_a_zero(m: Any) -> None:
     for seed in (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee"):
         data = m.dataset(seed)
         served = [inv.id for page in data.pages for inv in page]
         assert sorted(set(served)) == sorted(inv.id for inv in data.invoices)
         assert len(served) == len(data.invoices) + 3
-        assert [inv.amount_minor for inv in data.invoices].count(0) == 1
+        zeros = [inv for inv in data.invoices if inv.amount_minor == 0]
+        assert sorted(m.EXPONENTS[inv.currency] for inv in zeros) == [0, 2, 3]  # w36
         firsts = list(dict.fromkeys(served))
         assert firsts == [inv.id for inv in data.invoices]  # first-received order holds
 
 
-def test_a_slow_page_asked_again_in_the_same_life_fails_however_late(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def _gave_up(seq: int, at: float, phase: str) -> dict[str, Any]:
+    return {"seq": seq, "t_ms": at * 1000.0, "phase": phase, "mark": "gave-up"}
+
+
+def test_a_slow_page_given_up_before_6_s_fails_and_after_6_s_passes(m: Any, tmp_path: Path) -> None:
     data = m.dataset(SEED)
     page = data.faults.slow_page
-    slow = _ask(1, page, 200, 1.0, "after-write-kill") | {"fault": "slow"}
-    waited = [slow, _ask(2, page + 1, 200, 1.0 + m.SLOW_S + 0.01, "after-write-kill")]
+    life = "after-write-kill"
+    slow = _ask(1, page, 200, 1.0, life) | {"fault": "slow"}
+    waited = [slow, _ask(2, page + 1, 200, 1.0 + 7.2, life)]
     assert m.sync_waits_slow(_evidence(m, tmp_path, trace=waited)).score == 1.0
-    # a 5.8 s timeout, then a 0.2 s pause: asked again after the answer's time, abandoned
-    again = [slow, _ask(2, page, 200, 7.0, "after-write-kill")]
-    again.append(_ask(3, page + 1, 200, 7.1, "after-write-kill"))
-    out = m.sync_waits_slow(_evidence(m, tmp_path, trace=again))
-    assert out.score == 0.0 and "same life [2]" in out.detail
+    # a 6.0 s timeout (the SPEC's bound), then one request again: right
+    timed_out = [slow, _gave_up(2, 7.0, life), _ask(3, page, 200, 7.2, life)]
+    timed_out.append(_ask(4, page + 1, 200, 7.3, life))
+    assert m.sync_waits_slow(_evidence(m, tmp_path, trace=timed_out)).score == 1.0
+    # a 5.8 s timeout: the connection closed at 5.8 s, asked again after a long pause
+    early = [slow, _gave_up(2, 6.8, life), _ask(3, page, 200, 8.0, life)]
+    early.append(_ask(4, page + 1, 200, 8.1, life))
+    out = m.sync_waits_slow(_evidence(m, tmp_path, trace=early))
+    assert out.score == 0.0 and "gave up after 5.800 s" in out.detail
+    # asked again at 5.8 s with the first still open (no gave-up line)
+    again = [slow, _ask(2, page, 200, 6.8, life), _ask(3, page + 1, 200, 6.9, life)]
+    assert m.sync_waits_slow(_evidence(m, tmp_path, trace=again)).score == 0.0
 
 
-def test_every_plain_page_after_the_kill_answers_one_503_first(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def test_every_plain_page_after_the_kill_answers_one_503_first(m: Any, tmp_path: Path) -> None:
     mock = m.Upstream(SEED, tmp_path / "trace.jsonl")
     faults = mock.dataset.faults
     blips = m.blip_pages(mock.dataset)
@@ -192,12 +196,12 @@ def test_every_plain_page_after_the_kill_answers_one_503_first(
     assert all(p > faults.kill_page for p in blips) and faults.slow_page not in blips
     for page in blips:
         cursor = mock.dataset.cursors[page]
-        path = RESOURCE + ("" if cursor is None else f"?cursor={cursor}")
+        path = RESOURCE + ("" if cursor is None else f"?cursor={quote(cursor, safe='')}")
         assert mock.decide("GET", path)[0] == 503  # once, no Retry-After
         assert mock.decide("GET", path)[0] == 200
 
 
-def test_a_short_first_pause_seen_only_on_a_blip_fails(m: ModuleType, tmp_path: Path) -> None:
+def test_a_short_first_pause_seen_only_on_a_blip_fails(m: Any, tmp_path: Path) -> None:
     ds = m.dataset(SEED)
     backoff, blips = ds.faults.backoff_page, m.blip_pages(ds)
     trace: list[dict[str, Any]] = []
@@ -226,9 +230,7 @@ def test_a_short_first_pause_seen_only_on_a_blip_fails(m: ModuleType, tmp_path: 
     assert short.score == 0.0 and f"page {blips[0]} 0.182 s" in short.detail
 
 
-def test_a_restart_that_fails_before_the_page_is_the_apps_fault(
-    m: ModuleType, tmp_path: Path
-) -> None:
+def test_a_restart_that_fails_before_the_page_is_the_apps_fault(m: Any, tmp_path: Path) -> None:
     """An app that dies at its restart (``os.makedirs`` without ``exist_ok``) stops the run
     before the browser looks: its UI and money checks fail (absent), they are not
     unmeasurable (which makes the scoring an error, charged to nobody)."""

@@ -16,7 +16,6 @@ Each tree is executed for real (mock upstream, SIGKILLs, chromium), about 30 s a
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,6 +28,7 @@ from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.trial.slot_log import take_slot
+from tests.support.suites import app_suite
 
 pytestmark = [
     pytest.mark.integration,
@@ -57,13 +57,7 @@ WRONG = {
 
 
 def _suite_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "invoice_sync_variants_suite", SCENARIO / "suite" / "suite.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return app_suite("invoice-sync")
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,9 @@ more defects when ``HARNESS_TEST_MERIDIAN_CONSOLE=1``.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -28,6 +26,7 @@ from harness.scoring import Scorer
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.must import spec_ids
 from harness.trial.slot_log import take_slot
+from tests.support.suites import app_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-console"
@@ -35,15 +34,7 @@ SEED = "0123456789abcdef"
 
 
 def _suite() -> ModuleType:
-    name = "meridian_console_suite_test"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, SCENARIO / "suite" / "suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return app_suite("meridian-console")
 
 
 @pytest.mark.unit

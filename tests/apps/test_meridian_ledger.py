@@ -8,7 +8,6 @@ LOW tree and two defects for real (vendor mock, SIGKILLs, chromium), about 30 s 
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -27,6 +26,7 @@ from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
 from harness.trial.slot_log import take_slot
+from tests.support.suites import app_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-ledger"
@@ -34,17 +34,8 @@ DEFECTS = sorted(p.stem for p in (SCENARIO / "defects").glob("*.yml"))
 SEED = "0123456789abcdef"
 
 
-def _module(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _suite() -> ModuleType:
-    return _module("meridian_suite_test", SCENARIO / "suite" / "suite.py")
+    return app_suite("meridian-ledger")
 
 
 def _declared(defect: str) -> dict[str, Any]:

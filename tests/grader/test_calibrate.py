@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -168,11 +169,36 @@ def test_a_calibration_pins_a_suite_without_a_pin_argument_beside_its_thresholds
     from harness.scoring.era import PIN_FILE, sha256_file
 
     cal, (loaded, settings), _, suite_dir = _fake_calibration(tmp_path, monkeypatch)
-    suite_py = suite_dir / "suite.py"
-    code = re.sub(r"\n\s*thresholds_pin=\"[0-9a-f]+\",", "", suite_py.read_text())
-    suite_py.write_text(code)
+    codes = {}
+    for module in sorted(suite_dir.glob("*.py")):
+        codes[module] = re.sub(r"\n\s*thresholds_pin=\"[0-9a-f]+\",", "", module.read_text())
+        module.write_text(codes[module])
     text, proposal = cal.calibrate(loaded, settings, "local", 2)
     assert proposal.bar is not None and f"pinned in {PIN_FILE}" in text
-    assert suite_py.read_text() == code  # the code, and so its fingerprint, untouched
+    for module, code in codes.items():  # the code, and so its fingerprint, untouched
+        assert module.read_text() == code
     pin = (suite_dir / PIN_FILE).read_text().strip()
     assert pin == sha256_file(suite_dir / "thresholds.yml")
+
+
+def test_a_suite_package_is_pinned_in_the_module_that_builds_its_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """invoice-sync's suite is a package: ``suite.py`` imports the ``Suite`` that a sibling
+    module builds with ``thresholds_pin=``; the calibration rewrites that pin, and the
+    suite then scores (a pin file beside it would lose to the stale argument)."""
+    from harness.scoring.era import PIN_FILE, check_pin, sha256_file
+    from harness.verify.scoring_bridge import load_suite_module
+
+    cal, (loaded, settings), _, suite_dir = _fake_calibration(tmp_path, monkeypatch)
+    holders = [m for m in suite_dir.glob("*.py") if "thresholds_pin=" in m.read_text()]
+    assert [m.name for m in holders] != ["suite.py"] and len(holders) == 1
+    text, proposal = cal.calibrate(loaded, settings, "local", 2)
+    assert proposal.bar is not None and f"pinned in {holders[0].name}" in text
+    assert not (suite_dir / PIN_FILE).exists()
+    pin = sha256_file(suite_dir / "thresholds.yml")
+    assert f'thresholds_pin="{pin}"' in holders[0].read_text()
+    # the suite as the next process loads it (this one keeps the package's old modules)
+    for name in [n for n in sys.modules if n.startswith("harness_suite_")]:
+        monkeypatch.delitem(sys.modules, name)
+    assert check_pin(load_suite_module(suite_dir).suite) is not None

@@ -1,0 +1,179 @@
+"""Checks of the page: content type, rows, visibility mid-sync and at the end, escaping, console."""
+
+from typing import Any
+
+from harness.scoring import Outcome, absent, graded
+from harness.scoring.appkit.fixtures import (
+    MARKUP_NAMES,
+)
+from harness.scoring.appkit.grading import (
+    each,
+    strict,
+)
+from harness.scoring.appkit.rendered import hidden_reason
+
+from .evidence import Evidence, expected_rows, page_rows, why
+from .grader import suite
+from .schedule import shown
+
+
+@suite.check(
+    "ui.rows_visible",
+    critical=True,
+    severity="view",
+    root="app.health",
+    musts=("M-UI-3",),
+    harm="hidden invoices: a stored invoice is not entirely visible (hidden, clipped, covered)",
+)
+def ui_rows_visible(ev: Evidence) -> Outcome:
+    rows, why = page_rows(ev)
+    if rows is None:
+        return why
+    stored = [i for i in dict.fromkeys(ev.ids(ev.listing))]
+    if not stored:
+        return absent("nothing stored, nothing to show")
+    by_id: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.get("visible") or r.get("id") not in by_id:
+            by_id[str(r.get("id"))] = r
+    shown = each(
+        stored,
+        lambda i: bool(by_id.get(i, {}).get("visible")),
+        "stored invoices entirely visible",
+        lambda i: f"{i} ({hidden_reason(by_id[i]) if i in by_id else 'no row'})",
+    )
+    assert ev.probe is not None
+    return shown.model_copy(update={"evidence": [str(ev.probe.screenshot or "")]})
+
+
+@suite.check(
+    "ui.content_type",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-1",),
+    harm="garbled page: GET / is not served as UTF-8 HTML",
+)
+def ui_content_type(ev: Evidence) -> Outcome:
+    got = ev.page
+    if got is None or not got.ok:
+        return absent(f"GET / failed ({why(ev, got)})")
+    ctype = (ev.probe.content_type if ev.probe else None) or ""
+    ok = ctype.replace(" ", "").lower() == "text/html;charset=utf-8"
+    return graded(1.0 if ok else 0.0, f"Content-Type {ctype!r}")
+
+
+@suite.check(
+    "ui.table_rows",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-2",),
+    harm="misleading table: rows missing, out of order or with the wrong cells",
+)
+def ui_table_rows(ev: Evidence) -> Outcome:
+    rows, why = page_rows(ev)
+    if rows is None:
+        return why
+    stored = set(ev.ids(ev.listing))
+    if not stored:
+        return absent("nothing stored, no rows to compare")
+    # one row per stored invoice, in the order first received (the upstream's order);
+    # repeated rows are sync.no_duplicates' harm, so only first occurrences count here
+    want = [inv for inv in ev.dataset.invoices if inv.id in stored]
+    seen: set[str] = set()
+    firsts = []
+    for row in rows:
+        if row.get("id") not in seen:
+            seen.add(str(row.get("id")))
+            firsts.append(row)
+    good = 0
+    for i, inv in enumerate(want):
+        shown = firsts[i] if i < len(firsts) else None
+        if (
+            shown is not None
+            and shown.get("id") == inv.id
+            and len(shown["cells"]) == 4
+            and shown["cells"][0] == inv.id
+            and shown["cells"][2] == inv.currency
+        ):
+            good += 1
+    extra = max(0, len(firsts) - len(want))
+    if not want and not extra:
+        return absent("no stored invoice of the upstream to show")
+    return strict(good, len(want) + extra, "rows in order with id and currency cells")
+
+
+@suite.check(
+    "ui.rows_during_sync",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-2",),
+    harm="stale page: mid-sync the table does not show the invoices the app has stored",
+)
+def ui_rows_during_sync(ev: Evidence) -> Outcome:
+    """The page read mid-sync (while the app waits on the backoff page, nothing new is
+    stored) lists, row for row, what /api/invoices listed just before or just after."""
+    look = ev.ui_during_sync
+    if look is None:
+        return page_rows(ev)[1] if ev.probe is None else absent("no look at the page mid-sync")
+    if look.error:
+        return absent(f"the page did not load mid-sync: {look.error}")
+    if not look.before:
+        return absent("nothing stored yet when the page was read mid-sync")
+    ok = look.rows in (look.before, look.after)
+    return graded(
+        1.0 if ok else 0.0,
+        f"mid-sync: {len(look.rows)} rows on the page, {len(look.before)} then "
+        f"{len(look.after)} invoices listed by the API"
+        + ("" if ok else f"; first difference at row {_first_diff(look.rows, look.before)}"),
+    )
+
+
+def _first_diff(a: list[str], b: list[str]) -> int:
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+        min(len(a), len(b)),
+    )
+
+
+@suite.check(
+    "ui.escaped",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-4",),
+    harm="markup injection: customer names are interpreted as HTML instead of shown as text",
+)
+def ui_escaped(ev: Evidence) -> Outcome:
+    mine, why = expected_rows(ev)
+    if why is not None:
+        return why
+    expected = ev.dataset.by_id
+    # every markup name is in the fixtures on every seed; one that was never stored is
+    # sync.complete's harm, so only the rows shown are judged here
+    if not {expected[r["id"]].customer for r in mine} & set(MARKUP_NAMES):
+        return absent("no row with a markup name on the page")
+    return each(
+        mine,
+        lambda r: len(r["cells"]) >= 2 and r["cells"][1] == shown(expected[r["id"]].customer),
+        "customer names shown exactly as received (as a browser lays text out)",
+        lambda r: f"{(r['cells'] + [''])[1][:60]!r} != {expected[r['id']].customer[:60]!r}",
+    )
+
+
+@suite.check(
+    "ui.console_clean",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-5",),
+    harm="broken page script: errors in the browser console",
+)
+def ui_console_clean(ev: Evidence) -> Outcome:
+    if ev.probe is None:
+        return page_rows(ev)[1]
+    if ev.probe.error:
+        return absent(f"the page did not load: {ev.probe.error}")
+    errors = ev.probe.console_errors
+    return graded(
+        0.0 if errors else 1.0,
+        f"{len(errors)} console errors over {ev.timings.get('browser_s')} s on the page "
+        f"(mid-sync to the end): {errors[:2]}",
+    )

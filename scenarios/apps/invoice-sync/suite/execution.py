@@ -1,0 +1,255 @@
+"""The scripted execution: four lives of the app against the mock, and ``context()``."""
+
+import contextlib
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from harness.scoring.appkit.fetch import get, poll
+from harness.scoring.appkit.jail import Jail
+from harness.scoring.appkit.mockdep import RESOURCE
+from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.scoring.era import load_thresholds
+
+from .evidence import Evidence
+from .grader import HERE
+from .schedule import write_kill_page
+from .upstream import Upstream
+from .watches import (
+    HEALTH_AFTER_S,
+    HEALTH_PROMPT_S,
+    HealthWatch,
+    PageWatch,
+    StatusWatch,
+    WriteTrap,
+)
+
+SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
+
+
+DATA_DIR = "nested/deeper/invoicesync"  # --data under {data}: no parent exists yet
+
+
+def _resume_from(up: Upstream) -> tuple[int, ...]:
+    """Where a right restart continues, judged at the SIGKILL.
+
+    Normally the app dies waiting on the held page, which it must fetch first. When the
+    hold ended before the kill (a boot poll that waited on the hold), the app went on: it
+    continues from the last page it asked for, or, when that page was answered, possibly
+    from the next (it may have stored it before the kill, or not).
+    """
+    if up.held_until is None:
+        return (up.dataset.faults.kill_page,)
+    asked = [r for r in up.records() if r.get("path") == RESOURCE and r.get("page") is not None]
+    if not asked:
+        return (up.dataset.faults.kill_page,)
+    last = asked[-1]
+    if last["status"] == 200 and last["page"] + 1 < len(up.dataset.pages):
+        return (last["page"], last["page"] + 1)
+    return (last["page"],)
+
+
+def state_of(app: AppProcess) -> Any:
+    answer = get(app.url("/api/status"), timeout=5.0).json()
+    return answer if isinstance(answer, dict) else None
+
+
+def _first_life(ev: Evidence, mock: Upstream, app: AppProcess, budgets: dict[str, float]) -> bool:
+    """Start the app, ask /health while the kill page is held, SIGKILL it there; False
+    when the app never became healthy."""
+    with HealthWatch(mock, app, budgets["start"] + budgets["sync"]) as watch:
+        try:
+            app.start()
+        except AppNotHealthy as exc:
+            ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
+            return False
+        ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
+        if mock.kill_point.wait(budgets["sync"]):
+            if mock.held_until is None:  # the sync has been waiting on the upstream a while
+                time.sleep(HEALTH_AFTER_S)
+                ev.health_during_sync = get(app.url("/health"), timeout=HEALTH_PROMPT_S)
+            # else the hold is over already (the boot poll waited on it): kill at once
+            ev.health_watch = watch.stop()
+            app.kill_group(signal.SIGKILL)
+            ev.killed_mid_sync = True
+            ev.resume_from = _resume_from(mock)
+    return True
+
+
+def _write_kill(
+    ev: Evidence, mock: Upstream, app: AppProcess, trap: WriteTrap, budget: float
+) -> None:
+    """Second life: SIGKILL at the first write after the drawn page's answer, then
+    restart with the upstream down and read what survived."""
+
+    def past() -> bool:  # the trap fired, or the app went on without writing a file
+        later = [r for r in mock.records() if r.get("phase") == "after-respawn"]
+        return trap.fired.is_set() or any((r.get("page") or 0) > ev.write_kill_page for r in later)
+
+    poll(past, budget)
+    if not trap.fired.wait(0.5):
+        ev.write_kill_detail = f"no file write after page {ev.write_kill_page} was answered"
+        return
+    app.kill_group(signal.SIGKILL)  # reap the group the trap killed
+    ev.write_killed, ev.write_kill_detail = True, trap.detail
+    mock.mark_phase("write-kill-down")
+    mock.set_offline(True)
+    app.respawn()
+    ev.survived_write_kill = get(app.url("/api/invoices"))
+    mock.set_offline(False)
+    mock.mark_phase("after-write-kill")
+
+
+def _run(
+    ev: Evidence,
+    mock: Upstream,
+    app: AppProcess,
+    data: Path,
+    budgets: dict[str, float],
+) -> None:
+    """The scripted execution; fills ``ev`` step by step and stops at the first dead end."""
+    with (
+        PageWatch(app, ev.evidence_dir) as page_watch,
+        StatusWatch(mock, app) as status,
+        WriteTrap(data, app) as trap,
+    ):
+
+        def arm(page: int, phase: str) -> None:
+            if page == ev.write_kill_page and phase == "after-respawn":
+                trap.arm()
+
+        def look(page: int, failed: int) -> None:
+            if failed == mock.ui_at:
+                page_watch.sample()
+
+        mock.on_answer, mock.on_503 = arm, look
+        try:
+            if not _first_life(ev, mock, app, budgets):
+                return
+            status.life += 1
+            mock.release()
+            mock.mark_phase("after-respawn")
+            if ev.killed_mid_sync:
+                app.respawn()
+            status.life += 1
+            _write_kill(ev, mock, app, trap, budgets["sync"])
+            status.life += 1
+        except AppNotHealthy as exc:
+            ev.respawn_error = str(exc)
+            return
+        finally:
+            mock.on_answer = None
+        page_watch.go()
+
+        def finished() -> bool:
+            state = state_of(app)
+            return bool(state) and state.get("state") in ("done", "failed")
+
+        poll(finished, budgets["sync"])
+        ev.status = state_of(app)
+        ev.listing = get(app.url("/api/invoices"))
+        ev.page = get(app.url("/"))
+        page_watch.finish()
+        ev.probe, ev.probe_error = page_watch.probe, page_watch.error
+        ev.ui_during_sync = page_watch.during
+        ev.timings["browser_s"] = page_watch.seconds
+        status.life += 1
+        mock.mark_phase("offline")
+        mock.set_offline(True)
+        try:
+            app.respawn()
+        except AppNotHealthy as exc:
+            ev.restore_error = str(exc)
+            return
+        finally:
+            ev.samples = status.samples
+        ev.status_after_restart = state_of(app)
+        before = len(ev.ids(ev.listing))
+        poll(
+            lambda: len(ev.ids(get(app.url("/api/invoices")))) >= before,
+            budgets["restore"],
+        )
+        ev.restored = get(app.url("/api/invoices"))
+        time.sleep(SETTLE_S)
+        status.life += 1
+        _fresh_dir(ev, mock, app, data)
+    ev.samples = status.samples
+
+
+def _fresh_dir(ev: Evidence, mock: Upstream, app: AppProcess, data: Path) -> None:
+    """Last life: --data moved away and the app restarted (same arguments, upstream still
+    down), so that it finds an empty folder: nothing durable lives anywhere else, so it
+    must not say the sync is done (a flag kept outside --data says so)."""
+    mock.mark_phase("fresh-dir")
+    app.kill_group(signal.SIGKILL)
+    folder = data / DATA_DIR
+    try:
+        folder.rename(folder.with_name(folder.name + ".before"))
+    except OSError as exc:
+        ev.fresh_dir_error = f"could not move --data away: {exc}"
+        return
+    try:
+        app.respawn()
+    except AppNotHealthy as exc:
+        ev.fresh_dir_error = f"no restart on an empty --data: {exc}"
+        return
+    ev.fresh_dir_status = state_of(app)
+
+
+@contextlib.contextmanager
+def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
+    """Execute the app in ``tree`` once against the mock seeded by ``seed``."""
+    evidence_dir = Path(evidence_dir)
+    evidence_dir.mkdir(parents=True, exist_ok=True)
+    found = load_thresholds(HERE / "thresholds.yml")
+    budgets = {
+        "start": found.budget("start", 10.0),
+        "sync": found.budget("sync", 25.0),
+        "restore": found.budget("restore", 5.0),
+    }
+    started = time.monotonic()
+    jail = Jail(Path(tree))
+    try:
+        mock = Upstream(seed, evidence_dir / "trace.jsonl")
+        with mock:
+            argv = [
+                jail.python,
+                "-m",
+                "invoicesync",
+                "--port",
+                "{port}",
+                "--data",
+                "{data}/" + DATA_DIR,  # not there yet, nor its parents: the app creates it
+                "--upstream",
+                mock.url,
+            ]
+            ev = Evidence(dataset=mock.dataset, evidence_dir=evidence_dir)
+            ev.backoff_run, ev.retry_afters = mock.run, mock.retry_afters
+            ev.slow_s = mock.slow_delay
+            ev.write_kill_page = write_kill_page(seed, mock.dataset.faults)
+            ev.confinement = f"{jail.mode}: {jail.statement()}"
+            with AppProcess(
+                argv,
+                cwd=Path(tree),
+                logs=evidence_dir / "logs",
+                budget=budgets["start"],
+                name="invoicesync",
+                jail=jail,
+            ) as app:
+                app_start = time.monotonic()
+                _run(ev, mock, app, jail.data, budgets)
+            ev.timings["app_run_s"] = round(time.monotonic() - app_start, 2)
+            ev.trace = mock.records()
+        files = sorted(p for p in jail.data.rglob("*") if p.is_file())
+        ev.data_files = [p.relative_to(jail.data).as_posix() for p in files]
+        ev.sqlite_files = [
+            p.relative_to(jail.data).as_posix()
+            for p in files
+            if p.read_bytes()[:16] == b"SQLite format 3\x00"
+        ]
+    finally:
+        jail.close()
+    ev.timings["execution_s"] = round(time.monotonic() - started, 2)
+    yield ev  # app and mock are stopped: the checks read evidence only

@@ -1,0 +1,196 @@
+"""The SPEC's bounds and this era's fixtures and fault schedule, all drawn from the trial's seed."""
+
+import itertools
+from dataclasses import replace
+from urllib.parse import parse_qs, urlsplit
+
+from harness.scoring.appkit.fixtures import (
+    CURRENCIES,
+    EXPONENTS,
+    MARKUP_NAMES,
+    Dataset,
+    Faults,
+    Invoice,
+    build_dataset,
+)
+from harness.scoring.appkit.seeding import between, derive_bytes, rng
+
+# the SPEC's bounds, tested as they are written (timer slack only)
+FIRST_PAUSE_S = 0.2  # at least 0.2 s before the first retry
+
+
+GROWTH = 1.5  # each further pause at least 1.5x the previous one
+
+
+PAUSE_CAP_S = 5.0  # the pause may be capped at 5 s
+
+
+TIMEOUT_S = 6.0  # wait at least 6 s for an answer
+
+
+# the backoff page's run: nine plain 503s (a 1.5x backoff from 0.2 s reaches the 5 s cap
+# at its ninth pause: a cap anywhere below 5 s shows) and two carrying Retry-After, one of
+# 1-3 s at a drawn position among the first four and RETRY_AFTER_S last (never give up)
+BACKOFF_PLAIN = 9
+
+
+RETRY_AFTER_SMALL = (1, 3)  # seconds, drawn per seed
+
+
+RETRY_AFTER_S = 6  # one second past the backoff's 5 s cap: Retry-After is not capped
+
+
+SLOW_S = (7.0, 7.5)  # the slow page's delay, drawn per seed: past a 6.5 s hedge
+
+
+GIVE_UP_SLACK_S = 0.05  # a client's 6 s timer starts a little after the ask arrived
+
+
+RESETS = (1, 2)  # the reset page's first asks closed without an answer (drawn)
+
+
+BULK = (460, 500)  # plain invoices added on one early page: more than 500 in all
+
+
+#: characters a URL gives a meaning to: a cursor pasted into the query unencoded names
+#: another page (the mock decodes the query as any server does)
+RESERVED = "+/=&% ?#;"
+
+
+#: customer names over the range the SPEC allows ("arbitrary text"): surrounding spaces,
+#: 300 characters, one long unbroken word (a fixed layout clips it), non-Latin scripts
+UNBROKEN = "accounts.payable.receivables.international.subsidiaries.holding"
+
+
+WORDS = (
+    "Northern",
+    "Consolidated",
+    "Amalgamated",
+    "Trading",
+    "Holdings",
+    "Partners",
+    "Logistics",
+    "International",
+    "Engineering",
+    "Services",
+    "Group",
+    "Limited",
+)
+
+
+def _long_name(seed: str) -> str:
+    """300 characters of words drawn from the seed (a VARCHAR(200) habit cuts it)."""
+    words = rng(seed, "invoice-sync:4.1:long-name").sample(WORDS, len(WORDS))
+    text = " ".join(itertools.islice(itertools.cycle(words), 60))[:300]
+    return text[:-1] + "s" if text.endswith(" ") else text
+
+
+def special_names(seed: str) -> tuple[str, ...]:
+    return (
+        "  Padded Ltd  ",
+        _long_name(seed),
+        UNBROKEN,
+        "Société Générale — 東京 株式会社",
+    )
+
+
+def shown(customer: str) -> str:
+    """How a cell shows a name: the browser collapses runs of spaces and trims."""
+    return " ".join(customer.split())
+
+
+def dataset(seed: str) -> Dataset:
+    """The app kit's fixtures with this era's overlaps, names, zeros, cursors and bulk.
+
+    Each overlap repeats an invoice drawn from *any* earlier position (not only the
+    previous page's last one) at a drawn position of the next page: a store that lets a
+    repeat replace the first copy moves it. One plain invoice in each exponent is worth
+    0 (``0``, ``0.00``, ``0.000``). Plain invoices get the names of ``special_names``;
+    every cursor carries characters reserved in URLs; one early page carries 460-500
+    more plain invoices (more than 500 in all: no paging, no cap).
+    """
+    base = build_dataset(seed)
+    pages = [list(p) for p in base.pages]
+    for p in base.faults.duplicate_pages:
+        pages[p + 1].pop(0)  # the kit's overlap: the previous page's last invoice
+    r = rng(seed, "invoice-sync:4.1:plain")
+    plain = [
+        inv
+        for inv in base.invoices
+        if 0 < inv.amount_minor < 2**53 and inv.customer not in MARKUP_NAMES
+    ]
+    r.shuffle(plain)
+    swap: dict[str, Invoice] = {}
+    for exp in (0, 2, 3):
+        zero = next(i for i in plain if EXPONENTS[i.currency] == exp and i.id not in swap)
+        swap[zero.id] = replace(zero, amount_minor=0)
+    named = [i for i in plain if i.id not in swap]
+    for inv, name in zip(named, special_names(seed), strict=False):
+        swap[inv.id] = replace(inv, customer=name)
+    pages = [[swap.get(inv.id, inv) for inv in page] for page in pages]
+    r = rng(seed, "invoice-sync:4:overlaps")
+    for p in base.faults.duplicate_pages:
+        earlier = [inv for page in pages[: p + 1] for inv in page][:-1] or pages[p]
+        pages[p + 1].insert(r.randint(0, len(pages[p + 1])), r.choice(earlier))
+    r = rng(seed, "invoice-sync:4.1:bulk")
+    codes = [code for code, _ in CURRENCIES]
+    bulk = [
+        Invoice(
+            "inv_" + derive_bytes(seed, f"invoice-sync:4.1:bulk:{i}").hex()[:12],
+            f"{r.choice(WORDS)} {r.choice(WORDS)} {i}",
+            codes[i % len(codes)],
+            r.randint(-(10**6), 10**9),
+        )
+        for i in range(between(seed, "invoice-sync:4.1:bulk-count", *BULK))
+    ]
+    pages[r.randrange(base.faults.kill_page)] += bulk
+    invoices = {inv.id: inv for page in pages for inv in page}  # first received order
+    cursors = tuple(None if c is None else _reserved(seed, c) for c in base.cursors)
+    return Dataset(tuple(invoices.values()), tuple(tuple(p) for p in pages), cursors, base.faults)
+
+
+def _reserved(seed: str, cursor: str) -> str:
+    """The kit's cursor with three reserved characters drawn into its middle."""
+    r = rng(seed, f"invoice-sync:4.1:cursor:{cursor}")
+    return cursor[:6] + "".join(r.sample(RESERVED, 3)) + cursor[6:]
+
+
+def cursor_in(raw_path: str) -> str | None:
+    """The cursor a request names, as the mock (any server) decodes its query."""
+    return parse_qs(urlsplit(raw_path).query).get("cursor", [None])[0] or None
+
+
+def backoff_schedule(seed: str) -> tuple[int, dict[int, int]]:
+    """The backoff page's run of 503s: its length and the Retry-After (seconds) each
+    carrying one asks for, by position (1 is the first 503)."""
+    small = between(seed, "invoice-sync:4.1:ra-small-at", 1, 4)
+    run = BACKOFF_PLAIN + 2
+    return run, {
+        small: between(seed, "invoice-sync:4.1:ra-small", *RETRY_AFTER_SMALL),
+        run: RETRY_AFTER_S,
+    }
+
+
+def slow_delay(seed: str) -> float:
+    low, high = SLOW_S
+    return round(low + (high - low) * rng(seed, "invoice-sync:4.1:slow").random(), 2)
+
+
+def resets(seed: str) -> int:
+    return between(seed, "invoice-sync:4.1:resets", *RESETS)
+
+
+def blip_pages(ds: Dataset) -> tuple[int, ...]:
+    """The pages after the kill page that carry no other fault: each answers one plain
+    503 (no Retry-After) the first time it is asked, whatever the life."""
+    f = ds.faults
+    other = {f.backoff_page, f.retry_after_page, f.slow_page}
+    return tuple(p for p in range(f.kill_page + 1, len(ds.pages)) if p not in other)
+
+
+def write_kill_page(seed: str, faults: Faults) -> int:
+    """The page after whose answer the app's first file write is killed (second life):
+    drawn between the kill page and the first fault page, so the lives after it still
+    meet every fault and the browser watches them."""
+    first_fault = min(faults.backoff_page, faults.retry_after_page, faults.slow_page)
+    return between(seed, "invoice-sync:4:write-kill", faults.kill_page + 1, first_fault)

@@ -1,0 +1,235 @@
+"""The mock upstream with this era's faults (a subclass of the app kit's mock)."""
+
+import contextlib
+import json
+import select
+import socket
+import struct
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from harness.scoring.appkit.mockdep import RESOURCE, MockUpstream
+from harness.scoring.appkit.mockdep import _Handler as MockHandler
+from harness.scoring.appkit.seeding import between
+
+from .schedule import (
+    backoff_schedule,
+    blip_pages,
+    cursor_in,
+    dataset,
+    resets,
+    slow_delay,
+)
+
+
+class _Handler(MockHandler):
+    """The kit's handler, plus two answers: a *reset* (the connection closed without an
+    answer, RST) and a slow answer that notices its client gave up (closed the socket),
+    so that a client that timed out and asks again is not counted as concurrent, while
+    one that asks again with the first request still open is."""
+
+    mock: "Upstream"
+
+    def _answer(self) -> None:
+        status, body, delay, headers = self.mock.decide(self.command, self.path)
+        if status == 0:  # reset: no answer at all
+            self.mock.done(False)
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.connection.close()
+            return
+        if delay <= 0:
+            self._send(status, body, delay, headers)
+            return
+        self.mock.slow_open(self.connection)
+        end = time.monotonic() + delay
+        while time.monotonic() < end:
+            if self.mock.slow_abandoned():
+                return  # the client gave up: no answer, nothing more in flight
+            time.sleep(0.02)
+        if self.mock.slow_close():
+            self._send(status, body, 0.0, headers, counted=False)
+
+    def _send(
+        self,
+        status: int,
+        body: Any,
+        delay: float,
+        headers: dict[str, str],
+        *,
+        counted: bool = True,
+    ) -> None:
+        finished = not counted
+        try:
+            if delay < 0:
+                self.mock._release.wait(self.mock.hold_max)
+            payload = json.dumps(body).encode()
+            if not finished:
+                self.mock.done(delay < 0)
+                finished = True
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:
+            pass  # the client was killed or gave up while we held its answer
+        finally:
+            if not finished:
+                self.mock.done(delay < 0)
+
+    do_GET = _answer
+
+
+def _closed(conn: socket.socket) -> bool:
+    """The peer closed (or reset) this connection and sent nothing more."""
+    with contextlib.suppress(BlockingIOError, InterruptedError):
+        ready, _, _ = select.select([conn], [], [], 0)
+        if not ready:
+            return False
+        try:
+            return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except OSError:
+            return True
+    return False
+
+
+class Upstream(MockUpstream):
+    """The mock upstream with this era's faults: the backoff page's run of 503s (some
+    with ``Retry-After``, see ``backoff_schedule``), the reset page's first asks closed
+    without an answer, a plain 503 blip on the other pages after the kill page, the slow
+    page answered after ``slow_delay`` (unless its client gives up first: a ``gave-up``
+    line in the trace). It notes when the held kill page was asked for and when its
+    answer left, on the monotonic clock, and calls ``on_answer(page, phase)`` as a
+    page's 200 is decided (the write trap's arm) and ``on_503(page, n)`` at each 503 of
+    the backoff page (the mid-sync look at the page)."""
+
+    held_since: float | None = None
+    held_until: float | None = None
+
+    def __init__(self, seed: str, trace: Path) -> None:
+        super().__init__(seed, trace, slow_delay=slow_delay(seed), dataset=dataset(seed))
+        self.run, self.retry_afters = backoff_schedule(seed)
+        self.resets = resets(seed)
+        self.blips = blip_pages(self.dataset)
+        self.on_answer: Any = None
+        self.on_503: Any = None
+        self.ui_at = between(seed, "invoice-sync:4.1:ui-at", 5, 8)  # the look mid-sync
+        self._slow: socket.socket | None = None
+        self._slow_state = "none"  # open, gone (client gave up), answered
+
+    def start(self) -> None:
+        """The kit's start with this era's handler."""
+        self.trace.parent.mkdir(parents=True, exist_ok=True)
+        self.trace.write_bytes(b"")
+        self._t0 = time.monotonic()
+        handler = type("Handler", (_Handler,), {"mock": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="mock-upstream"
+        )
+        self._thread.start()
+
+    # -- the slow answer's connection ----------------------------------------------------
+    def slow_open(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._slow, self._slow_state = conn, "open"
+
+    def slow_abandoned(self) -> bool:
+        """True once the slow answer's client closed its connection (then it no longer
+        counts as in flight; a ``gave-up`` line records when)."""
+        with self._lock:
+            return self._reap()
+
+    def slow_close(self) -> bool:
+        """The slow answer is about to leave: False when its client already gave up."""
+        with self._lock:
+            if self._reap():
+                return False
+            self._slow_state = "answered"
+            self._inflight -= 1
+            return True
+
+    def _reap(self) -> bool:  # under the lock
+        if self._slow_state == "open" and self._slow is not None and _closed(self._slow):
+            self._slow_state = "gone"
+            self._inflight -= 1
+            self._write(
+                {
+                    "phase": self._phase,
+                    "mark": "gave-up",
+                    "page": self.dataset.faults.slow_page,
+                }
+            )
+        return self._slow_state == "gone"
+
+    def decide(self, method: str, raw_path: str) -> tuple[int, Any, float, dict[str, str]]:
+        split = urlsplit(raw_path)
+        cursor = cursor_in(raw_path)
+        page = self.dataset.page_of(cursor) if split.path == RESOURCE else None
+        faults = self.dataset.faults
+        with self._lock:
+            self._reap()  # a client that gave up on the slow answer is not concurrent
+            offline = self._offline
+            failed = self._failures.get(page, 0) if page is not None else 0
+            fault = None
+            if method != "GET" or split.path != RESOURCE or offline or page is None:
+                pass  # the kit's answers: 404, offline 503, bad cursor
+            elif page == faults.backoff_page and failed < self.run:
+                fault = "retry-after" if failed + 1 in self.retry_afters else "unavailable"
+            elif page == faults.retry_after_page and failed < self.resets:
+                fault = "reset"
+            elif page in self.blips and not failed:
+                fault = "blip"
+            if fault is not None:
+                self._failures[page] = failed + 1  # type: ignore[index]
+                inflight = self._inflight - self._delayed
+                self._inflight += 1
+                status = 0 if fault == "reset" else 503
+                self._write(
+                    {
+                        "phase": self._phase,
+                        "method": method,
+                        "path": split.path,
+                        "cursor": cursor,
+                        "page": page,
+                        "status": status,
+                        "fault": fault,
+                        "items": 0,
+                        "inflight": inflight,
+                        **(
+                            {"retry_after": self.retry_afters[failed + 1]}
+                            if fault == "retry-after"
+                            else {}
+                        ),
+                    }
+                )
+                headers = (
+                    {"Retry-After": str(self.retry_afters[failed + 1])}
+                    if fault == "retry-after"
+                    else {}
+                )
+                if page == faults.backoff_page and self.on_503 is not None:
+                    self.on_503(page, failed + 1)
+                return status, {"error": fault}, 0.0, headers
+        answer = super().decide(method, raw_path)
+        if answer[2] < 0 and self.held_since is None:
+            self.held_since = time.monotonic()
+        if answer[0] == 200 and page is not None and self.on_answer is not None:
+            self.on_answer(page, self._phase)
+        return answer
+
+    def done(self, delayed: bool) -> None:
+        if delayed and self.held_until is None:
+            self.held_until = time.monotonic()
+        super().done(delayed)

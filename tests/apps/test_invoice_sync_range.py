@@ -1,0 +1,325 @@
+"""apps/invoice-sync 4.1: the faults and data over the SPEC's whole range, on hand-built
+evidence and on the mock itself.
+
+Each test closes a class a red team walked through on 4.0.0
+(``tests/data/invoice-sync-redteam3``): bounds exercised at too few positions (a cap
+below 5 s, Retry-After honoured only first in a run, a request hedged after 6.5 s),
+inputs that never covered the SPEC's range (reserved characters in cursors, padded,
+long and unbroken names, zeros in every exponent, more than 500 invoices, a --data
+whose parents do not exist), observation only at the end (the page mid-sync, /health
+with an idle connection open), a fault kind never injected (a connection reset) and
+state kept outside --data (a fresh --data must not read "done").
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from harness.scoring.appkit.fetch import Fetched
+from harness.scoring.appkit.mockdep import RESOURCE
+from tests.support.suites import suite_names
+
+SEED = "0123456789abcdef"
+SEEDS = (SEED, "a11ce5eedf00d123", "fc2ea274a1eb72ee", "94617e1046310a32")
+
+
+@pytest.fixture(scope="module")
+def m() -> Any:
+    return suite_names("invoice-sync")
+
+
+def _evidence(m: Any, tmp_path: Path, **kw: Any) -> Any:
+    ev = m.Evidence(dataset=m.dataset(SEED), evidence_dir=tmp_path)
+    ev.backoff_run, ev.retry_afters = m.backoff_schedule(SEED)
+    for key, value in kw.items():
+        setattr(ev, key, value)
+    return ev
+
+
+def _path(cursor: str | None) -> str:
+    return RESOURCE + ("" if cursor is None else "?cursor=" + quote(cursor, safe=""))
+
+
+# -- class 1: bounds at every position -------------------------------------------------------
+
+
+def _backoff_trace(m: Any, pause_of: Any) -> list[dict[str, Any]]:
+    """The backoff page's run as the mock serves it on SEED, retried after
+    ``pause_of(position, retry_after or None, plain_pauses_so_far)`` seconds."""
+    page = m.dataset(SEED).faults.backoff_page
+    run, retry_afters = m.backoff_schedule(SEED)
+    trace: list[dict[str, Any]] = []
+    plain: list[float] = []
+    at = 1.0
+    for n in range(1, run + 1):
+        ra = retry_afters.get(n)
+        fault = "retry-after" if ra else "unavailable"
+        trace.append(
+            {"seq": n, "t_ms": at * 1000.0, "phase": "after-write-kill", "path": RESOURCE}
+            | {"page": page, "status": 503, "fault": fault, "inflight": 0}
+            | ({"retry_after": ra} if ra else {})
+        )
+        pause = pause_of(n, ra, plain)
+        if not ra:
+            plain.append(pause)
+        at += pause + 0.01
+    trace.append(
+        {"seq": run + 1, "t_ms": at * 1000.0, "phase": "after-write-kill", "path": RESOURCE}
+        | {"page": page, "status": 200, "fault": None, "inflight": 0}
+    )
+    return trace
+
+
+def _backoff(cap: float, ra_every: bool = True) -> Any:
+    def pause(n: int, ra: int | None, plain: list[float]) -> float:
+        own = min(cap, 0.2 * 1.5 ** len(plain))
+        if ra and (ra_every or n == 1):
+            return max(own, float(ra))
+        return own
+
+    return pause
+
+
+@pytest.mark.unit
+def test_the_backoff_run_reaches_the_cap_with_retry_after_inside(m: Any) -> None:
+    for seed in SEEDS:
+        run, retry_afters = m.backoff_schedule(seed)
+        assert run - len(retry_afters) >= 9  # 0.2 s x 1.5^8 > 5 s: the cap shows
+        assert retry_afters[run] == m.RETRY_AFTER_S and len(retry_afters) == 2
+        assert min(retry_afters) <= 4 and 1 <= retry_afters[min(retry_afters)] <= 3
+
+
+@pytest.mark.unit
+def test_a_cap_below_5_s_fails_and_the_cap_at_5_s_passes(m: Any, tmp_path: Path) -> None:
+    def growth(cap: float) -> Any:
+        ev = _evidence(m, tmp_path, trace=_backoff_trace(m, _backoff(cap)))
+        return m.sync_backoff_growth(ev)
+
+    right = growth(5.0)
+    assert right.score == 1.0, right.detail
+    for cap in (4.0, 3.0, 2.5):  # w04, w44, w47
+        out = growth(cap)
+        assert out.score == 0.0, (cap, out.detail)
+
+
+@pytest.mark.unit
+def test_retry_after_honoured_only_first_in_a_run_fails(m: Any, tmp_path: Path) -> None:
+    right = _evidence(m, tmp_path, trace=_backoff_trace(m, _backoff(5.0)))
+    out = m.sync_retry_after(right)
+    assert out.score == 1.0 and out.detail.count("asked") == 2, out.detail
+    w01 = _evidence(m, tmp_path, trace=_backoff_trace(m, _backoff(5.0, ra_every=False)))
+    assert m.sync_retry_after(w01).score == 0.0
+
+
+@pytest.fixture
+def mock(m: Any, tmp_path: Path) -> Iterator[Any]:
+    up = m.Upstream(SEED, tmp_path / "trace.jsonl")
+    up.slow_delay = 1.5  # the test's own: the behaviour, not the SPEC's seconds
+    with up:
+        yield up
+
+
+def _raw_ask(url: str, path: str) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    conn = socket.create_connection((host, int(port)))
+    conn.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    return conn
+
+
+@pytest.mark.integration
+def test_a_hedge_on_the_slow_page_is_concurrent_a_timeout_and_retry_is_not(
+    m: Any, mock: Any, tmp_path: Path
+) -> None:
+    ds = mock.dataset
+    slow = ds.faults.slow_page
+    path = _path(ds.cursors[slow])
+    # a right client: gives up after 0.5 s (closes), then asks once more
+    with pytest.raises((TimeoutError, urllib.error.URLError)):
+        urllib.request.urlopen(mock.url + path, timeout=0.5)
+    with urllib.request.urlopen(mock.url + path, timeout=5) as answer:
+        assert answer.status == 200
+    trace = mock.records()
+    asks = [r for r in trace if r.get("page") == slow and "path" in r]
+    assert [r["inflight"] for r in asks] == [0, 0]
+    assert any(r.get("mark") == "gave-up" for r in trace)
+
+
+@pytest.mark.integration
+def test_a_hedger_keeps_the_first_request_open_and_is_caught(
+    m: Any, mock: Any, tmp_path: Path
+) -> None:
+    # on every seed the slow page hangs past 7 s: a client hedging after 6.5 s shows
+    assert all(m.slow_delay(seed) >= 7.0 for seed in SEEDS)
+    ds = mock.dataset
+    path = _path(ds.cursors[ds.faults.slow_page])
+    first = _raw_ask(mock.url, path)
+    time.sleep(0.6)
+    second = _raw_ask(mock.url, path)  # w34: a second request, the first still open
+    second.recv(65536)
+    first.close()
+    second.close()
+    time.sleep(0.2)
+    trace = [r | {"phase": "after-write-kill"} for r in mock.records() if "path" in r]
+    out = m.sync_in_order(_evidence(m, tmp_path, trace=trace))
+    assert out.score < 1.0, out.detail
+
+
+# -- class 2: inputs over the SPEC's range ---------------------------------------------------
+
+
+@pytest.mark.unit
+def test_every_cursor_carries_url_reserved_characters(m: Any, tmp_path: Path) -> None:
+    up = m.Upstream(SEED, tmp_path / "trace.jsonl")
+    for page, cursor in enumerate(up.dataset.cursors[1:], start=1):
+        assert sum(c in m.RESERVED for c in cursor) == 3
+        assert up.dataset.page_of(cursor) == page
+    # encoded, the page it names; pasted raw (w31), another page or none
+    cursor = up.dataset.cursors[1]
+    assert up.dataset.page_of(m.cursor_in(_path(cursor))) == 1
+    assert up.dataset.page_of(m.cursor_in(RESOURCE + "?cursor=" + cursor)) != 1
+
+
+@pytest.mark.unit
+def test_names_and_sizes_cover_what_the_spec_allows(m: Any) -> None:
+    for seed in SEEDS:
+        data = m.dataset(seed)
+        names = {inv.customer for inv in data.invoices}
+        assert set(m.special_names(seed)) <= names
+        assert any(len(n) == 300 for n in names)  # w42: cut at 200
+        assert any(n != n.strip() for n in names)  # w29: stripped
+        assert any(len(n) > 50 and " " not in n for n in names)  # w12, w28: clipped
+        assert len(data.invoices) > 500  # w14: capped at 500
+    assert m.DATA_DIR.count("/") >= 2  # w30: --data's parents do not exist
+
+
+@pytest.mark.unit
+def test_a_stripped_name_fails_the_api_and_the_page_shows_it_trimmed(
+    m: Any, tmp_path: Path
+) -> None:
+    data = m.dataset(SEED)
+    listing = [inv.as_json() for inv in data.invoices]
+    ok = _evidence(m, tmp_path, listing=Fetched("u", 200, json.dumps(listing)))
+    assert m.api_listing_exact(ok).score == 1.0
+    stripped = [dict(i, customer=i["customer"].strip()) for i in listing]
+    bad = _evidence(m, tmp_path, listing=Fetched("u", 200, json.dumps(stripped)))
+    assert m.api_listing_exact(bad).score < 1.0
+    assert m.shown("  Padded Ltd  ") == "Padded Ltd"  # what innerText shows of the cell
+
+
+# -- class 3: observation all the way through ------------------------------------------------
+
+
+@pytest.mark.unit
+def test_a_page_empty_while_syncing_fails(m: Any, tmp_path: Path) -> None:
+    stored = [inv.id for inv in m.dataset(SEED).invoices[:40]]
+    right = _evidence(m, tmp_path, ui_during_sync=m.UiSample(stored, stored, stored))
+    assert m.ui_rows_during_sync(right).score == 1.0
+    w20 = _evidence(m, tmp_path, ui_during_sync=m.UiSample(stored, [], stored))
+    out = m.ui_rows_during_sync(w20)
+    assert out.score == 0.0 and "0 rows" in out.detail
+    assert m.ui_rows_during_sync.__name__ in {f.__name__ for f in _checks(m)}
+
+
+def _checks(m: Any) -> list[Any]:
+    return [getattr(m, n) for n in dir(m) if n.startswith("ui_")]
+
+
+class _Health(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"status": "ok"}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+class _App:
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+def _watch(m: Any, tmp_path: Path, server_class: type[HTTPServer]) -> Any:
+    server = server_class(("127.0.0.1", 0), _Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    up = m.Upstream(SEED, tmp_path / "trace.jsonl")
+    up.kill_point.set()
+    try:
+        with m.HealthWatch(up, _App(server.server_address[1]), 1.0) as watch:
+            time.sleep(1.0 + m.HEALTH_PROMPT_S)  # an ask's whole timeout
+            return watch.stop()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.integration
+def test_health_with_an_idle_connection_open_stalls_a_single_threaded_server(
+    m: Any, tmp_path: Path
+) -> None:
+    assert not _watch(m, tmp_path, ThreadingHTTPServer).stalls
+    log = _watch(m, tmp_path, HTTPServer)  # w16
+    assert log.answered >= 1 and log.stalls and "idle" in log.stalls[0]
+
+
+# -- class 4: a fault kind never injected ----------------------------------------------------
+
+
+@pytest.mark.integration
+def test_the_reset_page_closes_its_first_asks_unanswered(m: Any, mock: Any) -> None:
+    ds = mock.dataset
+    path = _path(ds.cursors[ds.faults.retry_after_page])
+    for _ in range(mock.resets):
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(mock.url + path, timeout=5)
+    with urllib.request.urlopen(mock.url + path, timeout=5) as answer:
+        assert answer.status == 200
+    faults = [r.get("fault") for r in mock.records() if "path" in r]
+    assert faults == ["reset"] * mock.resets + [None]
+
+
+# -- class 5: state outside --data -----------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_done_read_from_outside_an_emptied_data_folder_fails(m: Any, tmp_path: Path) -> None:
+    db = ["nested/deeper/invoicesync/invoices.db"]
+    kw: dict[str, Any] = {"sqlite_files": db, "data_files": db}
+    right = _evidence(m, tmp_path, fresh_dir_status={"state": "syncing", "count": 0}, **kw)
+    assert m.storage_sqlite(right).score == 1.0
+    w40 = _evidence(m, tmp_path, fresh_dir_status={"state": "done", "count": 0}, **kw)
+    out = m.storage_sqlite(w40)
+    assert out.score == 0.0 and "emptied" in out.detail
+
+
+@pytest.mark.unit
+def test_status_samples_on_an_emptied_data_folder(m: Any, tmp_path: Path) -> None:
+    ev = _evidence(m, tmp_path)
+    total, last = len(ev.dataset.invoices), len(ev.dataset.pages) - 1
+    ev.trace = [
+        {"seq": 1, "t_ms": 10000.0, "phase": "after-write-kill", "path": RESOURCE}
+        | {"page": last, "status": 200, "fault": None, "inflight": 0}
+    ]
+    done = m.Sample(11000.0, "after-write-kill", 200, {"state": "done", "count": total})
+    fresh = m.Sample(12000.0, "fresh-dir", 200, {"state": "syncing", "count": 0})
+    ev.samples = [done, fresh]
+    assert m._sample_misses(ev)[1] == []
+    ev.samples = [done, m.Sample(12000.0, "fresh-dir", 200, {"state": "done", "count": 0})]
+    assert m._sample_misses(ev)[1]
