@@ -49,10 +49,19 @@ def _runner(tmp_path: Path, trials: list[Trial], retry_errors: bool = True) -> J
 
 
 def _result(tmp_path: Path, trial: Trial, run_id: str, outcome: str = "success") -> Path:
-    run = write_result(tmp_path / "results", trial.scenario, run_id, agent="alpha", outcome=outcome)
-    meta = json.loads((run / "run.json").read_text())
+    """A finished run of ``trial`` that appears in the results folder whole: a trial's
+    run.json names its job from its first write, and a run folder written here in steps
+    (the job's name added after the report) could be indexed, by a resume reading the
+    results at that moment, as a finished run of no job."""
+    staged = write_result(
+        tmp_path / "staging", trial.scenario, run_id, agent="alpha", outcome=outcome
+    )
+    meta = json.loads((staged / "run.json").read_text())
     meta.update(job=JOB, trial_key=trial.key)
-    (run / "run.json").write_text(json.dumps(meta))
+    (staged / "run.json").write_text(json.dumps(meta))
+    run = tmp_path / "results" / trial.scenario / run_id
+    run.parent.mkdir(parents=True, exist_ok=True)
+    staged.rename(run)
     return run
 
 
