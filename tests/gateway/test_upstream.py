@@ -31,6 +31,26 @@ REPLY = {
 }
 
 
+def _read_request(conn: socket.socket) -> str | None:
+    """Read one whole HTTP request (head and body) from ``conn``; its path, or None when
+    the client closed before its head was in."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = next(
+        (int(h.split(b":")[1]) for h in head.split(b"\r\n")
+         if h.lower().startswith(b"content-length")),
+        0,
+    )  # fmt: skip
+    while len(rest) < length:
+        rest += conn.recv(65536)
+    return head.split(b" ")[1].decode()
+
+
 def _host(drop_first: int) -> Iterator[tuple[str, list[str]]]:
     """A raw HTTP host: the first ``drop_first`` requests get their connection closed
     unanswered; the others a JSON reply (``/v1/models`` always answers)."""
@@ -44,21 +64,9 @@ def _host(drop_first: int) -> Iterator[tuple[str, list[str]]]:
             except OSError:
                 return
             with conn:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                head, _, rest = data.partition(b"\r\n\r\n")
-                length = next(
-                    (int(h.split(b":")[1]) for h in head.split(b"\r\n")
-                     if h.lower().startswith(b"content-length")),
-                    0,
-                )  # fmt: skip
-                while len(rest) < length:
-                    rest += conn.recv(65536)
-                path = head.split(b" ")[1].decode()
+                path = _read_request(conn)
+                if path is None:
+                    continue
                 seen.append(path)
                 posts = [p for p in seen if p.endswith("/chat/completions")]
                 if path.endswith("/chat/completions") and len(posts) <= drop_first:
@@ -148,21 +156,9 @@ class ScriptedHost:
 
     def one(self, conn: socket.socket) -> None:
         with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, _, rest = data.partition(b"\r\n\r\n")
-            length = next(
-                (int(h.split(b":")[1]) for h in head.split(b"\r\n")
-                 if h.lower().startswith(b"content-length")),
-                0,
-            )  # fmt: skip
-            while len(rest) < length:
-                rest += conn.recv(65536)
-            path = head.split(b" ")[1].decode()
+            path = _read_request(conn)
+            if path is None:
+                return
             if path.endswith("/models"):
                 body = json.dumps({"data": [{"id": "m"}]}).encode()
                 conn.sendall(
