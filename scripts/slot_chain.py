@@ -4,7 +4,8 @@ Each executed-app scoring holds the machine's slot alone (``harness.scoring.appk
 so the holds form a serial chain: the test stage cannot end before it does. ``.ci/run``
 sets ``HARNESS_SLOT_LOG`` and prints this after the tests: how long the chain is, when it
 began and ended relative to the stage's start ``T0`` (epoch seconds), how long the slot
-sat idle inside that span, and who held it longest.
+sat idle inside that span, its longest idle gaps (the holds on either side: what the
+chain waited on), and who held it longest.
 """
 
 from __future__ import annotations
@@ -34,14 +35,35 @@ def summarize(rows: Iterable[dict[str, Any]], t0: float | None = None, top: int 
         lines.append(
             f"::: chain span {last - first:.0f}s{where}, slot idle {max(idle, 0):.0f}s in it"
         )
+        lines += _gaps(holds, t0, top)
     by: dict[str, float] = {}
     for r in holds:
-        who = str(r.get("who") or "?").split(" (")[0]
-        by[who] = by.get(who, 0.0) + float(r["held_s"])
+        by[_who(r)] = by.get(_who(r), 0.0) + float(r["held_s"])
     lines += [
         f":::   {s:6.0f}s  {who}" for who, s in sorted(by.items(), key=lambda kv: -kv[1])[:top]
     ]
     return lines
+
+
+def _who(row: dict[str, Any]) -> str:
+    return str(row.get("who") or "?").split(" (")[0]
+
+
+def _gaps(holds: list[dict[str, Any]], t0: float | None, top: int) -> list[str]:
+    """The longest stretches with nobody holding the slot, 10 s or more, longest first."""
+    gaps: list[tuple[float, float, str, str]] = []
+    end, before = float(holds[0]["began"]), holds[0]
+    for row in holds:
+        began = float(row["began"])
+        if began - end >= 10.0:
+            gaps.append((began - end, end, _who(before), _who(row)))
+        if began + float(row["held_s"]) >= end:
+            end, before = began + float(row["held_s"]), row
+    base = 0.0 if t0 is None else t0
+    return [
+        f":::   idle {gap:5.0f}s at +{at - base:.0f}s: after {after}, before {nxt}"
+        for gap, at, after, nxt in sorted(gaps, key=lambda g: -g[0])[:top]
+    ]
 
 
 def main(argv: list[str]) -> int:

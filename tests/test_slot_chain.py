@@ -26,7 +26,23 @@ def test_chain_span_idle_and_holders() -> None:
     assert lines[0] == "::: app-scoring slot: 3 holds, 40s held in a row, 5s waited"
     # 1000 to 1050: 50 s of span, 40 held, 10 idle (between 1030 and 1040)
     assert lines[1] == "::: chain span 50s (+10s to +60s of the tests), slot idle 10s in it"
-    assert lines[2:] == [":::       30s  tests/b.py::t", ":::       10s  tests/a.py::t"]
+    assert lines[2] == ":::   idle    10s at +40s: after tests/b.py::t, before tests/b.py::t"
+    assert lines[3:] == [":::       30s  tests/b.py::t", ":::       10s  tests/a.py::t"]
+
+
+def test_gaps_longest_first_short_ones_left_out_overlaps_are_not_gaps() -> None:
+    rows = [
+        {"who": "a (call)", "began": 0.0, "waited_s": 0.0, "held_s": 10.0},
+        {"who": "b (call)", "began": 5.0, "waited_s": 0.0, "held_s": 20.0},  # overlaps a
+        {"who": "c (call)", "began": 30.0, "waited_s": 0.0, "held_s": 5.0},  # 5 s after b
+        {"who": "d (call)", "began": 60.0, "waited_s": 0.0, "held_s": 5.0},  # 25 s after c
+        {"who": "e (call)", "began": 80.0, "waited_s": 0.0, "held_s": 5.0},  # 15 s after d
+    ]
+    idle = [x for x in _module().summarize(rows) if "idle " in x and "span" not in x]
+    assert idle == [
+        ":::   idle    25s at +35s: after c, before d",
+        ":::   idle    15s at +65s: after d, before e",
+    ]
 
 
 def test_old_logs_without_start_and_an_empty_log(
