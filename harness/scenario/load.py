@@ -22,6 +22,7 @@ from harness.scenario.model import (
     format_validation_error,
 )
 from harness.scenario.targets import TargetError, parse_go_target
+from harness.util.fs import in_tool_cache
 from harness.util.strict_yaml import parse_yaml, read_text
 
 
@@ -90,7 +91,7 @@ def folder_hash(directory: Path) -> str:
     ledger left out)."""
     digest = hashlib.sha256()
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        if "__pycache__" in path.parts or path.name in EVIDENCE_FILES:
+        if in_tool_cache(path, directory) or path.name in EVIDENCE_FILES:
             continue
         digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
         digest.update(path.read_bytes())

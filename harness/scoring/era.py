@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import UserError
 from harness.scoring.suite import Suite
+from harness.util.fs import in_tool_cache
 
 
 class Thresholds(BaseModel):
@@ -95,7 +96,7 @@ def fingerprint(paths: list[Path], *, unpinned: bool = False) -> str:
                 fix="declare only existing suite sources and fixtures",
             )
         files = (
-            sorted(p for p in given.rglob("*") if p.is_file() and _graded_file(p))
+            sorted(p for p in given.rglob("*") if p.is_file() and not in_tool_cache(p, given))
             if given.is_dir()
             else [given]
         )
@@ -111,10 +112,6 @@ def fingerprint(paths: list[Path], *, unpinned: bool = False) -> str:
 #: A suite's ``thresholds_pin=`` argument as its source spells it (None or a hex string).
 PIN_ARGUMENT = r"thresholds_pin\s*=\s*(None|\"[0-9a-f]*\"|'[0-9a-f]*')"
 _PIN = re.compile(PIN_ARGUMENT.encode())
-
-
-def _graded_file(path: Path) -> bool:
-    return "__pycache__" not in path.parts and path.suffix != ".pyc"
 
 
 #: Shared code every suite's grading runs through: the app kit (mocks, fixtures,

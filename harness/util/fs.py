@@ -1,4 +1,4 @@
-"""Small filesystem helpers: atomic writes, copy steps, sha256 of files."""
+"""Small filesystem helpers: atomic writes, copy steps, sha256 of files, tool caches."""
 
 from __future__ import annotations
 
@@ -11,6 +11,17 @@ import stat
 import tempfile
 from pathlib import Path
 from typing import Any
+
+#: Folders that tools write beside code (bytecode, type checker, linter, test runner):
+#: never content, so a fingerprint or a scenario's hash leaves them out.
+TOOL_CACHES = frozenset({"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
+
+
+def in_tool_cache(path: Path, root: Path) -> bool:
+    """Whether ``path`` (under ``root``) lies in a tool's cache folder or is bytecode."""
+    return path.suffix == ".pyc" or any(
+        part in TOOL_CACHES for part in path.relative_to(root).parts[:-1]
+    )
 
 
 def write_atomic(path: Path, data: str | bytes, durable: bool = True) -> None:

@@ -31,6 +31,9 @@ def test_the_hash_covers_every_file_but_the_evidence(tmp_path: Path) -> None:
     (folder / "calibration.jsonl").write_text("{}\n")  # evidence: no new version
     (folder / "__pycache__").mkdir()
     (folder / "__pycache__" / "m.pyc").write_bytes(b"\0")
+    for cache in (".mypy_cache", ".ruff_cache", ".pytest_cache"):  # tools run in the folder
+        (folder / "suite" / cache / "3.11").mkdir(parents=True)
+        (folder / "suite" / cache / "3.11" / "data.json").write_text("{}")
     assert folder_hash(folder) == before
     (folder / "notes.txt").write_text("x")
     noted = folder_hash(folder)

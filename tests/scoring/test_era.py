@@ -56,6 +56,11 @@ def test_fingerprint_is_stable_and_content_sensitive(tmp_path: Path) -> None:
     (copy / "checks.py").write_text("x = 1\n")
     (copy / "sub" / "data.json").write_text("{}")
     assert fingerprint([copy]) == first  # location-independent
+    for cache in ("__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"):
+        (tree / "sub" / cache).mkdir()  # what a type checker or linter run there leaves
+        (tree / "sub" / cache / "x.json").write_text("{}")
+    (tree / "checks.pyc").write_bytes(b"\0")
+    assert fingerprint([tree]) == first
     (tree / "sub" / "data.json").write_text('{"a": 1}')
     assert fingerprint([tree]) != first
     (tree / "sub" / "data.json").rename(tree / "sub" / "other.json")
