@@ -13,6 +13,7 @@ state kept outside --data (a fresh --data must not read "done").
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
@@ -40,9 +41,9 @@ def m() -> Any:
     return suite_names("invoice-sync")
 
 
-def _evidence(m: Any, tmp_path: Path, **kw: Any) -> Any:
-    ev = m.Evidence(dataset=m.dataset(SEED), evidence_dir=tmp_path)
-    ev.backoff_run, ev.retry_afters = m.backoff_schedule(SEED)
+def _evidence(m: Any, tmp_path: Path, seed: str = SEED, **kw: Any) -> Any:
+    ev = m.Evidence(dataset=m.dataset(seed), evidence_dir=tmp_path)
+    ev.backoff_run, ev.retry_afters = m.backoff_schedule(seed)
     for key, value in kw.items():
         setattr(ev, key, value)
     return ev
@@ -55,11 +56,11 @@ def _path(cursor: str | None) -> str:
 # -- class 1: bounds at every position -------------------------------------------------------
 
 
-def _backoff_trace(m: Any, pause_of: Any) -> list[dict[str, Any]]:
-    """The backoff page's run as the mock serves it on SEED, retried after
+def _backoff_trace(m: Any, pause_of: Any, seed: str = SEED) -> list[dict[str, Any]]:
+    """The backoff page's run as the mock serves it on ``seed``, retried after
     ``pause_of(position, retry_after or None, plain_pauses_so_far)`` seconds."""
-    page = m.dataset(SEED).faults.backoff_page
-    run, retry_afters = m.backoff_schedule(SEED)
+    page = m.dataset(seed).faults.backoff_page
+    run, retry_afters = m.backoff_schedule(seed)
     trace: list[dict[str, Any]] = []
     plain: list[float] = []
     at = 1.0
@@ -99,6 +100,29 @@ def test_the_backoff_run_reaches_the_cap_with_retry_after_inside(m: Any) -> None
         assert run - len(retry_afters) >= 9  # 0.2 s x 1.5^8 > 5 s: the cap shows
         assert retry_afters[run] == m.RETRY_AFTER_S and len(retry_afters) == 2
         assert min(retry_afters) <= 4 and 1 <= retry_afters[min(retry_afters)] <= 3
+
+
+def _sweep(n: int) -> list[str]:
+    """``n`` seeds spread over the secret seed's space (trials draw theirs at random)."""
+    return [hashlib.sha256(f"sweep:{i}".encode()).hexdigest()[:16] for i in range(n)]
+
+
+@pytest.mark.unit
+def test_every_seed_gives_the_backoff_checks_their_evidence(m: Any, tmp_path: Path) -> None:
+    """The schedule's structure is drawn per seed, so a check's evidence must exist on every
+    seed, not only on the calibration's: 4.1.0 drew the run's small Retry-After among the
+    first four 503s, and on the 3.4% of seeds with no blip page a right app had no plain
+    first retry to show and failed M-SYNC-3 (a red team's reference on seed
+    45c1600bfc82fddd)."""
+    for seed in _sweep(5000):
+        run, retry_afters = m.backoff_schedule(seed)
+        assert 1 not in retry_afters, seed  # the run's first retry is a plain one
+        assert run - len(retry_afters) == m.BACKOFF_PLAIN, seed
+    for seed in ["45c1600bfc82fddd", *_sweep(400)]:  # the right backoff passes on each
+        ev = _evidence(m, tmp_path, seed, trace=_backoff_trace(m, _backoff(5.0), seed))
+        for check in (m.sync_backoff_first, m.sync_backoff_growth, m.sync_retry_after):
+            out = check(ev)
+            assert out.score == 1.0, (seed, check.__name__, out.detail)
 
 
 @pytest.mark.unit
