@@ -118,7 +118,7 @@ def test_every_seed_gives_the_backoff_checks_their_evidence(m: Any, tmp_path: Pa
         run, retry_afters = m.backoff_schedule(seed)
         assert 1 not in retry_afters, seed  # the run's first retry is a plain one
         assert run - len(retry_afters) == m.BACKOFF_PLAIN, seed
-    for seed in ["45c1600bfc82fddd", *_sweep(400)]:  # the right backoff passes on each
+    for seed in ["45c1600bfc82fddd", "f80d2acf539b2ce8", *_sweep(400)]:  # the right backoff passes
         ev = _evidence(m, tmp_path, seed, trace=_backoff_trace(m, _backoff(5.0), seed))
         for check in (m.sync_backoff_first, m.sync_backoff_growth, m.sync_retry_after):
             out = check(ev)
