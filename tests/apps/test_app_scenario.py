@@ -32,6 +32,9 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
+    # the module's fixture scores seven trees (LOW alone ~4 min), each waiting its turn for
+    # the machine's app-scoring slot behind other workers' scorings (one rehearsal: 1,120 s)
+    pytest.mark.timeout(2700),
 ]
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -187,6 +187,10 @@ browser = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
 ]
 
+# the module's fixture scores several trees, each waiting its turn for the machine's
+# app-scoring slot behind other workers' scorings: 900 s is one scoring's allowance
+pytestmark = pytest.mark.timeout(2700)
+
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> Scored:
