@@ -59,7 +59,7 @@ def _gaps(holds: list[dict[str, Any]], t0: float | None, top: int) -> list[str]:
             gaps.append((began - end, end, _who(before), _who(row)))
         if began + float(row["held_s"]) >= end:
             end, before = began + float(row["held_s"]), row
-    base = 0.0 if t0 is None else t0
+    base = float(holds[0]["began"]) if t0 is None else t0  # offsets, never epoch seconds
     return [
         f":::   idle {gap:5.0f}s at +{at - base:.0f}s: after {after}, before {nxt}"
         for gap, at, after, nxt in sorted(gaps, key=lambda g: -g[0])[:top]

@@ -32,12 +32,12 @@ def test_chain_span_idle_and_holders() -> None:
 
 def test_gaps_longest_first_short_ones_left_out_overlaps_are_not_gaps() -> None:
     rows = [
-        {"who": "a (call)", "began": 0.0, "waited_s": 0.0, "held_s": 10.0},
-        {"who": "b (call)", "began": 5.0, "waited_s": 0.0, "held_s": 20.0},  # overlaps a
-        {"who": "c (call)", "began": 30.0, "waited_s": 0.0, "held_s": 5.0},  # 5 s after b
-        {"who": "d (call)", "began": 60.0, "waited_s": 0.0, "held_s": 5.0},  # 25 s after c
-        {"who": "e (call)", "began": 80.0, "waited_s": 0.0, "held_s": 5.0},  # 15 s after d
-    ]
+        {"who": "a (call)", "began": 1000.0, "waited_s": 0.0, "held_s": 10.0},
+        {"who": "b (call)", "began": 1005.0, "waited_s": 0.0, "held_s": 20.0},  # overlaps a
+        {"who": "c (call)", "began": 1030.0, "waited_s": 0.0, "held_s": 5.0},  # 5 s after b
+        {"who": "d (call)", "began": 1060.0, "waited_s": 0.0, "held_s": 5.0},  # 25 s after c
+        {"who": "e (call)", "began": 1080.0, "waited_s": 0.0, "held_s": 5.0},  # 15 s after d
+    ]  # no T0: offsets from the first hold
     idle = [x for x in _module().summarize(rows) if "idle " in x and "span" not in x]
     assert idle == [
         ":::   idle    25s at +35s: after c, before d",
