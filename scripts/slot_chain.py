@@ -30,15 +30,20 @@ def summarize(rows: Iterable[dict[str, Any]], t0: float | None = None, top: int 
     if all("began" in r for r in holds):
         first = float(holds[0]["began"])
         last = max(float(r["began"]) + float(r["held_s"]) for r in holds)
-        idle = (last - first) - held
+        gaps = _gaps(holds)
+        idle = sum(gap for gap, *_ in gaps)  # from the same walk as the gaps listed
         where = "" if t0 is None else f" (+{first - t0:.0f}s to +{last - t0:.0f}s of the tests)"
-        lines.append(
-            f"::: chain span {last - first:.0f}s{where}, slot idle {max(idle, 0):.0f}s in it"
-        )
-        lines += _gaps(holds, t0, top)
+        lines.append(f"::: chain span {last - first:.0f}s{where}, slot idle {idle:.0f}s in it")
+        base = first if t0 is None else t0  # offsets, never epoch seconds
+        lines += [
+            f":::   idle {gap:5.0f}s at +{at - base:.0f}s: after {after}, before {nxt}"
+            for gap, at, after, nxt in sorted(gaps, key=lambda g: -g[0])[:top]
+            if gap >= 10.0
+        ]
     by: dict[str, float] = {}
     for r in holds:
-        by[_who(r)] = by.get(_who(r), 0.0) + float(r["held_s"])
+        who = _who(r)
+        by[who] = by.get(who, 0.0) + float(r["held_s"])
     lines += [
         f":::   {s:6.0f}s  {who}" for who, s in sorted(by.items(), key=lambda kv: -kv[1])[:top]
     ]
@@ -49,21 +54,18 @@ def _who(row: dict[str, Any]) -> str:
     return str(row.get("who") or "?").split(" (")[0]
 
 
-def _gaps(holds: list[dict[str, Any]], t0: float | None, top: int) -> list[str]:
-    """The longest stretches with nobody holding the slot, 10 s or more, longest first."""
+def _gaps(holds: list[dict[str, Any]]) -> list[tuple[float, float, str, str]]:
+    """Every stretch with nobody holding the slot (holds sorted by start; an overlapping
+    hold is no gap): its length, start, and who held the slot before and after it."""
     gaps: list[tuple[float, float, str, str]] = []
     end, before = float(holds[0]["began"]), holds[0]
     for row in holds:
         began = float(row["began"])
-        if began - end >= 10.0:
+        if began > end:
             gaps.append((began - end, end, _who(before), _who(row)))
         if began + float(row["held_s"]) >= end:
             end, before = began + float(row["held_s"]), row
-    base = float(holds[0]["began"]) if t0 is None else t0  # offsets, never epoch seconds
-    return [
-        f":::   idle {gap:5.0f}s at +{at - base:.0f}s: after {after}, before {nxt}"
-        for gap, at, after, nxt in sorted(gaps, key=lambda g: -g[0])[:top]
-    ]
+    return gaps
 
 
 def main(argv: list[str]) -> int:
