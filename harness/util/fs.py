@@ -18,10 +18,9 @@ TOOL_CACHES = frozenset({"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_c
 
 
 def in_tool_cache(path: Path, root: Path) -> bool:
-    """Whether ``path`` (under ``root``) lies in a tool's cache folder or is bytecode."""
-    return path.suffix == ".pyc" or any(
-        part in TOOL_CACHES for part in path.relative_to(root).parts[:-1]
-    )
+    """Whether ``path`` (under ``root``) lies in a tool's cache folder. A ``.pyc`` outside
+    ``__pycache__`` is content: Python imports a sourceless one as the module itself."""
+    return any(part in TOOL_CACHES for part in path.relative_to(root).parts[:-1])
 
 
 def write_atomic(path: Path, data: str | bytes, durable: bool = True) -> None:

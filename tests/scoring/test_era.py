@@ -59,8 +59,10 @@ def test_fingerprint_is_stable_and_content_sensitive(tmp_path: Path) -> None:
     for cache in ("__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"):
         (tree / "sub" / cache).mkdir()  # what a type checker or linter run there leaves
         (tree / "sub" / cache / "x.json").write_text("{}")
-    (tree / "checks.pyc").write_bytes(b"\0")
     assert fingerprint([tree]) == first
+    (tree / "helper.pyc").write_bytes(b"\0")  # sourceless bytecode is importable: content
+    assert fingerprint([tree]) != first
+    (tree / "helper.pyc").unlink()
     (tree / "sub" / "data.json").write_text('{"a": 1}')
     assert fingerprint([tree]) != first
     (tree / "sub" / "data.json").rename(tree / "sub" / "other.json")
