@@ -131,3 +131,30 @@ def durability_after_kill(ev: Evidence) -> Outcome:
         len(before),
         "invoices served after SIGKILL with the upstream offline",
     )
+
+
+@suite.check(
+    "durability.startup_kill",
+    tier="resilience",
+    root="app.health",
+    musts=("M-DUR-2",),
+    harm="lost data: a SIGKILL while the service starts (a migration, a rewrite) loses "
+    "or reorders what it had stored",
+)
+def durability_startup_kill(ev: Evidence) -> Outcome:
+    before = ev.ids(ev.restored)
+    if not before:
+        return absent("nothing was stored before the start-up kill")
+    if not ev.startup_killed:
+        return graded(1.0, f"not killed while starting: {ev.startup_kill_detail}")
+    if ev.startup_kill_error:
+        return graded(0.0, ev.startup_kill_error)
+    after = ev.ids(ev.survived_startup_kill)
+    lost = [i for i in before if i not in set(after)]
+    moved = [i for i in after if i in set(before)] != before
+    return graded(
+        0.0 if lost or moved else 1.0,
+        f"SIGKILL at a start-up write ({ev.startup_kill_detail}); then served "
+        f"{len(after)} of {len(before)} invoices, {len(lost)} lost"
+        + (", in another order" if moved and not lost else ""),
+    )

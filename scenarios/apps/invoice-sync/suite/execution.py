@@ -15,6 +15,7 @@ from harness.scoring.era import load_thresholds
 
 from .evidence import Evidence
 from .grader import HERE
+from .listeners import listen_addresses
 from .schedule import write_kill_page
 from .upstream import Upstream
 from .watches import (
@@ -27,6 +28,9 @@ from .watches import (
 )
 
 SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
+
+
+STARTUP_WRITES_S = 1.0  # after a start answers /health: writes still count as start-up
 
 
 DATA_DIR = "nested/deeper/invoicesync"  # --data under {data}: no parent exists yet
@@ -66,6 +70,7 @@ def _first_life(ev: Evidence, mock: Upstream, app: AppProcess, budgets: dict[str
             ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
             return False
         ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
+        ev.listeners.append(listen_addresses(app.port))
         if mock.kill_point.wait(budgets["sync"]):
             if mock.held_until is None:  # the sync has been waiting on the upstream a while
                 time.sleep(HEALTH_AFTER_S)
@@ -172,10 +177,41 @@ def _run(
             budgets["restore"],
         )
         ev.restored = get(app.url("/api/invoices"))
+        ev.listeners.append(listen_addresses(app.port))
         time.sleep(SETTLE_S)
+        status.life += 1
+        _startup_kill(ev, mock, app, data, budgets["restore"])
         status.life += 1
         _fresh_dir(ev, mock, app, data)
     ev.samples = status.samples
+
+
+def _startup_kill(ev: Evidence, mock: Upstream, app: AppProcess, data: Path, budget: float) -> None:
+    """A SIGKILL at the app's first file write of a start-up (the sync complete, the
+    upstream down), then a plain restart: what the app does to its files while starting
+    (a migration, a rewrite, a repair) must survive a kill at any of its writes, so the
+    restart still serves every invoice, in order. An app that writes nothing while
+    starting is not killed (nothing to judge)."""
+    mock.mark_phase("startup-kill")
+    app.kill_group(signal.SIGKILL)
+    with WriteTrap(data, app) as trap:
+        trap.arm()
+        with contextlib.suppress(AppNotHealthy):  # killed while starting: expected
+            app.respawn()
+        fired = trap.fired.wait(STARTUP_WRITES_S)
+    if not fired:
+        ev.startup_kill_detail = f"no file write within {STARTUP_WRITES_S} s of a start"
+        return
+    app.kill_group(signal.SIGKILL)  # reap the group the trap killed
+    ev.startup_killed, ev.startup_kill_detail = True, trap.detail
+    try:
+        app.respawn()
+    except AppNotHealthy as exc:
+        ev.startup_kill_error = f"no restart after a kill at a start-up write: {exc}"
+        return
+    want = len(ev.ids(ev.restored))
+    poll(lambda: len(ev.ids(get(app.url("/api/invoices")))) >= want, budget)
+    ev.survived_startup_kill = get(app.url("/api/invoices"))
 
 
 def _fresh_dir(ev: Evidence, mock: Upstream, app: AppProcess, data: Path) -> None:

@@ -4,7 +4,10 @@ from harness.scoring import Outcome, absent, graded
 
 from .evidence import STATES, Evidence, WatchLog, life_of
 from .grader import suite
+from .listeners import loopback_only
 from .watches import STATUS_EVERY_S
+
+AFTER_DONE = ("offline", "startup-kill")  # the lives after the completed sync
 
 
 @suite.check(
@@ -16,6 +19,25 @@ from .watches import STATUS_EVERY_S
 )
 def app_health(ev: Evidence) -> Outcome:
     return graded(1.0, ev.health_detail) if ev.healthy else absent(ev.health_detail)
+
+
+@suite.check(
+    "run.loopback",
+    tier="core",
+    root="app.health",
+    musts=("M-RUN-1",),
+    harm="exposed service: it listens where other machines reach it, not on 127.0.0.1",
+)
+def run_loopback(ev: Evidence) -> Outcome:
+    if not ev.listeners:
+        return absent("no start of the app was seen listening")
+    wide = [addrs for addrs in ev.listeners if not loopback_only(addrs)]
+    seen = sorted({a for addrs in ev.listeners for a in addrs})
+    return graded(
+        0.0 if wide else 1.0,
+        f"{len(ev.listeners)} starts; the port's listening sockets (kernel's view) on {seen}"
+        + (f"; not loopback only: {wide[0]}" if wide else ""),
+    )
 
 
 @suite.check(
@@ -107,7 +129,7 @@ def _sample_misses(ev: Evidence) -> tuple[int, list[str]]:
         answered_at = s.t_ms + 1000.0 * s.rtt_s  # a slow answer may read a later state
         if state == "done" and (last_at is None or answered_at < last_at or count != total):
             bad.append(f"{at}: done with count {count} before the last page was stored")
-        if state == "syncing" and (life in done_in or s.phase == "offline"):
+        if state == "syncing" and (life in done_in or s.phase in AFTER_DONE):
             bad.append(f"{at}: syncing after the sync was complete")
         if state == "done":
             done_in.add(life)
