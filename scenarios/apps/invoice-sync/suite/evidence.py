@@ -90,10 +90,11 @@ class Evidence:
     restored: Fetched | None = None
     ui_during_sync: UiSample | None = None
     listeners: list[list[str]] = field(default_factory=list)  # per start: the port's
-    startup_killed: bool = False  # a start-up was SIGKILLed at its first file write
+    #: each start-up SIGKILL (at its nth file write): where, and /api/invoices after the
+    #: plain restart that followed it
+    startup_kills: list[tuple[str, Fetched]] = field(default_factory=list)
     startup_kill_detail: str = ""
     startup_kill_error: str | None = None
-    survived_startup_kill: Fetched | None = None  # /api/invoices after the next restart
     fresh_dir_status: Any = None  # /api/status after --data was replaced by an empty folder
     fresh_dir_error: str | None = None
     data_files: list[str] = field(default_factory=list)

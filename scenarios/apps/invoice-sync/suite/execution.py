@@ -33,6 +33,9 @@ SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show 
 STARTUP_WRITES_S = 1.0  # after a start answers /health: writes still count as start-up
 
 
+STARTUP_KILLS = 6  # at most: kills at start-up writes 1..6
+
+
 DATA_DIR = "nested/deeper/invoicesync"  # --data under {data}: no parent exists yet
 
 
@@ -187,31 +190,33 @@ def _run(
 
 
 def _startup_kill(ev: Evidence, mock: Upstream, app: AppProcess, data: Path, budget: float) -> None:
-    """A SIGKILL at the app's first file write of a start-up (the sync complete, the
-    upstream down), then a plain restart: what the app does to its files while starting
-    (a migration, a rewrite, a repair) must survive a kill at any of its writes, so the
-    restart still serves every invoice, in order. An app that writes nothing while
-    starting is not killed (nothing to judge)."""
+    """SIGKILLs while the app starts (the sync complete, the upstream down): at its 1st
+    file write of a start, then its 2nd, ..., each followed by a plain restart that must
+    serve every invoice, in order, and still read "done". Whatever a start does to its
+    files (a migration, a rewrite, a repair, a flag cleared and set again) must survive
+    a kill between any two of its writes. Stops at the first start that writes fewer
+    files than the kill waits for (the reference: one or two), or after STARTUP_KILLS."""
     mock.mark_phase("startup-kill")
-    app.kill_group(signal.SIGKILL)
-    with WriteTrap(data, app) as trap:
-        trap.arm()
-        with contextlib.suppress(AppNotHealthy):  # killed while starting: expected
-            app.respawn()
-        fired = trap.fired.wait(STARTUP_WRITES_S)
-    if not fired:
-        ev.startup_kill_detail = f"no file write within {STARTUP_WRITES_S} s of a start"
-        return
-    app.kill_group(signal.SIGKILL)  # reap the group the trap killed
-    ev.startup_killed, ev.startup_kill_detail = True, trap.detail
-    try:
-        app.respawn()
-    except AppNotHealthy as exc:
-        ev.startup_kill_error = f"no restart after a kill at a start-up write: {exc}"
-        return
     want = len(ev.ids(ev.restored))
-    poll(lambda: len(ev.ids(get(app.url("/api/invoices")))) >= want, budget)
-    ev.survived_startup_kill = get(app.url("/api/invoices"))
+    for nth in range(1, STARTUP_KILLS + 1):
+        app.kill_group(signal.SIGKILL)
+        with WriteTrap(data, app, nth) as trap:
+            trap.arm()
+            with contextlib.suppress(AppNotHealthy):  # killed while starting: expected
+                app.respawn()
+            fired = trap.fired.wait(STARTUP_WRITES_S)
+        if not fired:
+            ev.startup_kill_detail = f"a start wrote fewer than {nth} files: no more kills"
+            return
+        app.kill_group(signal.SIGKILL)  # reap the group the trap killed
+        try:
+            app.respawn()
+        except AppNotHealthy as exc:
+            ev.startup_kill_error = f"no restart after a kill at start-up write {nth}: {exc}"
+            return
+        poll(lambda: len(ev.ids(get(app.url("/api/invoices")))) >= want, budget)
+        ev.startup_kills.append((f"write {nth}: {trap.detail}", get(app.url("/api/invoices"))))
+    ev.startup_kill_detail = f"stopped after {STARTUP_KILLS} kills"
 
 
 def _fresh_dir(ev: Evidence, mock: Upstream, app: AppProcess, data: Path) -> None:

@@ -150,8 +150,9 @@ class WriteTrap:
     one again, when the kill falls between them.
     """
 
-    def __init__(self, data: Path, app: AppProcess) -> None:
+    def __init__(self, data: Path, app: AppProcess, nth: int = 1) -> None:
         self._data, self._app = data, app
+        self._nth, self._seen = nth, 0  # kill at the nth file event after arm()
         self._libc = ctypes.CDLL(None, use_errno=True)
         self._fd = int(self._libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
         self.armed = threading.Event()
@@ -187,11 +188,21 @@ class WriteTrap:
                 raw = os.read(self._fd, 65536)
             except BlockingIOError:
                 continue
-            if self.armed.is_set() and not self.fired.is_set() and self._app.pid:
+            if self.armed.is_set():
+                self._seen += _event_count(raw)
+            if self._seen >= self._nth and not self.fired.is_set() and self._app.pid:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self._app.pid, signal.SIGKILL)
                 self.detail = f"killed at a write ({_event_names(raw)})"
                 self.fired.set()
+
+
+def _event_count(raw: bytes) -> int:
+    count, at = 0, 0
+    while at + 16 <= len(raw):
+        count += 1
+        at += 16 + struct.unpack_from("iIII", raw, at)[3]
+    return count
 
 
 def _event_names(raw: bytes) -> str:
