@@ -48,7 +48,7 @@ def sync_not_repeated(ev: Evidence) -> Outcome:
         return graded(1.0, "the sync never completed: asking again after a restart is resuming")
     if ev.restore_error:
         return graded(0.0, f"no restart after the completed sync: {ev.restore_error}")
-    asked = ev.requests("offline")
+    asked = ev.requests("offline") + ev.requests("startup-kill")  # every life after it
     return graded(0.0 if asked else 1.0, f"{len(asked)} upstream requests after a completed sync")
 
 
