@@ -460,3 +460,21 @@ def test_a_normalised_lowered_or_merged_copy_fails(m: Any, tmp_path: Path) -> No
     # the grader compares exact strings: no whitespace but ASCII collapses
     assert m.shown(" a\u00a0 b\t") == "a\u00a0 b"
     assert m.shown("e\u0301") != m.shown("\u00e9")
+
+
+@pytest.mark.unit
+def test_a_row_cut_before_its_cells_fails_the_names_without_raising(m: Any, tmp_path: Path) -> None:
+    """w-clen-chars-html: the browser reads the page cut mid-row, a row with no cell."""
+    from harness.scoring.appkit.browser import PageProbe
+
+    data = m.dataset(SEED)
+    markup = next(i for i in data.invoices if i.customer in m.MARKUP_NAMES)
+    rows = [
+        {"id": i.id, "cells": [i.id, m.shown(i.customer), i.currency, ""], "visible": True}
+        for i in (markup, *data.invoices[:3])
+    ]
+    probe = PageProbe("u", 200, len(rows), len(rows), rows)
+    assert m.ui_escaped(_evidence(m, tmp_path, probe=probe)).score == 1.0
+    rows.append({"id": data.invoices[4].id, "cells": [], "visible": False})
+    out = m.ui_escaped(_evidence(m, tmp_path, probe=probe))
+    assert out.score < 1.0 and "''" in out.detail
