@@ -18,12 +18,13 @@ import json
 import socket
 import threading
 import time
+import unicodedata
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import pytest
@@ -347,3 +348,133 @@ def test_status_samples_on_an_emptied_data_folder(m: Any, tmp_path: Path) -> Non
     assert m._sample_misses(ev)[1] == []
     ev.samples = [done, m.Sample(12000.0, "fresh-dir", 200, {"state": "done", "count": 0})]
     assert m._sample_misses(ev)[1]
+
+
+# -- 4.2: the data over the whole range the SPEC allows --------------------------------------
+# (tests/data/invoice-sync-redteam4: w-id-nocase, w-nfc, w-charset-latin1, w-clen-chars-html,
+# w-empty-page-end all succeeded on 4.1; each property below is what catches one of them, or
+# a member of its class nobody listed, on every seed)
+
+SWEEP = tuple(hashlib.sha256(f"sweep:{i}".encode()).hexdigest()[:16] for i in range(200))
+
+
+def _changed_by(form: Literal["NFC", "NFD", "NFKC"], name: str) -> bool:
+    return unicodedata.normalize(form, name) != name
+
+
+@pytest.mark.unit
+def test_every_seed_draws_the_data_over_the_spec_range(m: Any) -> None:
+    for seed in (*SEEDS, *SWEEP):
+        ds = m.dataset(seed)
+        f = ds.faults
+        ids = [inv.id for inv in ds.invoices]
+        names = [inv.customer for inv in ds.invoices]
+        assert len(set(ids)) == len(ids)
+        # ids that differ only by case, both kept (w-id-nocase, ids lower-cased)
+        folded: dict[str, set[str]] = {}
+        for ident in ids:
+            folded.setdefault(ident.lower(), set()).add(ident)
+        assert sum(len(v) > 1 for v in folded.values()) >= m.CASE_TWINS, seed
+        assert all(i.startswith("inv_") for i in ids)
+        # two different names with one NFC form, each form once (w-nfc, NFD, NFKC)
+        nfc: dict[str, set[str]] = {}
+        for name in names:
+            nfc.setdefault(unicodedata.normalize("NFC", name), set()).add(name)
+        assert sum(len(v) > 1 for v in nfc.values()) >= 2, seed
+        assert any(_changed_by("NFC", n) for n in names)
+        assert any(_changed_by("NFD", n) for n in names)
+        assert any(not _changed_by("NFC", n) and _changed_by("NFKC", n) for n in names)
+        text = "".join(names)
+        assert any(ord(c) > 0xFFFF for c in text)  # astral: utf8mb3, UTF-16 surrogates
+        assert any(0xFF < ord(c) <= 0xFFFF for c in text)  # outside Latin-1, in the BMP
+        for probe in ("\u200d", "\u200c", "\u0301", "\u0634", "\u05d0", "\u20ac", "\u2019"):
+            assert probe in text, (seed, probe)
+        # multibyte text in many rows: a byte/char confusion cuts the page's tail
+        multibyte = [n for n in names if len(n.encode()) > len(n)]
+        assert len(multibyte) >= 400, seed
+        assert sum(len(n.encode()) - len(n) for n in names) >= 2000, seed
+        # every name stays comparable as a browser shows it (only ASCII spaces collapse)
+        assert all(m.shown(n) and not m.shown(n)[0].isspace() for n in names)
+        # pages: cursors, empty pages mid-stream, a page of repeats only
+        assert len(ds.cursors) == len(ds.pages) and ds.cursors[0] is None
+        assert len(set(ds.cursors)) == len(ds.cursors)
+        assert ds.pages[-1] and ds.next_cursor(len(ds.pages) - 1) is None
+        empty = [p for p, page in enumerate(ds.pages) if not page]
+        assert empty and all(ds.next_cursor(p) is not None for p in empty), seed
+        seen: set[str] = set()
+        repeats = []
+        for p, page in enumerate(ds.pages):
+            if page and {i.id for i in page} <= seen:
+                repeats.append(p)
+            seen |= {i.id for i in page}
+        assert repeats and all(p < f.kill_page for p in repeats), seed
+        # no fault lands on them, and the write kill's page brings new invoices
+        wk = m.write_kill_page(seed, f)
+        faulted = {f.kill_page, f.slow_page, f.backoff_page, f.retry_after_page, wk}
+        assert not faulted & {*empty, *repeats}, seed
+        assert f.kill_page < wk <= min(f.backoff_page, f.retry_after_page, f.slow_page)
+        first = {inv.id: p for p, page in reversed(list(enumerate(ds.pages))) for inv in page}
+        assert any(first[i.id] == wk for i in ds.pages[wk]), seed
+        assert 0 <= m.escaped_page(seed, ds) < len(ds.pages)
+
+
+@pytest.mark.unit
+def test_the_mock_sends_raw_utf8_and_one_page_escaped(m: Any, tmp_path: Path) -> None:
+    up = m.Upstream(SEED, tmp_path / "trace.jsonl")
+    ds = up.dataset
+    raw_pages = 0
+    for page, cursor in enumerate(ds.cursors):
+        body = {"data": [i.as_json() for i in ds.pages[page]], "next_cursor": None}
+        payload = up.encode(cursor, body)
+        assert json.loads(payload.decode("utf-8")) == body
+        if page == up.escaped:
+            assert payload.isascii()
+        elif any(not i.customer.isascii() for i in ds.pages[page]):
+            assert not payload.isascii()
+            raw_pages += 1
+            # w-charset-latin1: application/json read as ISO-8859-1 alters the names
+            assert json.loads(payload.decode("iso-8859-1")) != body
+    assert raw_pages >= 2
+
+
+@pytest.mark.unit
+def test_a_normalised_lowered_or_merged_copy_fails(m: Any, tmp_path: Path) -> None:
+    data = m.dataset(SEED)
+    listing = [inv.as_json() for inv in data.invoices]
+
+    def ev(items: list[dict[str, Any]]) -> Any:
+        return _evidence(m, tmp_path, listing=Fetched("u", 200, json.dumps(items)))
+
+    assert m.api_listing_exact(ev(listing)).score == 1.0
+    assert m.sync_complete(ev(listing)).score == 1.0
+    forms: tuple[Literal["NFC", "NFD", "NFKC"], ...] = ("NFC", "NFD", "NFKC")
+    for form in forms:  # w-nfc and its class
+        changed = [dict(i, customer=unicodedata.normalize(form, i["customer"])) for i in listing]
+        assert m.api_listing_exact(ev(changed)).score < 1.0, form
+    nocase: dict[str, dict[str, Any]] = {}  # w-id-nocase: the second of a case pair lost
+    for i in listing:
+        nocase.setdefault(i["id"].lower(), i)
+    assert m.sync_complete(ev(list(nocase.values()))).score < 1.0
+    lowered = [dict(i, id=i["id"].lower()) for i in listing]
+    assert m.sync_complete(ev(lowered)).score < 1.0
+    # the grader compares exact strings: no whitespace but ASCII collapses
+    assert m.shown(" a\u00a0 b\t") == "a\u00a0 b"
+    assert m.shown("e\u0301") != m.shown("\u00e9")
+
+
+@pytest.mark.unit
+def test_a_row_cut_before_its_cells_fails_the_names_without_raising(m: Any, tmp_path: Path) -> None:
+    """w-clen-chars-html: the browser reads the page cut mid-row, a row with no cell."""
+    from harness.scoring.appkit.browser import PageProbe
+
+    data = m.dataset(SEED)
+    markup = next(i for i in data.invoices if i.customer in m.MARKUP_NAMES)
+    rows = [
+        {"id": i.id, "cells": [i.id, m.shown(i.customer), i.currency, ""], "visible": True}
+        for i in (markup, *data.invoices[:3])
+    ]
+    probe = PageProbe("u", 200, len(rows), len(rows), rows)
+    assert m.ui_escaped(_evidence(m, tmp_path, probe=probe)).score == 1.0
+    rows.append({"id": data.invoices[4].id, "cells": [], "visible": False})
+    out = m.ui_escaped(_evidence(m, tmp_path, probe=probe))
+    assert out.score < 1.0 and "''" in out.detail

@@ -155,7 +155,7 @@ def ui_escaped(ev: Evidence) -> Outcome:
         mine,
         lambda r: len(r["cells"]) >= 2 and r["cells"][1] == shown(expected[r["id"]].customer),
         "customer names shown exactly as received (as a browser lays text out)",
-        lambda r: f"{(r['cells'] + [''])[1][:60]!r} != {expected[r['id']].customer[:60]!r}",
+        lambda r: f"{(r['cells'] + ['', ''])[1][:60]!r} != {expected[r['id']].customer[:60]!r}",
     )
 
 

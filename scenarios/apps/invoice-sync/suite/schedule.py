@@ -1,6 +1,8 @@
 """The SPEC's bounds and this era's fixtures and fault schedule, all drawn from the trial's seed."""
 
 import itertools
+import re
+import unicodedata
 from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
@@ -81,6 +83,68 @@ WORDS = (
 )
 
 
+#: text over the range "arbitrary text" allows, beyond Latin-1 and the BMP: every
+#: character here shows in a browser cell exactly as it is in the string (no whitespace
+#: a browser collapses other than ASCII spaces, no controls)
+MULTIBYTE = (
+    "Société",
+    "Zürich",
+    "東京",
+    "株式会社",
+    "Ελλάς",
+    "Москва",
+    "شركة",
+    "חברה",
+    "서울",
+    "€uro",
+    "“Quoted”",
+    "🧾",
+    "𠮷野家",
+    "👩‍👩‍👧",
+    "🇯🇵",
+    "❤️",
+    "\U0001d504\U0001d51f\U0001d520",  # Fraktur
+    "क्षेत्र",
+)
+
+
+#: names whose canonical composed form (NFC) is another string: each goes in as drawn
+#: and once more in the other normal form (NFD), so a store that normalises either way
+#: alters one of them
+COMPOSABLE = (
+    "Café Zéro",
+    "Crème Brûlée SARL",
+    "Hồ Chí Minh Trading",
+    "Ångström Åkesson",
+    "Señor Ñandú",
+    "한국 무역",
+)
+
+
+#: names a normalisation changes although they are neither composed nor decomposed:
+#: singletons (ANGSTROM SIGN, OHM SIGN), marks out of canonical order, compatibility
+#: characters (ligature, fullwidth, circled, superscript: NFKC), conjoining jamo,
+#: right-to-left text with a mark, zero-width (non-)joiners, combining marks
+UNICODE_NAMES = (
+    "\u212bsa \u2126hm Instruments",
+    "Dra\u0301\u0323gon Mo\u0308\u0331ller",
+    "\ufb01nance \uff34\uff4f\uff4b\uff59\uff4f \u2460 m\u00b2",
+    "\u1112\u1161\u11ab\u1100\u116e\u11a8 \ud55c\uad6d",
+    "شركة الخليج \u200fחברת אלף",
+    "Z\u0324\u0308a\u0300\u0301l\u0327go \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    "🧾 Receipts 👩\u200d👩\u200d👧 🇯🇵 ❤\ufe0f",
+    "𠮷野家 \U0001d504\U0001d51f\U0001d520 Holdings",
+    "€ 1 Café \u2019s “Quoted” — Œuvre",
+    "Москва Ελλάς İstanbul \u0131 straße",
+)
+
+
+EMPTY_PAGES = (1, 2)  # pages with "data": [] and a next cursor, mid-stream (drawn)
+
+
+CASE_TWINS = 2  # invoices whose id differs from another's only by letter case
+
+
 def _long_name(seed: str) -> str:
     """300 characters of words drawn from the seed (a VARCHAR(200) habit cuts it)."""
     words = rng(seed, "invoice-sync:4.1:long-name").sample(WORDS, len(WORDS))
@@ -89,17 +153,33 @@ def _long_name(seed: str) -> str:
 
 
 def special_names(seed: str) -> tuple[str, ...]:
+    """The names plain invoices get: padded, long, unbroken, non-Latin, a composable
+    name in both normal forms (which one comes first drawn), the names a normalisation
+    changes, and multibyte text drawn into a few more."""
+    r = rng(seed, "invoice-sync:4.2:names")
+    pair = [unicodedata.normalize("NFC", n) for n in r.sample(COMPOSABLE, 2)]
+    forms = [(n, unicodedata.normalize("NFD", n)) for n in pair]
+    drawn = [(a, b) if r.random() < 0.5 else (b, a) for a, b in forms]
+    mixed = [" ".join(r.sample(MULTIBYTE, 3)) for _ in range(3)]
     return (
         "  Padded Ltd  ",
         _long_name(seed),
         UNBROKEN,
         "Société Générale — 東京 株式会社",
+        *(name for both in drawn for name in both),
+        *UNICODE_NAMES,
+        *mixed,
     )
 
 
+#: the whitespace a browser collapses (CSS white-space: normal): ASCII only, never
+#: NBSP or other Unicode spaces (Python's str.split would collapse those too)
+_CSS_SPACE = re.compile("[ \t\n\f\r]+")
+
+
 def shown(customer: str) -> str:
-    """How a cell shows a name: the browser collapses runs of spaces and trims."""
-    return " ".join(customer.split())
+    """How a cell shows a name: the browser collapses runs of ASCII spaces and trims."""
+    return _CSS_SPACE.sub(" ", customer).strip(" ")
 
 
 def dataset(seed: str) -> Dataset:
@@ -110,7 +190,11 @@ def dataset(seed: str) -> Dataset:
     repeat replace the first copy moves it. One plain invoice in each exponent is worth
     0 (``0``, ``0.00``, ``0.000``). Plain invoices get the names of ``special_names``;
     every cursor carries characters reserved in URLs; one early page carries 460-500
-    more plain invoices (more than 500 in all: no paging, no cap).
+    more plain invoices (more than 500 in all: no paging, no cap), each name with
+    multibyte text. Over the range of the SPEC's opaque ids and pages (4.2): invoices
+    whose ids differ from another's only by letter case (``case_twins``), a page of
+    repeats only before the kill page and one or two pages with ``"data": []`` and a
+    next cursor (``empty_pages``), away from the pages the write kill may hit.
     """
     base = build_dataset(seed)
     pages = [list(p) for p in base.pages]
@@ -128,7 +212,8 @@ def dataset(seed: str) -> Dataset:
         zero = next(i for i in plain if EXPONENTS[i.currency] == exp and i.id not in swap)
         swap[zero.id] = replace(zero, amount_minor=0)
     named = [i for i in plain if i.id not in swap]
-    for inv, name in zip(named, special_names(seed), strict=False):
+    names = special_names(seed)
+    for inv, name in zip(named, names, strict=False):
         swap[inv.id] = replace(inv, customer=name)
     pages = [[swap.get(inv.id, inv) for inv in page] for page in pages]
     r = rng(seed, "invoice-sync:4:overlaps")
@@ -140,16 +225,90 @@ def dataset(seed: str) -> Dataset:
     bulk = [
         Invoice(
             "inv_" + derive_bytes(seed, f"invoice-sync:4.1:bulk:{i}").hex()[:12],
-            f"{r.choice(WORDS)} {r.choice(WORDS)} {i}",
+            f"{r.choice(WORDS)} {r.choice(MULTIBYTE)} {i}",
             codes[i % len(codes)],
             r.randint(-(10**6), 10**9),
         )
         for i in range(between(seed, "invoice-sync:4.1:bulk-count", *BULK))
     ]
     pages[r.randrange(base.faults.kill_page)] += bulk
+    _case_twins(seed, pages, named[len(names) :])
+    pages, cursors, faults = _extra_pages(seed, pages, list(base.cursors), base.faults)
     invoices = {inv.id: inv for page in pages for inv in page}  # first received order
-    cursors = tuple(None if c is None else _reserved(seed, c) for c in base.cursors)
-    return Dataset(tuple(invoices.values()), tuple(tuple(p) for p in pages), cursors, base.faults)
+    cursors = [None if c is None else _reserved(seed, c) for c in cursors]
+    return Dataset(tuple(invoices.values()), tuple(tuple(p) for p in pages), tuple(cursors), faults)
+
+
+def _case_twins(seed: str, pages: list[list[Invoice]], free: list[Invoice]) -> None:
+    """Add CASE_TWINS invoices whose ids are others' with letters in the other case (all
+    of them, or one drawn), each at a drawn position of a drawn page: a store that
+    compares ids without case keeps one of the two."""
+    r = rng(seed, "invoice-sync:4.2:case-twins")
+    codes = [code for code, _ in CURRENCIES]
+    lettered = [inv for inv in free if any(c.isalpha() for c in inv.id[4:])]
+    for n, inv in enumerate(r.sample(lettered, CASE_TWINS)):
+        tail = inv.id[4:]
+        if n % 2 == 0:
+            tail = tail.upper()
+        else:
+            at = r.choice([i for i, c in enumerate(tail) if c.isalpha()])
+            tail = tail[:at] + tail[at].upper() + tail[at + 1 :]
+        twin = Invoice(
+            "inv_" + tail,
+            f"{r.choice(WORDS)} {r.choice(MULTIBYTE)} twin",
+            r.choice(codes),
+            r.randint(1, 10**7),
+        )
+        page = r.choice(pages)
+        page.insert(r.randint(0, len(page)), twin)
+
+
+def empty_positions(seed: str, faults: Faults, n: int) -> tuple[int, ...]:
+    """Where the empty pages go, as indices of the kit's pages they come before: before
+    the kill page (the first life) or after the first fault page, never between the kill
+    page and the first fault page (where ``write_kill_page`` is drawn) and never last."""
+    first_fault = min(faults.backoff_page, faults.retry_after_page, faults.slow_page)
+    allowed = [*range(faults.kill_page + 1), *range(first_fault + 1, n)]
+    r = rng(seed, "invoice-sync:4.2:empty-pages")
+    count = between(seed, "invoice-sync:4.2:empty-count", *EMPTY_PAGES)
+    return tuple(sorted(r.choice(allowed) for _ in range(count)))
+
+
+def _extra_pages(
+    seed: str, pages: list[list[Invoice]], cursors: list[str | None], faults: Faults
+) -> tuple[list[list[Invoice]], list[str | None], Faults]:
+    """Insert the empty pages and, before the kill page, a page of repeats only (1-4
+    invoices drawn from the pages before it); every fault page index moves with them."""
+    n = len(pages)
+    inserts = [(k, "empty") for k in empty_positions(seed, faults, n)]
+    r = rng(seed, "invoice-sync:4.2:repeats-page")
+    at = r.randint(1, faults.kill_page)
+    inserts.append((at, "repeats"))
+    earlier = [inv for page in pages[:at] for inv in page]
+    repeats = r.sample(earlier, r.randint(1, 4))
+    out: list[list[Invoice]] = []
+    curs: list[str | None] = []
+    moved: dict[int, int] = {}
+    for i in range(n):
+        for k, kind in sorted(inserts):
+            if k == i:
+                out.append(list(repeats) if kind == "repeats" else [])
+                curs.append(None)
+        moved[i] = len(out)
+        out.append(pages[i])
+        curs.append(cursors[i])
+    for j in range(1, len(out)):
+        if curs[j] is None:
+            curs[j] = "c" + derive_bytes(seed, f"invoice-sync:4.2:cursor:{j}").hex()[:16]
+    curs[0] = None
+    shifted = Faults(
+        kill_page=moved[faults.kill_page],
+        slow_page=moved[faults.slow_page],
+        backoff_page=moved[faults.backoff_page],
+        retry_after_page=moved[faults.retry_after_page],
+        duplicate_pages=tuple(moved[p] for p in faults.duplicate_pages),
+    )
+    return out, curs, shifted
 
 
 def _reserved(seed: str, cursor: str) -> str:
@@ -189,6 +348,12 @@ def blip_pages(ds: Dataset) -> tuple[int, ...]:
     f = ds.faults
     other = {f.backoff_page, f.retry_after_page, f.slow_page}
     return tuple(p for p in range(f.kill_page + 1, len(ds.pages)) if p not in other)
+
+
+def escaped_page(seed: str, ds: Dataset) -> int:
+    """The one page the mock sends with ``\\u`` escapes (ASCII JSON); the others carry
+    their text as raw UTF-8."""
+    return between(seed, "invoice-sync:4.2:escaped-page", 0, len(ds.pages) - 1)
 
 
 def write_kill_page(seed: str, faults: Faults) -> int:

@@ -40,6 +40,14 @@ connection is seen closing, a hedger's is not); overlaps that repeat an *earlier
 invoice in the middle of a later page; one zero amount in each exponent; cursors with
 URL-reserved characters; names with surrounding spaces, of 300 characters, one long
 unbroken word, non-Latin scripts; 460-500 more invoices on an early page (over 500).
+Over the range of the SPEC's opaque ids, "arbitrary text" and pages (4.2): ids that
+differ from another's only by letter case; one name in both NFC and NFD, names that
+NFC or only NFKC changes, text outside Latin-1 and the BMP (emoji, ZWJ sequences, CJK
+extension B, right-to-left with a mark, combining marks) and multibyte text in every
+bulk name (a byte/char confusion cuts rows); pages sent as raw UTF-8 JSON without a
+charset parameter, one drawn page with ``\\u`` escapes; a page of repeats only before
+the kill page and one or two pages with ``"data": []`` and a next cursor, never where
+the write kill is drawn (every fault page index moves with them).
 Time-aware checks grade the mock's trace one life of the app at a time: a gap that
 spans a SIGKILL is no pause of the app's.
 

@@ -21,6 +21,7 @@ from .schedule import (
     blip_pages,
     cursor_in,
     dataset,
+    escaped_page,
     resets,
     slow_delay,
 )
@@ -70,7 +71,7 @@ class _Handler(MockHandler):
         try:
             if delay < 0:
                 self.mock._release.wait(self.mock.hold_max)
-            payload = json.dumps(body).encode()
+            payload = self.mock.encode(cursor_in(self.path), body)
             if not finished:
                 self.mock.done(delay < 0)
                 finished = True
@@ -121,11 +122,20 @@ class Upstream(MockUpstream):
         self.run, self.retry_afters = backoff_schedule(seed)
         self.resets = resets(seed)
         self.blips = blip_pages(self.dataset)
+        self.escaped = escaped_page(seed, self.dataset)
         self.on_answer: Any = None
         self.on_503: Any = None
         self.ui_at = between(seed, "invoice-sync:4.1:ui-at", 5, 8)  # the look mid-sync
         self._slow: socket.socket | None = None
         self._slow_state = "none"  # open, gone (client gave up), answered
+
+    def encode(self, cursor: str | None, body: Any) -> bytes:
+        """A page's JSON as UTF-8 text, its non-ASCII characters as they are (RFC 8259's
+        encoding; ``application/json`` has no charset parameter), except on the drawn
+        ``escaped_page``, which spells them as ``\\u`` escapes (astral ones as surrogate
+        pairs): both forms the SPEC's JSON allows reach the app on every seed."""
+        page = self.dataset.page_of(cursor)
+        return json.dumps(body, ensure_ascii=page == self.escaped).encode("utf-8")
 
     def start(self) -> None:
         """The kit's start with this era's handler."""
