@@ -18,12 +18,16 @@ from harness.scoring.appkit.seeding import between
 
 from .schedule import (
     backoff_schedule,
+    base_path,
     blip_pages,
     cursor_in,
     dataset,
     resets,
-    slow_delay,
+    slow_503s,
+    slow_delays,
 )
+
+OUTSIDE = "/outside-base"  # what a path outside --upstream's is recorded under (404)
 
 
 class _Handler(MockHandler):
@@ -36,6 +40,7 @@ class _Handler(MockHandler):
 
     def _answer(self) -> None:
         status, body, delay, headers = self.mock.decide(self.command, self.path)
+        seq, watched = self.mock.asked()
         if status == 0:  # reset: no answer at all
             self.mock.done(False)
             self.close_connection = True
@@ -46,16 +51,21 @@ class _Handler(MockHandler):
                 self.connection.close()
             return
         if delay <= 0:
-            self._send(status, body, delay, headers)
+            self._send(status, body, delay, headers, seq=seq)
             return
-        self.mock.slow_open(self.connection)
+        if not watched:  # a slow 503: in flight while it takes its time
+            time.sleep(delay)
+            self._send(status, body, 0.0, headers, seq=seq)
+            return
+        conn = self.connection
+        self.mock.slow_open(conn, seq)
         end = time.monotonic() + delay
         while time.monotonic() < end:
-            if self.mock.slow_abandoned():
+            if self.mock.slow_abandoned(conn):
                 return  # the client gave up: no answer, nothing more in flight
             time.sleep(0.02)
-        if self.mock.slow_close():
-            self._send(status, body, 0.0, headers, counted=False)
+        if self.mock.slow_close(conn):
+            self._send(status, body, 0.0, headers, counted=False, seq=seq)
 
     def _send(
         self,
@@ -65,6 +75,7 @@ class _Handler(MockHandler):
         headers: dict[str, str],
         *,
         counted: bool = True,
+        seq: int | None = None,
     ) -> None:
         finished = not counted
         try:
@@ -74,6 +85,8 @@ class _Handler(MockHandler):
             if not finished:
                 self.mock.done(delay < 0)
                 finished = True
+            if seq is not None:  # before any byte leaves: a pause is judged from here
+                self.mock.answered(seq)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -107,25 +120,42 @@ class Upstream(MockUpstream):
     """The mock upstream with this era's faults: the backoff page's run of 503s (some
     with ``Retry-After``, see ``backoff_schedule``), the reset page's first asks closed
     without an answer, a plain 503 blip on the other pages after the kill page, the slow
-    page answered after ``slow_delay`` (unless its client gives up first: a ``gave-up``
-    line in the trace). It notes when the held kill page was asked for and when its
-    answer left, on the monotonic clock, and calls ``on_answer(page, phase)`` as a
-    page's 200 is decided (the write trap's arm) and ``on_503(page, n)`` at each 503 of
-    the backoff page (the mid-sync look at the page)."""
+    page's first ask answered 503 after ``slow_503_s`` and its retry 200 after
+    ``slow_delay`` (unless its client gives up first: a ``gave-up`` line in the trace).
+    Some 503s take a drawn while to arrive (``slow_503s``); every 503 notes when its
+    answer left (an ``answered`` line naming the ask's ``seq``), so a pause is judged from
+    the answer, not the ask. It serves under a drawn path (``base_url``) and answers 404
+    elsewhere. It notes when the held kill page was asked for and when its answer left,
+    on the monotonic clock, and calls ``on_answer(page, phase)`` as a page's 200 is
+    decided (the write trap's arm) and ``on_503(page, n)`` at each 503 of the backoff
+    page (the mid-sync look at the page)."""
 
     held_since: float | None = None
     held_until: float | None = None
 
     def __init__(self, seed: str, trace: Path) -> None:
-        super().__init__(seed, trace, slow_delay=slow_delay(seed), dataset=dataset(seed))
+        slow_503, slow_200 = slow_delays(seed)
+        super().__init__(seed, trace, slow_delay=slow_200, dataset=dataset(seed))
+        self.slow_503_s = slow_503
         self.run, self.retry_afters = backoff_schedule(seed)
         self.resets = resets(seed)
         self.blips = blip_pages(self.dataset)
+        backoff = self.dataset.faults.backoff_page
+        self.late_503s = {
+            (backoff if page < 0 else page, n): s
+            for (page, n), s in slow_503s(seed, self.blips).items()
+        }
+        self.base_path = base_path(seed)
         self.on_answer: Any = None
         self.on_503: Any = None
         self.ui_at = between(seed, "invoice-sync:4.1:ui-at", 5, 8)  # the look mid-sync
-        self._slow: socket.socket | None = None
-        self._slow_state = "none"  # open, gone (client gave up), answered
+        self._slow: dict[socket.socket, str] = {}  # open, gone (client gave up), answered
+        self._local = threading.local()
+
+    @property
+    def base_url(self) -> str:
+        """What the app is given as ``--upstream``: the root and the drawn path."""
+        return self.url + self.base_path
 
     def start(self) -> None:
         """The kit's start with this era's handler."""
@@ -140,46 +170,66 @@ class Upstream(MockUpstream):
         )
         self._thread.start()
 
-    # -- the slow answer's connection ----------------------------------------------------
-    def slow_open(self, conn: socket.socket) -> None:
-        with self._lock:
-            self._slow, self._slow_state = conn, "open"
+    # -- an answer's bookkeeping (the handler's thread) ----------------------------------
+    def asked(self) -> tuple[int | None, bool]:
+        """The seq of this thread's last ask when its answer is a 503 of ours (its leaving
+        is noted), and whether its client may give up on it (watched, slow)."""
+        return getattr(self._local, "seq", None), getattr(self._local, "watched", False)
 
-    def slow_abandoned(self) -> bool:
+    def answered(self, seq: int) -> None:
+        with self._lock:
+            self._write({"phase": self._phase, "mark": "answered", "answer_to": seq})
+
+    # -- the slow answers' connections ---------------------------------------------------
+    def slow_open(self, conn: socket.socket, seq: int | None = None) -> None:
+        with self._lock:
+            self._slow[conn] = "open"
+
+    def slow_abandoned(self, conn: socket.socket) -> bool:
         """True once the slow answer's client closed its connection (then it no longer
         counts as in flight; a ``gave-up`` line records when)."""
         with self._lock:
-            return self._reap()
+            self._reap()
+            return self._slow.get(conn) == "gone"
 
-    def slow_close(self) -> bool:
+    def slow_close(self, conn: socket.socket) -> bool:
         """The slow answer is about to leave: False when its client already gave up."""
         with self._lock:
-            if self._reap():
+            self._reap()
+            if self._slow.get(conn) != "open":
                 return False
-            self._slow_state = "answered"
+            self._slow[conn] = "answered"
             self._inflight -= 1
             return True
 
-    def _reap(self) -> bool:  # under the lock
-        if self._slow_state == "open" and self._slow is not None and _closed(self._slow):
-            self._slow_state = "gone"
-            self._inflight -= 1
-            self._write(
-                {
-                    "phase": self._phase,
-                    "mark": "gave-up",
-                    "page": self.dataset.faults.slow_page,
-                }
-            )
-        return self._slow_state == "gone"
+    def _reap(self) -> None:  # under the lock
+        for conn, state in list(self._slow.items()):
+            if state == "open" and _closed(conn):
+                self._slow[conn] = "gone"
+                self._inflight -= 1
+                self._write(
+                    {
+                        "phase": self._phase,
+                        "mark": "gave-up",
+                        "page": self.dataset.faults.slow_page,
+                    }
+                )
+
+    def _within(self, raw_path: str) -> str:
+        """The path under --upstream's, or one recorded outside it (a 404)."""
+        if raw_path.startswith(self.base_path + "/"):
+            return raw_path[len(self.base_path) :]
+        return OUTSIDE + raw_path
 
     def decide(self, method: str, raw_path: str) -> tuple[int, Any, float, dict[str, str]]:
+        self._local.seq, self._local.watched = None, False
+        raw_path = self._within(raw_path)
         split = urlsplit(raw_path)
         cursor = cursor_in(raw_path)
         page = self.dataset.page_of(cursor) if split.path == RESOURCE else None
         faults = self.dataset.faults
         with self._lock:
-            self._reap()  # a client that gave up on the slow answer is not concurrent
+            self._reap()  # a client that gave up on a slow answer is not concurrent
             offline = self._offline
             failed = self._failures.get(page, 0) if page is not None else 0
             fault = None
@@ -189,6 +239,8 @@ class Upstream(MockUpstream):
                 fault = "retry-after" if failed + 1 in self.retry_afters else "unavailable"
             elif page == faults.retry_after_page and failed < self.resets:
                 fault = "reset"
+            elif page == faults.slow_page and not failed:
+                fault = "slow-503"
             elif page in self.blips and not failed:
                 fault = "blip"
             if fault is not None:
@@ -196,6 +248,11 @@ class Upstream(MockUpstream):
                 inflight = self._inflight - self._delayed
                 self._inflight += 1
                 status = 0 if fault == "reset" else 503
+                delay = (
+                    self.slow_503_s
+                    if fault == "slow-503"
+                    else self.late_503s.get((page, failed + 1), 0.0)  # type: ignore[arg-type]
+                )
                 self._write(
                     {
                         "phase": self._phase,
@@ -207,6 +264,7 @@ class Upstream(MockUpstream):
                         "fault": fault,
                         "items": 0,
                         "inflight": inflight,
+                        **({"delay_s": delay} if delay else {}),
                         **(
                             {"retry_after": self.retry_afters[failed + 1]}
                             if fault == "retry-after"
@@ -214,6 +272,8 @@ class Upstream(MockUpstream):
                         ),
                     }
                 )
+                if status:
+                    self._local.seq, self._local.watched = self._seq, fault == "slow-503"
                 headers = (
                     {"Retry-After": str(self.retry_afters[failed + 1])}
                     if fault == "retry-after"
@@ -221,8 +281,10 @@ class Upstream(MockUpstream):
                 )
                 if page == faults.backoff_page and self.on_503 is not None:
                     self.on_503(page, failed + 1)
-                return status, {"error": fault}, 0.0, headers
+                return status, {"error": fault}, delay, headers
         answer = super().decide(method, raw_path)
+        if answer[2] > 0:
+            self._local.watched = True  # the kit's slow answer
         if answer[2] < 0 and self.held_since is None:
             self.held_since = time.monotonic()
         if answer[0] == 200 and page is not None and self.on_answer is not None:
