@@ -266,6 +266,7 @@ def sync_waits_slow(ev: Evidence) -> Outcome:
             r
             for r in ev.trace
             if r.get("mark") == "gave-up"
+            and r.get("page", page) == page
             and r["seq"] > slow["seq"]
             and life_of(r["phase"]) == life
             and (not again or r["seq"] < again[0]["seq"])
@@ -274,7 +275,7 @@ def sync_waits_slow(ev: Evidence) -> Outcome:
         waited = (min(quits) - slow["t_ms"]) / 1000.0 if quits else None
         ok = ok and (waited is None or waited >= TIMEOUT_S - GIVE_UP_SLACK_S)
         took = ev.slow_503_s if slow["fault"] == "slow-503" else ev.slow_s
-        what = "waited for it" if waited is None else f"gave up or asked again after {waited:.3f} s"
+        what = "waited for it" if waited is None else f"gave up after {waited:.3f} s"
         shown.append(f"{slow['fault']} ({took} s): {what}")
     later = [r for r in ev.requests() if r["seq"] > slows[-1]["seq"] and r["phase"] in LIVES]
     last_page = page == len(ev.dataset.pages) - 1

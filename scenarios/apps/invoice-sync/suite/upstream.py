@@ -40,7 +40,7 @@ class _Handler(MockHandler):
 
     def _answer(self) -> None:
         status, body, delay, headers = self.mock.decide(self.command, self.path)
-        seq, watched = self.mock.asked()
+        seq, page = self.mock.asked()
         if status == 0:  # reset: no answer at all
             self.mock.done(False)
             self.close_connection = True
@@ -53,12 +53,11 @@ class _Handler(MockHandler):
         if delay <= 0:
             self._send(status, body, delay, headers, seq=seq)
             return
-        if not watched:  # a slow 503: in flight while it takes its time
-            time.sleep(delay)
-            self._send(status, body, 0.0, headers, seq=seq)
-            return
+        # a slow answer (a late 503 too): in flight while it takes its time, unless its
+        # client gives up (a timeout) or dies (a SIGKILL): a restarted app's ask is not
+        # concurrent with the dead one's
         conn = self.connection
-        self.mock.slow_open(conn, seq)
+        self.mock.slow_open(conn, page)
         end = time.monotonic() + delay
         while time.monotonic() < end:
             if self.mock.slow_abandoned(conn):
@@ -149,7 +148,8 @@ class Upstream(MockUpstream):
         self.on_answer: Any = None
         self.on_503: Any = None
         self.ui_at = between(seed, "invoice-sync:4.1:ui-at", 5, 8)  # the look mid-sync
-        self._slow: dict[socket.socket, str] = {}  # open, gone (client gave up), answered
+        # open, gone (client gave up), answered; and the page asked for
+        self._slow: dict[socket.socket, tuple[str, int | None]] = {}
         self._local = threading.local()
 
     @property
@@ -171,49 +171,44 @@ class Upstream(MockUpstream):
         self._thread.start()
 
     # -- an answer's bookkeeping (the handler's thread) ----------------------------------
-    def asked(self) -> tuple[int | None, bool]:
+    def asked(self) -> tuple[int | None, int | None]:
         """The seq of this thread's last ask when its answer is a 503 of ours (its leaving
-        is noted), and whether its client may give up on it (watched, slow)."""
-        return getattr(self._local, "seq", None), getattr(self._local, "watched", False)
+        is noted), and the page it asked for."""
+        return getattr(self._local, "seq", None), getattr(self._local, "page", None)
 
     def answered(self, seq: int) -> None:
         with self._lock:
             self._write({"phase": self._phase, "mark": "answered", "answer_to": seq})
 
     # -- the slow answers' connections ---------------------------------------------------
-    def slow_open(self, conn: socket.socket, seq: int | None = None) -> None:
+    def slow_open(self, conn: socket.socket, page: int | None = None) -> None:
         with self._lock:
-            self._slow[conn] = "open"
+            self._slow[conn] = ("open", page)
 
     def slow_abandoned(self, conn: socket.socket) -> bool:
         """True once the slow answer's client closed its connection (then it no longer
         counts as in flight; a ``gave-up`` line records when)."""
         with self._lock:
             self._reap()
-            return self._slow.get(conn) == "gone"
+            return self._slow.get(conn, ("", None))[0] == "gone"
 
     def slow_close(self, conn: socket.socket) -> bool:
         """The slow answer is about to leave: False when its client already gave up."""
         with self._lock:
             self._reap()
-            if self._slow.get(conn) != "open":
+            state, page = self._slow.get(conn, ("", None))
+            if state != "open":
                 return False
-            self._slow[conn] = "answered"
+            self._slow[conn] = ("answered", page)
             self._inflight -= 1
             return True
 
     def _reap(self) -> None:  # under the lock
-        for conn, state in list(self._slow.items()):
+        for conn, (state, page) in list(self._slow.items()):
             if state == "open" and _closed(conn):
-                self._slow[conn] = "gone"
+                self._slow[conn] = ("gone", page)
                 self._inflight -= 1
-                self._write(
-                    {
-                        "phase": self._phase,
-                        "mark": "gave-up",
-                        "page": self.dataset.faults.slow_page,
-                    }
-                )
+                self._write({"phase": self._phase, "mark": "gave-up", "page": page})
 
     def _within(self, raw_path: str) -> str:
         """The path under --upstream's, or one recorded outside it (a 404)."""
@@ -222,7 +217,7 @@ class Upstream(MockUpstream):
         return OUTSIDE + raw_path
 
     def decide(self, method: str, raw_path: str) -> tuple[int, Any, float, dict[str, str]]:
-        self._local.seq, self._local.watched = None, False
+        self._local.seq, self._local.page = None, None
         raw_path = self._within(raw_path)
         split = urlsplit(raw_path)
         cursor = cursor_in(raw_path)
@@ -273,7 +268,7 @@ class Upstream(MockUpstream):
                     }
                 )
                 if status:
-                    self._local.seq, self._local.watched = self._seq, fault == "slow-503"
+                    self._local.seq, self._local.page = self._seq, page
                 headers = (
                     {"Retry-After": str(self.retry_afters[failed + 1])}
                     if fault == "retry-after"
@@ -284,7 +279,7 @@ class Upstream(MockUpstream):
                 return status, {"error": fault}, delay, headers
         answer = super().decide(method, raw_path)
         if answer[2] > 0:
-            self._local.watched = True  # the kit's slow answer
+            self._local.page = page  # the kit's slow answer
         if answer[2] < 0 and self.held_since is None:
             self.held_since = time.monotonic()
         if answer[0] == 200 and page is not None and self.on_answer is not None:
