@@ -523,3 +523,20 @@ def test_the_mock_serves_under_the_drawn_path_and_notes_when_a_503_left(m: Any, 
     assert [r.get("path") for r in trace if "path" in r][: len(outside)] == [
         "/outside-base" + p + RESOURCE for p in outside
     ]
+
+
+@pytest.mark.integration
+def test_a_late_503_whose_client_died_is_not_in_flight(m: Any, mock: Any) -> None:
+    """The write trap SIGKILLs the app while a late 503 may still be on its way: the
+    restarted app's ask is not concurrent with the dead one's (a reference failed M-SYNC-8
+    so before the mock reaped it)."""
+    ds = mock.dataset
+    blip = next(b for b in mock.blips if (b, 1) in mock.late_503s)
+    dead = _raw_ask(mock.url, mock.base_path + _path(ds.cursors[blip]))
+    time.sleep(0.1)
+    dead.close()  # what a SIGKILL does to its socket
+    time.sleep(0.1)
+    with urllib.request.urlopen(mock.base_url + _path(ds.cursors[blip]), timeout=5) as answer:
+        assert answer.status == 200
+    asks = [r for r in mock.records() if r.get("page") == blip and "path" in r]
+    assert [(r["status"], r["inflight"]) for r in asks] == [(503, 0), (200, 0)]
