@@ -540,3 +540,20 @@ def test_a_late_503_whose_client_died_is_not_in_flight(m: Any, mock: Any) -> Non
         assert answer.status == 200
     asks = [r for r in mock.records() if r.get("page") == blip and "path" in r]
     assert [(r["status"], r["inflight"]) for r in asks] == [(503, 0), (200, 0)]
+
+
+@pytest.mark.unit
+def test_a_retry_sent_before_the_late_503_left_is_not_a_short_pause(m: Any, tmp_path: Path) -> None:
+    """A hedger asks again while the slow 503 is still on its way (M-SYNC-8's miss): its
+    pause is judged from its ask, not from an answer it never waited for."""
+    page = m.dataset(SEED).faults.slow_page
+    life = "after-write-kill"
+    trace = [
+        {"seq": 1, "t_ms": 1000.0, "phase": life, "path": RESOURCE, "page": page}
+        | {"status": 503, "fault": "slow-503", "inflight": 0},
+        {"seq": 2, "t_ms": 8200.0, "phase": life, "path": RESOURCE, "page": page}
+        | {"status": 200, "fault": "slow", "inflight": 1},
+        {"seq": 3, "t_ms": 9500.0, "phase": life, "mark": "answered", "answer_to": 1},
+    ]
+    ev = _evidence(m, tmp_path, trace=trace)
+    assert ev.pauses(ev.page_requests(page)) == [7.2]

@@ -129,7 +129,10 @@ class Evidence:
         for prev, nxt in itertools.pairwise(asks):
             if prev.get("status") == 200:
                 break
-            out.append((nxt["t_ms"] - left.get(prev["seq"], prev["t_ms"])) / 1000.0)
+            since = left.get(prev["seq"], prev["t_ms"])
+            if since > nxt["t_ms"]:  # asked again before the answer came: M-SYNC-8's
+                since = prev["t_ms"]
+            out.append((nxt["t_ms"] - since) / 1000.0)
         return out
 
     def page_requests(self, page: int) -> list[dict[str, Any]]:
