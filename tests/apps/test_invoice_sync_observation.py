@@ -197,8 +197,8 @@ def test_every_plain_page_after_the_kill_answers_one_503_first(m: Any, tmp_path:
     for page in blips:
         cursor = mock.dataset.cursors[page]
         path = RESOURCE + ("" if cursor is None else f"?cursor={quote(cursor, safe='')}")
-        assert mock.decide("GET", path)[0] == 503  # once, no Retry-After
-        assert mock.decide("GET", path)[0] == 200
+        assert mock.decide("GET", mock.base_path + path)[0] == 503  # once, no Retry-After
+        assert mock.decide("GET", mock.base_path + path)[0] == 200
 
 
 def test_a_short_first_pause_seen_only_on_a_blip_fails(m: Any, tmp_path: Path) -> None:

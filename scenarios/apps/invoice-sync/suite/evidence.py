@@ -1,5 +1,6 @@
 """What one execution of the app leaves for the checks: the evidence and its readers."""
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from harness.scoring.appkit.grading import (
 )
 from harness.scoring.appkit.mockdep import RESOURCE
 
-from .schedule import BACKOFF_PLAIN, SLOW_S
+from .schedule import BACKOFF_PLAIN, SLOW_RANGES
 
 STATES = ("syncing", "done")  # "failed" only when the sync stops for good: never here
 
@@ -66,7 +67,8 @@ class Evidence:
     evidence_dir: Path
     backoff_run: int = BACKOFF_PLAIN + 2
     retry_afters: dict[int, int] = field(default_factory=dict)  # backoff run position: s
-    slow_s: float = SLOW_S[0]
+    slow_s: float = SLOW_RANGES[0][0]  # the slow page's 200 (its retry)
+    slow_503_s: float = SLOW_RANGES[0][0]  # the slow page's first ask's 503
     write_kill_page: int = 0
     confinement: str = ""
     healthy: bool = False
@@ -118,6 +120,26 @@ class Evidence:
             for r in self.trace
             if r.get("path") == RESOURCE and (phase is None or r["phase"] == phase)
         ]
+
+    def left_at(self) -> dict[int, float]:
+        """When each 503's answer left the mock (trace ms), by the ask's seq."""
+        return {r["answer_to"]: r["t_ms"] for r in self.trace if r.get("mark") == "answered"}
+
+    def pauses(self, asks: list[dict[str, Any]]) -> list[float]:
+        """Seconds from each answer leaving (the ask, when no answer left: a reset, a
+        client that gave up) to the next ask, up to the first 200: what a client paused,
+        plus its latency, never less (``gaps`` judged from the ask, which a slow 503
+        made long)."""
+        left = self.left_at()
+        out: list[float] = []
+        for prev, nxt in itertools.pairwise(asks):
+            if prev.get("status") == 200:
+                break
+            since = left.get(prev["seq"], prev["t_ms"])
+            if since > nxt["t_ms"]:  # asked again before the answer came: M-SYNC-8's
+                since = prev["t_ms"]
+            out.append((nxt["t_ms"] - since) / 1000.0)
+        return out
 
     def page_requests(self, page: int) -> list[dict[str, Any]]:
         return [r for r in self.requests() if r.get("page") == page and r["phase"] in LIVES]

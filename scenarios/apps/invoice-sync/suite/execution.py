@@ -264,11 +264,11 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
                 "--data",
                 "{data}/" + DATA_DIR,  # not there yet, nor its parents: the app creates it
                 "--upstream",
-                mock.url,
+                mock.base_url,  # with a drawn path: the SPEC's GET {URL}/v1/invoices
             ]
             ev = Evidence(dataset=mock.dataset, evidence_dir=evidence_dir)
             ev.backoff_run, ev.retry_afters = mock.run, mock.retry_afters
-            ev.slow_s = mock.slow_delay
+            ev.slow_s, ev.slow_503_s = mock.slow_delay, mock.slow_503_s
             ev.write_kill_page = write_kill_page(seed, mock.dataset.faults)
             ev.confinement = f"{jail.mode}: {jail.statement()}"
             with AppProcess(

@@ -45,7 +45,22 @@ RETRY_AFTER_SMALL = (1, 3)  # seconds, drawn per seed
 RETRY_AFTER_S = 6  # one second past the backoff's 5 s cap: Retry-After is not capped
 
 
-SLOW_S = (7.0, 7.5)  # the slow page's delay, drawn per seed: past a 6.5 s hedge
+SLOW_S = (7.0, 7.5)  # the 4.1 slow answer's range (a hedge after 6.5 s shows)
+
+
+#: the slow page's two slow answers (4.2): its first ask answers a 503 slowly, its retry
+#: a 200 slowly, one of them drawn from each range (which one, per seed): any timeout or
+#: hedge from 6 s to 8.3 s shows on every seed (its retry comes 0.2 s after it), one up
+#: to 9.8 s on some; a timeout kept short only on a retry (or only on a first ask) shows
+SLOW_RANGES = ((7.0, 8.5), (8.5, 10.0))
+
+
+#: how long a slow 503 takes to arrive (drawn per 503): a pause or a Retry-After counted
+#: from the send, not from the answer, comes short by that much
+SLOW_503_S = (0.3, 1.5)
+
+
+SLOW_503_MORE = 2  # slow 503s drawn in the backoff run besides its first and small Retry-After
 
 
 GIVE_UP_SLACK_S = 0.05  # a client's 6 s timer starts a little after the ask arrived
@@ -333,9 +348,51 @@ def backoff_schedule(seed: str) -> tuple[int, dict[int, int]]:
     }
 
 
+def _draw(seed: str, label: str, low: float, high: float) -> float:
+    return round(low + (high - low) * rng(seed, label).random(), 2)
+
+
+def slow_delays(seed: str) -> tuple[float, float]:
+    """The slow page's slow 503 (its first ask) and slow 200 (its retry), in seconds."""
+    low, high = (
+        _draw(seed, f"invoice-sync:4.2:slow:{i}", *bounds) for i, bounds in enumerate(SLOW_RANGES)
+    )
+    return (high, low) if rng(seed, "invoice-sync:4.2:slow-order").random() < 0.5 else (low, high)
+
+
 def slow_delay(seed: str) -> float:
-    low, high = SLOW_S
-    return round(low + (high - low) * rng(seed, "invoice-sync:4.1:slow").random(), 2)
+    """The slow page's 200 (asked again after its slow 503)."""
+    return slow_delays(seed)[1]
+
+
+def slow_503s(seed: str, blips: tuple[int, ...] = ()) -> dict[tuple[int, int], float]:
+    """The 503s that take a while to arrive, by (page, n-th 503 of it): the backoff page's
+    first (M-SYNC-3 on every seed) and its small Retry-After (M-SYNC-5), ``SLOW_503_MORE``
+    more of its run, and about half of the blips (a few stay prompt). The backoff page is
+    named -1 here (``Upstream`` maps it)."""
+    run, retry_afters = backoff_schedule(seed)
+    small = min(retry_afters)
+    r = rng(seed, "invoice-sync:4.2:slow-503-at")
+    others = [n for n in range(2, run + 1) if n != small]
+    at = {(-1, n) for n in (1, small, *r.sample(others, SLOW_503_MORE))}
+    at |= {(b, 1) for b in blips if r.random() < 0.5}
+    return {
+        key: _draw(seed, f"invoice-sync:4.2:slow-503:{key[0]}:{key[1]}", *SLOW_503_S)
+        for key in sorted(at)
+    }
+
+
+#: --upstream's path (4.2): the SPEC asks ``GET {URL}/v1/invoices``, and a URL with a path
+#: is a URL; the mock serves under it and answers 404 elsewhere
+BASE_WORDS = ("api", "upstream", "billing", "v2", "ledger", "gateway", "svc", "eu-west")
+
+
+def base_path(seed: str) -> str:
+    """A drawn path of 1-3 segments, no trailing slash (e.g. ``/billing/api``)."""
+    r = rng(seed, "invoice-sync:4.2:base-path")
+    words = r.sample(BASE_WORDS, r.randint(1, 3))
+    words[-1] += "-" + derive_bytes(seed, "invoice-sync:4.2:base-tail").hex()[:4]
+    return "".join("/" + w for w in words)
 
 
 def resets(seed: str) -> int:
