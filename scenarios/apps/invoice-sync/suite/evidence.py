@@ -89,6 +89,9 @@ class Evidence:
     restore_error: str | None = None
     restored: Fetched | None = None
     ui_during_sync: UiSample | None = None
+    shown: list[tuple[str | None, int, str, int]] = field(default_factory=list)
+    shapes: set[str] = field(default_factory=set)  # "tables=N,bodies=M" while rows showed
+    structure: dict[str, int] = field(default_factory=dict)  # tables, bodies at the end
     fresh_dir_status: Any = None  # /api/status after --data was replaced by an empty folder
     fresh_dir_error: str | None = None
     data_files: list[str] = field(default_factory=list)
