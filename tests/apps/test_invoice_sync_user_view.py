@@ -176,3 +176,41 @@ def test_the_scan_sees_what_a_user_can_scroll_to(m: Any, tmp_path: Path, name: s
         assert any(v[:3] == ("I0", 3, "1") for v in log.values)
         assert any(v[:3] == ("I0", 3, "0.00") for v in log.values)
         assert log.shapes == {"tables=1,bodies=1"}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+def test_a_row_cut_by_a_network_chunk_is_not_read_half(m: Any, tmp_path: Path) -> None:
+    """The page arrives in two chunks 0.5 s apart, split inside a name and an amount:
+    the parser shows the half row for a moment, which no user reads as a value."""
+    page = (
+        '<!doctype html><html><head><meta charset="utf-8"></head><body><table><tbody>'
+        f"{ROWS}</tbody></table></body></html>"
+    ).encode()
+    cut = page.index(b"Customer 150") + 5
+
+    class Chunked(_Quiet):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page[:cut])
+            self.wfile.flush()
+            threading.Event().wait(0.5)
+            self.wfile.write(page[cut:])
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Chunked)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with browser_session(tmp_path) as j:
+            log = m.ShownLog()
+            m.install_watch(j.page, log)
+            j.goto(f"http://127.0.0.1:{server.server_port}/")
+            m.sweep(j.page)
+            j.page.wait_for_timeout(100)
+    finally:
+        server.shutdown()
+    names = {v[2] for v in log.values if v[1] == 1}
+    assert "Customer 150" in names and not [n for n in names if n.startswith("Cus ")]
+    assert "Custo" not in names

@@ -18,7 +18,8 @@ Two readers the console checks grade (``console``, ``money``), both in the brows
   the page's structure (tables, bodies).
 - ``WATCH_JS``: installed with ``add_init_script`` before the first navigation, it
   reports every text any ``tbody`` cell displays (a ``MutationObserver``, flushed before
-  the page paints, and a sweep every second for a style that reveals a cell) with the
+  the page paints, and a sweep every second for a style that reveals a cell; while the
+  page is parsed, a row is read once the parser moved past it) with the
   number of tables and bodies, through an exposed function, across reloads: the
   checks judge every value ever shown, not the page at moments.
 """
@@ -278,10 +279,16 @@ WATCH_JS = (
   const flush = () => {
     const out = [];
     const t = Math.round(performance.now());
+    const parsing = document.readyState === 'loading';
+    const later = new Set();
     for (const cell of pending) {
-      if (!cell.isConnected || !visible(cell)) continue;
+      if (!cell.isConnected) continue;
       const tr = cell.closest('tr');
       if (!tr || !tr.closest('tbody')) continue;
+      // while the parser may still be inside it (a network chunk ends mid-text), the
+      // last row is not shown yet as it will be: read it once the parser moved on
+      if (parsing && !tr.nextElementSibling) { later.add(cell); continue; }
+      if (!visible(cell)) continue;
       const idx = Array.prototype.indexOf.call(tr.querySelectorAll('td'), cell);
       const text = cell.innerText.trim();
       if (!text || idx < 0) continue;
@@ -290,7 +297,7 @@ WATCH_JS = (
       seen.add(key);
       out.push([tr.getAttribute('data-id'), idx, text, t]);
     }
-    pending = new Set();
+    pending = later;
     if (document.querySelector('tbody tr')) {
       const shape = 'tables=' + document.getElementsByTagName('table').length +
         ',bodies=' + document.getElementsByTagName('tbody').length;
@@ -318,6 +325,7 @@ WATCH_JS = (
     for (const d of document.querySelectorAll('tbody td')) pending.add(d);
     flush();
   };
+  document.addEventListener('DOMContentLoaded', window.__isWatchSweep);
   setInterval(window.__isWatchSweep, 1000);
 })();"""
 ).replace("BINDING", WATCH_BINDING)
