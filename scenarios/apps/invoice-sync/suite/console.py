@@ -263,4 +263,8 @@ def ui_one_table(ev: Evidence) -> Outcome:
         return page_rows(ev)[1] if ev.probe is None else absent("the page was not read")
     shapes = {f"tables={ev.structure['tables']},bodies={ev.structure['bodies']}"} | ev.shapes
     ok = shapes == {"tables=1,bodies=1"}
-    return graded(1.0 if ok else 0.0, f"page shapes seen (with rows): {sorted(shapes)}")
+    return graded(
+        1.0 if ok else 0.0,
+        f"page shapes seen (with rows): {sorted(shapes)}; read at the end over "
+        f"{ev.structure.get('positions')} scroll positions in {ev.structure.get('scan_ms')} ms",
+    )

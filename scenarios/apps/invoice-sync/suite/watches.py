@@ -287,9 +287,11 @@ class PageWatch:
                         url, None, 0, 0, console_errors=j.console_errors, error=str(exc)
                     )
                     return
+                scan_from = time.monotonic()
                 seen = user_rows(j.page)
                 rows = list(seen["rows"])
                 self.structure = {k: int(seen[k]) for k in ("tables", "bodies", "positions")}
+                self.structure["scan_ms"] = int((time.monotonic() - scan_from) * 1000)
                 with contextlib.suppress(PlaywrightError):
                     sweep(j.page)
                     j.page.wait_for_timeout(100)
