@@ -478,6 +478,8 @@ def test_a_row_cut_before_its_cells_fails_the_names_without_raising(m: Any, tmp_
     rows.append({"id": data.invoices[4].id, "cells": [], "visible": False})
     out = m.ui_escaped(_evidence(m, tmp_path, probe=probe))
     assert out.score < 1.0 and "''" in out.detail
+
+
 # -- 4.2: the upstream's timing and shape over the whole range -------------------------------
 # (red team 4: a pause or a Retry-After counted from the send, a timeout short only on a
 # retry, a hedge after 7 s, --upstream's path dropped; tests/data/invoice-sync-redteam4)

@@ -177,3 +177,94 @@ def ui_console_clean(ev: Evidence) -> Outcome:
         f"{len(errors)} console errors over {ev.timings.get('browser_s')} s on the page "
         f"(mid-sync to the end): {errors[:2]}",
     )
+
+
+def shown_values(
+    ev: Evidence, cells: tuple[int, ...]
+) -> tuple[list[tuple[str, int, str, int]], Outcome | None]:
+    """Every text the watch saw a cell of ``cells`` display in a row of a fixture
+    invoice, from the browser's first look (mid-sync) to the end, or why none."""
+    if ev.probe is None:
+        return [], page_rows(ev)[1]
+    got = [
+        (rid, idx, text, t)
+        for rid, idx, text, t in ev.shown
+        if rid is not None
+        and rid in ev.dataset.by_id
+        and (idx in cells or (idx >= 4 and 4 in cells))
+    ]
+    if not got:
+        return [], absent("no value of these cells was ever shown in an invoice's row")
+    return got, None
+
+
+def judge_throughout(ev: Evidence, cells: tuple[int, ...], want: Any, what: str) -> Outcome:
+    values, why = shown_values(ev, cells)
+    if why is not None:
+        return why
+    bad = [v for v in values if v[2] != want(v)]
+    shown_ids = len({v[0] for v in values})
+    detail = f"{len(values)} distinct {what} shown over the watch ({shown_ids} rows)"
+    if bad:
+        rid, idx, text, t = bad[0]
+        detail += (
+            f"; {len(bad)} not as the SPEC renders them, first: row {rid} cell {idx} showed "
+            f"{text[:60]!r} {t / 1000:.1f} s into a page load, SPEC: {want(bad[0])[:60]!r}"
+        )
+    return graded(0.0 if bad else 1.0, detail)
+
+
+@suite.check(
+    "ui.cells_throughout",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-2",),
+    harm="flickering table: at some moment a row's id or currency cell shows something "
+    "else, or a row shows more than four cells",
+)
+def ui_cells_throughout(ev: Evidence) -> Outcome:
+    """Every id and currency text any row displayed while the browser watched (a
+    MutationObserver from the first load, ``user_view``) is the invoice's own; no row
+    ever showed a fifth cell."""
+    by_id = ev.dataset.by_id
+
+    def want(v: tuple[str, int, str, int]) -> str:
+        rid, idx = v[0], v[1]
+        return rid if idx == 0 else by_id[rid].currency if idx == 2 else "(no fifth cell)"
+
+    return judge_throughout(ev, (0, 2, 4), want, "id, currency and extra cell texts")
+
+
+@suite.check(
+    "ui.names_throughout",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-4",),
+    harm="flickering names: at some moment a customer cell shows other text than the name",
+)
+def ui_names_throughout(ev: Evidence) -> Outcome:
+    """Every customer text any row displayed while the browser watched is the name as
+    received (as a browser lays text out)."""
+    by_id = ev.dataset.by_id
+    return judge_throughout(ev, (1,), lambda v: shown(by_id[v[0]].customer), "customer texts")
+
+
+@suite.check(
+    "ui.one_table",
+    tier="ui",
+    root="app.health",
+    musts=("M-UI-2",),
+    harm="split table: the page holds more (or fewer) than one table or table body",
+)
+def ui_one_table(ev: Evidence) -> Outcome:
+    """One ``<table>`` and one ``<tbody>`` at the end and at every moment the watch saw
+    rows (M-UI-2: "a page with one <table> whose <tbody> holds one row per invoice")."""
+    if ev.probe is None or not ev.structure:
+        return page_rows(ev)[1] if ev.probe is None else absent("the page was not read")
+    shapes = {f"tables={ev.structure['tables']},bodies={ev.structure['bodies']}"} | ev.shapes
+    ok = shapes == {"tables=1,bodies=1"}
+    return graded(
+        1.0 if ok else 0.0,
+        f"page shapes seen (with rows): {sorted(shapes)}; read at the end over "
+        f"{ev.structure.get('positions')} scroll positions in {ev.structure.get('scan_ms')} ms",
+    )

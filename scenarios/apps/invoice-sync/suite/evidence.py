@@ -97,6 +97,9 @@ class Evidence:
     startup_kills: list[tuple[str, Fetched]] = field(default_factory=list)
     startup_kill_detail: str = ""
     startup_kill_error: str | None = None
+    shown: list[tuple[str | None, int, str, int]] = field(default_factory=list)
+    shapes: set[str] = field(default_factory=set)  # "tables=N,bodies=M" while rows showed
+    structure: dict[str, int] = field(default_factory=dict)  # tables, bodies at the end
     fresh_dir_status: Any = None  # /api/status after --data was replaced by an empty folder
     fresh_dir_error: str | None = None
     data_files: list[str] = field(default_factory=list)

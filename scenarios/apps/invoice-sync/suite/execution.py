@@ -162,6 +162,8 @@ def _run(
         page_watch.finish()
         ev.probe, ev.probe_error = page_watch.probe, page_watch.error
         ev.ui_during_sync = page_watch.during
+        ev.shown, ev.shapes = page_watch.shown.values, page_watch.shown.shapes
+        ev.structure = page_watch.structure
         ev.timings["browser_s"] = page_watch.seconds
         status.life += 1
         mock.mark_phase("offline")

@@ -14,6 +14,7 @@ MODULES = (
     "evidence.py",
     "upstream.py",
     "watches.py",
+    "user_view.py",
     "execution.py",
     "status.py",
     "sync_faults.py",

@@ -7,6 +7,7 @@ from harness.scoring.appkit.grading import (
     each,
 )
 
+from .console import judge_throughout
 from .evidence import Evidence, expected_rows
 from .grader import suite
 
@@ -46,3 +47,20 @@ def money_exact(ev: Evidence) -> Outcome:
             f" != {expected[r['id']].display_amount}"
         ),
     )
+
+
+@suite.check(
+    "money.exact_throughout",
+    critical=True,
+    severity="money",
+    root="app.health",
+    musts=("M-MONEY-1",),
+    harm="wrong money at some moment: an amount cell showed other text than the exact "
+    "amount while the page was watched (a refresh, a placeholder, a rounded first draw)",
+)
+def money_exact_throughout(ev: Evidence) -> Outcome:
+    """Every text any amount cell displayed from the browser's first look (mid-sync)
+    to the end (``user_view``'s watch) is the SPEC's rendering of its invoice's amount;
+    an empty cell is no amount shown."""
+    by_id = ev.dataset.by_id
+    return judge_throughout(ev, (3,), lambda v: by_id[v[0]].display_amount, "amount texts")

@@ -13,9 +13,13 @@ parents do not exist yet (the SPEC says create it). The run, three lives and two
    lands inside the page's commit, or between two of its writes;
 3. respawn it with the upstream down and read what it serves (what survived), then let
    it finish (through a reset, a run of eleven 503s with Retry-After inside it, a slow
-   page); a browser watches its page from this restart to the end (console errors
-   throughout), reads its rows mid-sync (while the app waits on the 503 run) against
-   what /api/invoices lists then, and reads the rendered table at the end;
+   page); a browser watches its page from this restart to the end (console errors and
+   every text a row's cell ever displays, judged against the SPEC's rendering:
+   ``user_view``), reads its rows mid-sync (while the app waits on the 503 run) against
+   what /api/invoices lists then, and reads the rendered table at the end as a user
+   does: scrolling with the wheel or the keyboard over both axes, never
+   programmatically (a cell counts when every part of it was seen inside the window,
+   not clipped, not covered);
 4. SIGKILL again after completion, take the upstream offline, respawn, read what survived;
 5. SIGKILL, move --data away, respawn with the same arguments: an empty folder must not
    read "done" (state kept anywhere but --data shows).

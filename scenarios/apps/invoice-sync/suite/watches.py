@@ -22,6 +22,7 @@ from harness.scoring.appkit.procs import AppProcess
 
 from .evidence import Sample, UiSample, WatchLog
 from .upstream import Upstream
+from .user_view import ShownLog, install_watch, sweep, user_rows
 
 HEALTH_AFTER_S = 1.0  # /health is asked this long into the wait on the held page
 
@@ -220,8 +221,10 @@ class PageWatch:
     """A browser, launched when the run starts (its start-up load falls on the first
     life, not on the timed retries), on the app's page from ``go()`` (after the last
     mid-sync restart) to ``finish()``: console errors are collected all along (an
-    auto-refresh that throws every few seconds is seen), then the page is loaded afresh
-    and read (rows, text, screenshot). Playwright's sync API stays on this thread."""
+    auto-refresh that throws every few seconds is seen), every value a cell displays is
+    reported all along (``user_view``'s watch), then the page is loaded afresh and read
+    as a user reads it (scrolled with the wheel, ``user_view.user_rows``: rows, text,
+    screenshot). Playwright's sync API stays on this thread."""
 
     def __init__(self, app: AppProcess, evidence_dir: Path) -> None:
         self._app, self._dir = app, evidence_dir
@@ -232,6 +235,8 @@ class PageWatch:
         self.probe: PageProbe | None = None
         self.error: str | None = None
         self.seconds = 0.0
+        self.shown = ShownLog()  # every value a cell displayed, from go() to the end
+        self.structure: dict[str, int] = {}  # tables, bodies, scroll positions at the end
         self._thread = threading.Thread(target=self._run, name="page-watch", daemon=True)
 
     def __enter__(self) -> "PageWatch":
@@ -278,6 +283,7 @@ class PageWatch:
                 if self._finish.is_set() and self._app.port is None:
                     return
                 url, opened = self._app.url("/"), time.monotonic()
+                install_watch(j.page, self.shown)
                 with contextlib.suppress(PlaywrightError):
                     j.goto(url)  # mid-sync: the console is judged from here
                 while not self._finish.is_set():
@@ -292,7 +298,14 @@ class PageWatch:
                         url, None, 0, 0, console_errors=j.console_errors, error=str(exc)
                     )
                     return
-                rows = j.rows()
+                scan_from = time.monotonic()
+                seen = user_rows(j.page)
+                rows = list(seen["rows"])
+                self.structure = {k: int(seen[k]) for k in ("tables", "bodies", "positions")}
+                self.structure["scan_ms"] = int((time.monotonic() - scan_from) * 1000)
+                with contextlib.suppress(PlaywrightError):
+                    sweep(j.page)
+                    j.page.wait_for_timeout(100)
                 self.probe = PageProbe(
                     url=url,
                     status=j.status,
