@@ -21,7 +21,8 @@ class Store:
 
     def __init__(self, data_dir):
         os.makedirs(data_dir, exist_ok=True)
-        self._db = sqlite3.connect(os.path.join(data_dir, "invoices.db"), check_same_thread=False)
+        self._db = sqlite3.connect(os.path.join(data_dir, "invoices.db"),
+                                   check_same_thread=False)
         self._lock = threading.Lock()
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -55,9 +56,8 @@ class Store:
             rows = self._db.execute(
                 "SELECT id, customer, currency, amount_minor FROM invoices ORDER BY seq"
             ).fetchall()
-        return [
-            {"id": r[0], "customer": r[1], "currency": r[2], "amount_minor": r[3]} for r in rows
-        ]
+        return [{"id": r[0], "customer": r[1], "currency": r[2], "amount_minor": r[3]}
+                for r in rows]
 
     def count(self):
         with self._lock:

@@ -21,8 +21,7 @@ def render(invoices):
     rows = "\n".join(
         '<tr data-id="{id}"><td>{id}</td><td>{customer}</td><td>{currency}</td>'
         '<td class="amount">{amount}</td></tr>'.format(
-            id=html.escape(inv["id"]),
-            customer=html.escape(inv["customer"]),
+            id=html.escape(inv["id"]), customer=html.escape(inv["customer"]),
             currency=html.escape(inv["currency"]),
             amount=format_minor(inv["amount_minor"], inv["currency"]),
         )
