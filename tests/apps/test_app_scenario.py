@@ -142,8 +142,10 @@ def test_empty_skeleton_scores_low_with_one_root_block(scored: Scored) -> None:
 def test_float_money_breaks_only_money_and_fails(scored: Scored) -> None:
     score = scored.float_money
     broken = set(broken_checks(scored.solution, score, 0.01))
-    assert broken == set(_declared("float-money")["breaks"]) == {"money.exact"}
-    assert score.unmet == ["M-MONEY-1"] and score.fired == ["money.exact"]
+    # 4.2: the page is also watched throughout, which sees the same wrong amounts
+    both = {"money.exact", "money.exact_throughout"}
+    assert broken == set(_declared("float-money")["breaks"]) == both
+    assert score.unmet == ["M-MONEY-1"] and set(score.fired) == both
     assert not score.spec_met
 
 

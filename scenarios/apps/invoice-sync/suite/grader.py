@@ -14,6 +14,7 @@ MODULES = (
     "evidence.py",
     "upstream.py",
     "watches.py",
+    "listeners.py",
     "user_view.py",
     "execution.py",
     "status.py",
@@ -27,7 +28,7 @@ MODULES = (
 
 suite = Suite(
     name="invoice-sync",
-    version="4.1.1",
+    version="4.2.0",
     tier_weights={"core": 0.45, "resilience": 0.4, "ui": 0.15},
     class_floors={"dead": 0.0, "money": 0.2, "data": 0.3, "view": 0.5},
     severity_ranking=("dead", "money", "data", "view", "core", "resilience", "ui"),

@@ -1,0 +1,150 @@
+"""apps/invoice-sync 4.2: the fourth red team's apps, scored for real against this era.
+
+A red team that read only the SPEC, ``scenario.yml`` and the reference wrote 21 wrong
+apps and 8 right ones against 4.1.0 (``tests/data/invoice-sync-redteam4``: each a patch on
+the reference, ``TABLE.md`` the verdicts 4.1.0 gave: 16 wrong apps succeeded, 2 right
+ones failed). 4.2.0 closes their classes (the scenario's README): each is applied on the
+reference here and executed (mock upstream, SIGKILLs, chromium, about a minute a tree):
+every wrong one must fail with the MUST it breaks unmet, every right one must succeed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from harness.scoring import Scorer, run_checks
+from harness.scoring.appkit.browser import CHROMIUM
+from harness.scoring.appkit.jail import protecting
+from harness.scoring.compose import Score
+from harness.trial.slot_log import take_slot
+from tests.support.suites import app_suite
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "apps" / "invoice-sync"
+REDTEAM = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-redteam4"
+SEED = "0123456789abcdef"
+
+#: the wrong apps 4.1.0 let succeed, and the MUST each must now be failed for
+WRONG = {
+    # 4.1.0 let these succeed
+    "w-ra-from-send": "M-SYNC-5",
+    "w-timeout-after-503": "M-SYNC-6",
+    "w-id-nocase": "M-SYNC-1",
+    "w-clen-chars-html": "M-UI-2",
+    "w-js-refresh-float": "M-MONEY-1",
+    "w-noscroll": "M-UI-3",
+    "w-empty-page-end": "M-SYNC-1",
+    "w-overlap-on-timeout": "M-SYNC-8",
+    "w-backoff-from-send": "M-SYNC-3",
+    "w-charset-latin1": "M-API-1",
+    "w-two-tables": "M-UI-2",
+    "w-nfc": "M-API-1",
+    "w-bind-all": "M-RUN-1",
+    "w-startup-renumber": "M-DUR-2",
+    "w-urljoin-drops-base": "M-SYNC-1",
+    # 4.1.0 caught these: they stay caught
+    "w-order-last-seen": "M-API-1",
+    "w-entity-passthru": "M-UI-4",
+    "w-seq-per-run": "M-API-1",
+    "w-resume-refetch": "M-DUR-1",
+    "w-restart-wait": "M-DUR-2",
+}
+#: wrong apps whose class this era leaves open (the README says why): strict xfail
+KNOWN_GAP = {"w-giveup-30s": "M-SYNC-2"}  # a 503 run under 30 s: a longer one costs 30 s
+RIGHT = sorted(p.stem for p in REDTEAM.glob("r-*.patch"))
+# 29 executed apps are half an hour of the machine's one scoring slot: CI scores a sample
+# (one per class closed, and the two right apps 4.1.0 failed);
+# HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
+ALL = os.environ.get("HARNESS_TEST_INVOICE_REDTEAM") == "all"
+SAMPLE = {
+    "w-bind-all",
+    "w-startup-renumber",
+    "w-ra-from-send",
+    "w-nfc",
+    "w-noscroll",
+    "r-nowrap",
+}
+
+
+def _sampled(name: str) -> None:
+    if not ALL and name not in SAMPLE:
+        pytest.skip("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
+
+
+@pytest.fixture(scope="module")
+def scorer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path]:
+    return app_suite("invoice-sync"), tmp_path_factory.mktemp("invoice-sync-redteam4")
+
+
+def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
+    module, tmp = scorer
+    tree = tmp / name
+    shutil.copytree(SCENARIO / "solution", tree)
+    patch = REDTEAM / f"{name}.patch"
+    subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True, capture_output=True)
+    evidence = tmp / f"evidence-{name}"
+    with (  # one executed app at a time, as trials score (the machine-wide slot)
+        take_slot(True),
+        protecting([SCENARIO, evidence]),
+        module.context(tree, SEED, evidence) as ctx,
+    ):
+        rows = run_checks(module.suite, ctx)
+    return Scorer(module.suite).score_rows(rows)
+
+
+def _gaps() -> set[str]:
+    """The apps TABLE.md marks as 4.1.0's gaps (a wrong app that passed, a right one that
+    failed), without the reference replaying its own seeds."""
+    gaps = set()
+    for line in (REDTEAM / "TABLE.md").read_text().splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 7 and "GAP" in cells[7] and not cells[1].startswith("ref-"):
+            gaps.add(cells[1])
+    return gaps
+
+
+def test_every_gap_app_is_named_here() -> None:
+    named = {*WRONG, *KNOWN_GAP, *RIGHT}
+    assert _gaps() - {"w-clen-chars-html-2"} <= named
+    assert len(RIGHT) == 8
+    assert {*WRONG, *RIGHT} >= SAMPLE
+    assert all((REDTEAM / f"{n}.patch").is_file() for n in named)
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_wrong_app_of_the_red_team_fails_for_its_must(
+    scorer: tuple[ModuleType, Path], name: str
+) -> None:
+    _sampled(name)
+    score = _score(scorer, name)
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, bad)
+
+
+@pytest.mark.xfail(strict=True, reason="gives up on 503s only after 30 s")
+@pytest.mark.parametrize("name", sorted(KNOWN_GAP))
+def test_a_known_gap_still_succeeds(scorer: tuple[ModuleType, Path], name: str) -> None:
+    if not ALL:  # strict xfail: a skip inside it would read as an unexpected pass
+        pytest.xfail("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
+    score = _score(scorer, name)
+    assert not score.spec_met and KNOWN_GAP[name] in score.unmet, score.unmet
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_right_app_of_the_red_team_passes(scorer: tuple[ModuleType, Path], name: str) -> None:
+    _sampled(name)
+    score = _score(scorer, name)
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert score.spec_met and score.final == 1.0, bad
