@@ -64,6 +64,27 @@ WRONG = {
 #: wrong apps whose class this era leaves open (the README says why): strict xfail
 KNOWN_GAP = {"w-giveup-30s": "M-SYNC-2"}  # a 503 run under 30 s: a longer one costs 30 s
 RIGHT = sorted(p.stem for p in REDTEAM.glob("r-*.patch"))
+#: wrong apps written while 4.2.0 closed those classes (members nobody listed)
+INVENTED_DIR = REDTEAM.parent / "invoice-sync-invented"
+INVENTED = {
+    "i-id-lower": "M-SYNC-1",
+    "i-nfkc": "M-API-1",
+    "i-bmp-only": "M-API-1",
+    "i-clen-api-chars": "M-API-1",
+    "i-stop-no-new": "M-SYNC-1",
+    "i-backoff-send-1.6x": "M-SYNC-3",
+    "i-ra-from-prev-start": "M-SYNC-5",
+    "i-hedge-8s": "M-SYNC-8",
+    "i-urljoin-relative": "M-SYNC-1",
+    "i-div-hidden": "M-UI-3",
+    "i-fixed-footer": "M-UI-3",
+    "i-flash-rounded": "M-MONEY-1",
+    "i-refresh-blink": "M-MONEY-1",
+    "i-bind-dualstack": "M-RUN-1",
+    "i-bind-empty-host": "M-RUN-1",
+    "i-startup-rebuild": "M-DUR-2",
+    "i-startup-clear-done": "M-STATUS-1",
+}
 # 29 executed apps are half an hour of the machine's one scoring slot: CI scores a sample
 # (one per class closed, and the two right apps 4.1.0 failed);
 # HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
@@ -88,12 +109,19 @@ def scorer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path]:
     return app_suite("invoice-sync"), tmp_path_factory.mktemp("invoice-sync-redteam4")
 
 
+def _patch(name: str) -> Path:
+    return (INVENTED_DIR if name.startswith("i-") else REDTEAM) / f"{name}.patch"
+
+
+def _apply(name: str, tree: Path) -> None:
+    shutil.copytree(SCENARIO / "solution", tree)
+    subprocess.run(["git", "apply", str(_patch(name))], cwd=tree, check=True, capture_output=True)
+
+
 def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
     module, tmp = scorer
     tree = tmp / name
-    shutil.copytree(SCENARIO / "solution", tree)
-    patch = REDTEAM / f"{name}.patch"
-    subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True, capture_output=True)
+    _apply(name, tree)
     evidence = tmp / f"evidence-{name}"
     with (  # one executed app at a time, as trials score (the machine-wide slot)
         take_slot(True),
@@ -121,6 +149,23 @@ def test_every_gap_app_is_named_here() -> None:
     assert len(RIGHT) == 8
     assert {*WRONG, *RIGHT} >= SAMPLE
     assert all((REDTEAM / f"{n}.patch").is_file() for n in named)
+
+
+def test_every_app_still_applies_to_the_reference(tmp_path: Path) -> None:
+    """A patch that no longer applies (the reference changed) scores nothing."""
+    assert sorted(p.stem for p in INVENTED_DIR.glob("*.patch")) == sorted(INVENTED)
+    for name in [*WRONG, *KNOWN_GAP, *RIGHT, *INVENTED]:
+        _apply(name, tmp_path / name)
+
+
+@pytest.mark.parametrize("name", sorted(INVENTED))
+def test_an_invented_wrong_app_fails_for_its_must(
+    scorer: tuple[ModuleType, Path], name: str
+) -> None:
+    _sampled(name)
+    score = _score(scorer, name)
+    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    assert not score.spec_met and INVENTED[name] in score.unmet, (score.unmet, bad)
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
