@@ -124,7 +124,11 @@ def start_engine(
         raise InfraError(f"the engine container did not start: {exc}") from exc
     try:
         container.reload()
-        published = container.attrs["NetworkSettings"]["Ports"][f"{PORT}/tcp"][0]["HostPort"]
+        bound = (container.attrs["NetworkSettings"].get("Ports") or {}).get(f"{PORT}/tcp")
+        if not bound:  # it exited before docker published its port (a model it cannot load)
+            tail = container.logs(tail=5).decode("utf-8", "replace").strip()
+            raise InfraError(f"the engine exited before it listened: {tail[-300:]}")
+        published = bound[0]["HostPort"]
         ip = container.attrs["NetworkSettings"]["Networks"]["bridge"]["IPAddress"]
         host = EngineHost(
             name=name,
