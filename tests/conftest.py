@@ -92,6 +92,9 @@ CHAIN_MODULES = frozenset(
         "tests/apps/test_meridian_console_right.py",
         "tests/apps/test_meridian_ledger.py",
         "tests/apps/test_app_scenario.py",
+        "tests/apps/test_invoice_sync_redteam.py",
+        "tests/apps/test_invoice_sync_redteam4.py",
+        "tests/apps/test_invoice_sync_variants.py",
         "tests/report/test_board_browser.py",
     }
 )

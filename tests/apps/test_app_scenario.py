@@ -10,7 +10,6 @@ HARNESS_TEST_APP_CONTROLS=1).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 from types import ModuleType
@@ -20,12 +19,10 @@ import pytest
 import yaml
 
 from harness.scenario.load import load_scenario
-from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
-from harness.trial.slot_log import take_slot
+from tests.support.app_scoring import patched_reference, score_tree, what_failed
 from tests.support.suites import app_suite
 
 pytestmark = [
@@ -60,10 +57,7 @@ def _skeleton(dest: Path) -> Path:
 
 
 def _solution(dest: Path, patch: Path | None = None) -> Path:
-    shutil.copytree(SCENARIO / "solution", dest)
-    if patch:
-        _git("apply", str(patch), cwd=dest)
-    return dest
+    return patched_reference("invoice-sync", dest, patch)
 
 
 class Scored:
@@ -71,8 +65,6 @@ class Scored:
 
     def __init__(self, tmp: Path) -> None:
         self.module = _suite_module()
-        self.scorer = Scorer(self.module.suite)
-        self.seed = "0123456789abcdef"
         self.tmp = tmp
         self.solution = self.score(_solution(tmp / "solution"), "solution")
         self.low = self.score(_solution(tmp / "low", SCENARIO / "low.patch"), "low")
@@ -90,14 +82,7 @@ class Scored:
         }
 
     def score(self, tree: Path, name: str) -> Score:
-        evidence = self.tmp / f"evidence-{name}"
-        with (  # one executed app at a time, as trials score (the machine-wide slot)
-            take_slot(True),
-            protecting([SCENARIO, evidence]),
-            self.module.context(tree, self.seed, evidence) as ctx,
-        ):
-            rows = run_checks(self.module.suite, ctx)
-        return self.scorer.score_rows(rows)
+        return score_tree(self.module, "invoice-sync", tree, self.tmp / f"evidence-{name}")
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +96,7 @@ def _declared(defect: str) -> dict[str, Any]:
 
 def test_reference_solution_passes_every_check(scored: Scored) -> None:
     score = scored.solution
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    bad = what_failed(score)
     assert score.spec_met and score.final == 1.0 and not score.unavailable, bad
     assert (scored.tmp / "evidence-solution" / "invoices.png").stat().st_size > 0
     assert score.era.startswith("invoice-sync@4.")
@@ -120,8 +105,7 @@ def test_reference_solution_passes_every_check(scored: Scored) -> None:
 @pytest.mark.parametrize("name", ["client-rendered", "threads-storage"])
 def test_right_apps_written_differently_meet_every_must(scored: Scored, name: str) -> None:
     score = scored.right[name]
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert score.spec_met, (score.unmet, bad)
+    assert score.spec_met, (score.unmet, what_failed(score))
 
 
 def test_low_tree_boots_but_scores_low_and_fails(scored: Scored) -> None:
@@ -155,7 +139,7 @@ def test_health_waiting_on_the_upstream_fails_for_its_must(scored: Scored) -> No
     # /health can hang past the 10 s boot budget: the restart then fails, and the MUSTs
     # after it with it (the verdict is the same: failed, M-HEALTH-2 among the unmet)
     score = scored.health_waits
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
+    bad = what_failed(score)
     assert not score.spec_met and "M-HEALTH-2" in score.unmet, bad
     assert "health.during_sync" in bad, bad
 

@@ -3,7 +3,8 @@
 A red team that never read the grader wrote 49 wrong apps and 11 right ones against
 4.0.0 (``tests/data/invoice-sync-redteam3``: each a ``diff.patch`` on the reference,
 its ``NOTE.md`` and the verdict 4.0.0 gave); 20 wrong apps succeeded. Each is applied on
-the reference here and executed (mock upstream, SIGKILLs, chromium, about 45 s a tree):
+the reference here and executed (mock upstream, SIGKILLs, chromium, about a minute a tree;
+CI scores a sample):
 every wrong one must fail with the MUST it breaks unmet, every right one must succeed.
 
 Not here: ``w38-journal-memory`` (journal_mode=MEMORY, synchronous=OFF: a SIGKILL between
@@ -19,19 +20,21 @@ lands inside a page's first transaction: a known gap, strict xfail.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
-from harness.trial.slot_log import take_slot
+from tests.support.app_scoring import (
+    OUTSIDE_SAMPLE,
+    SCORE_ALL,
+    patched_reference,
+    sampled,
+    score_tree,
+    what_failed,
+)
 from tests.support.suites import app_suite
 
 pytestmark = [
@@ -40,10 +43,7 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = ROOT / "scenarios" / "apps" / "invoice-sync"
 REDTEAM = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-redteam3"
-SEED = "0123456789abcdef"
 
 #: the wrong apps 4.0.0 let succeed, and the MUST each must now be failed for
 WRONG = {
@@ -68,23 +68,10 @@ WRONG = {
 KNOWN_GAP = {"w22-done-flag-separate-tx": "M-DUR-3"}
 NOT_OBSERVABLE = {"w38-journal-memory", "w39-no-store-lock"}
 RIGHT = sorted(p.name for p in REDTEAM.glob("r*") if (p / "diff.patch").is_file())
-# 29 executed apps at ~45 s each are 22 minutes of the machine's one scoring slot: CI
-# scores a fixed sample (four classes of wrong app, an app exactly at the SPEC's bounds and
-# one with another storage mode); HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
-ALL = os.environ.get("HARNESS_TEST_INVOICE_REDTEAM") == "all"
-SAMPLE = {
-    "w01-retry-after-first-only",
-    "w16-single-threaded-server",
-    "w20-ui-empty-while-syncing",
-    "w29-customer-stripped",
-    "r02-exact-bounds",
-    "r07-wal-normal",
-}
-
-
-def _sampled(name: str) -> None:
-    if not ALL and name not in SAMPLE:
-        pytest.skip("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
+# 29 executed apps at about a minute each are half an hour of the machine's one scoring
+# slot: CI scores a sample (Retry-After honoured in every run, an app with another
+# storage mode); HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
+SAMPLE = {"w01-retry-after-first-only", "r07-wal-normal"}
 
 
 @pytest.fixture(scope="module")
@@ -94,25 +81,16 @@ def scorer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path]:
 
 def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
     module, tmp = scorer
-    tree = tmp / name
-    shutil.copytree(SCENARIO / "solution", tree)
     patch = REDTEAM / name / "diff.patch"
     # the wrong apps' patches name absolute paths (/work/rt3/<app>/invoicesync/...), the
     # right apps' relative ones (../ref/invoicesync/... -> invoicesync/...)
     command = (
-        ["patch", "-p0", "-s", "-f", "--no-backup-if-mismatch", "-i", str(patch)]
+        ("patch", "-p0", "-s", "-f", "--no-backup-if-mismatch", "-i")
         if name.startswith("r")
-        else ["git", "apply", "-p4", str(patch)]
+        else ("git", "apply", "-p4")
     )
-    subprocess.run(command, cwd=tree, check=True, capture_output=True)
-    evidence = tmp / f"evidence-{name}"
-    with (  # one executed app at a time, as trials score (the machine-wide slot)
-        take_slot(True),
-        protecting([SCENARIO, evidence]),
-        module.context(tree, SEED, evidence) as ctx,
-    ):
-        rows = run_checks(module.suite, ctx)
-    return Scorer(module.suite).score_rows(rows)
+    tree = patched_reference("invoice-sync", tmp / name, patch, command)
+    return score_tree(module, "invoice-sync", tree, tmp / f"evidence-{name}")
 
 
 def test_every_gap_app_is_named_here() -> None:
@@ -129,24 +107,22 @@ def test_every_gap_app_is_named_here() -> None:
 def test_a_wrong_app_of_the_red_team_fails_for_its_must(
     scorer: tuple[ModuleType, Path], name: str
 ) -> None:
-    _sampled(name)
+    sampled(name, SAMPLE)
     score = _score(scorer, name)
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, bad)
+    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, what_failed(score))
 
 
 @pytest.mark.xfail(strict=True, reason="a kill between the last page and its done flag")
 @pytest.mark.parametrize("name", sorted(KNOWN_GAP))
 def test_a_known_gap_still_succeeds(scorer: tuple[ModuleType, Path], name: str) -> None:
-    if not ALL:  # strict xfail: a skip inside it would read as an unexpected pass
-        pytest.xfail("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
+    if not SCORE_ALL:  # strict xfail: a skip inside it would read as an unexpected pass
+        pytest.xfail(OUTSIDE_SAMPLE)
     score = _score(scorer, name)
     assert not score.spec_met and KNOWN_GAP[name] in score.unmet, score.unmet
 
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_right_app_of_the_red_team_passes(scorer: tuple[ModuleType, Path], name: str) -> None:
-    _sampled(name)
+    sampled(name, SAMPLE)
     score = _score(scorer, name)
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert score.spec_met and score.final == 1.0, bad
+    assert score.spec_met and score.final == 1.0, what_failed(score)

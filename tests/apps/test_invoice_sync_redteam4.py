@@ -4,25 +4,28 @@ A red team that read only the SPEC, ``scenario.yml`` and the reference wrote 21 
 apps and 8 right ones against 4.1.0 (``tests/data/invoice-sync-redteam4``: each a patch on
 the reference, ``TABLE.md`` the verdicts 4.1.0 gave: 16 wrong apps succeeded, 2 right
 ones failed). 4.2.0 closes their classes (the scenario's README): each is applied on the
-reference here and executed (mock upstream, SIGKILLs, chromium, about a minute a tree):
+reference here and executed (mock upstream, SIGKILLs, chromium, about a minute a tree;
+CI scores a sample):
 every wrong one must fail with the MUST it breaks unmet, every right one must succeed.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
-from harness.trial.slot_log import take_slot
+from tests.support.app_scoring import (
+    OUTSIDE_SAMPLE,
+    SCORE_ALL,
+    patched_reference,
+    sampled,
+    score_tree,
+    what_failed,
+)
 from tests.support.suites import app_suite
 
 pytestmark = [
@@ -31,10 +34,7 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = ROOT / "scenarios" / "apps" / "invoice-sync"
 REDTEAM = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-redteam4"
-SEED = "0123456789abcdef"
 
 #: the wrong apps 4.1.0 let succeed, and the MUST each must now be failed for
 WRONG = {
@@ -85,23 +85,10 @@ INVENTED = {
     "i-startup-rebuild": "M-DUR-2",
     "i-startup-clear-done": "M-STATUS-1",
 }
-# 29 executed apps are half an hour of the machine's one scoring slot: CI scores a sample
-# (one per class closed, and the two right apps 4.1.0 failed);
-# HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
-ALL = os.environ.get("HARNESS_TEST_INVOICE_REDTEAM") == "all"
-SAMPLE = {
-    "w-bind-all",
-    "w-startup-renumber",
-    "w-ra-from-send",
-    "w-nfc",
-    "w-noscroll",
-    "r-nowrap",
-}
-
-
-def _sampled(name: str) -> None:
-    if not ALL and name not in SAMPLE:
-        pytest.skip("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
+# 46 executed apps are most of an hour of the machine's one scoring slot: CI scores a
+# sample (a start-up kill, a name's normal form, scrolling to every row, a right app that
+# 4.1.0 failed); HARNESS_TEST_INVOICE_REDTEAM=all scores every one.
+SAMPLE = {"w-startup-renumber", "w-nfc", "w-noscroll", "r-nowrap"}
 
 
 @pytest.fixture(scope="module")
@@ -113,23 +100,10 @@ def _patch(name: str) -> Path:
     return (INVENTED_DIR if name.startswith("i-") else REDTEAM) / f"{name}.patch"
 
 
-def _apply(name: str, tree: Path) -> None:
-    shutil.copytree(SCENARIO / "solution", tree)
-    subprocess.run(["git", "apply", str(_patch(name))], cwd=tree, check=True, capture_output=True)
-
-
 def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
     module, tmp = scorer
-    tree = tmp / name
-    _apply(name, tree)
-    evidence = tmp / f"evidence-{name}"
-    with (  # one executed app at a time, as trials score (the machine-wide slot)
-        take_slot(True),
-        protecting([SCENARIO, evidence]),
-        module.context(tree, SEED, evidence) as ctx,
-    ):
-        rows = run_checks(module.suite, ctx)
-    return Scorer(module.suite).score_rows(rows)
+    tree = patched_reference("invoice-sync", tmp / name, _patch(name))
+    return score_tree(module, "invoice-sync", tree, tmp / f"evidence-{name}")
 
 
 def _gaps() -> set[str]:
@@ -155,41 +129,38 @@ def test_every_app_still_applies_to_the_reference(tmp_path: Path) -> None:
     """A patch that no longer applies (the reference changed) scores nothing."""
     assert sorted(p.stem for p in INVENTED_DIR.glob("*.patch")) == sorted(INVENTED)
     for name in [*WRONG, *KNOWN_GAP, *RIGHT, *INVENTED]:
-        _apply(name, tmp_path / name)
+        patched_reference("invoice-sync", tmp_path / name, _patch(name))
 
 
 @pytest.mark.parametrize("name", sorted(INVENTED))
 def test_an_invented_wrong_app_fails_for_its_must(
     scorer: tuple[ModuleType, Path], name: str
 ) -> None:
-    _sampled(name)
+    sampled(name, SAMPLE)
     score = _score(scorer, name)
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert not score.spec_met and INVENTED[name] in score.unmet, (score.unmet, bad)
+    assert not score.spec_met and INVENTED[name] in score.unmet, (score.unmet, what_failed(score))
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_a_wrong_app_of_the_red_team_fails_for_its_must(
     scorer: tuple[ModuleType, Path], name: str
 ) -> None:
-    _sampled(name)
+    sampled(name, SAMPLE)
     score = _score(scorer, name)
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, bad)
+    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, what_failed(score))
 
 
 @pytest.mark.xfail(strict=True, reason="gives up on 503s only after 30 s")
 @pytest.mark.parametrize("name", sorted(KNOWN_GAP))
 def test_a_known_gap_still_succeeds(scorer: tuple[ModuleType, Path], name: str) -> None:
-    if not ALL:  # strict xfail: a skip inside it would read as an unexpected pass
-        pytest.xfail("outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)")
+    if not SCORE_ALL:  # strict xfail: a skip inside it would read as an unexpected pass
+        pytest.xfail(OUTSIDE_SAMPLE)
     score = _score(scorer, name)
     assert not score.spec_met and KNOWN_GAP[name] in score.unmet, score.unmet
 
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_right_app_of_the_red_team_passes(scorer: tuple[ModuleType, Path], name: str) -> None:
-    _sampled(name)
+    sampled(name, SAMPLE)
     score = _score(scorer, name)
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert score.spec_met and score.final == 1.0, bad
+    assert score.spec_met and score.final == 1.0, what_failed(score)

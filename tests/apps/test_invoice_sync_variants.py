@@ -11,23 +11,20 @@ the cursor in a JSON file beside the database, an auto-refresh that throws every
 ``INSERT OR REPLACE`` moving a repeated invoice. ``bounds-exact`` meets every bound
 exactly (first pause 0.2 s, 1.5x, cap 5 s, Retry-After waited exactly, a 6.0 s timeout).
 
-Each tree is executed for real (mock upstream, SIGKILLs, chromium), about 30 s a tree.
+Each tree is executed for real (mock upstream, SIGKILLs, chromium), about a minute a tree:
+CI scores a sample (``SAMPLE``).
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
-from harness.trial.slot_log import take_slot
+from tests.support.app_scoring import patched_reference, sampled, score_tree, what_failed
 from tests.support.suites import app_suite
 
 pytestmark = [
@@ -36,10 +33,7 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = ROOT / "scenarios" / "apps" / "invoice-sync"
 VARIANTS = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-variants"
-SEED = "0123456789abcdef"
 
 #: each wrong variant and the MUST it breaks (the one it must be failed for)
 WRONG = {
@@ -56,33 +50,21 @@ WRONG = {
 }
 
 
-def _suite_module() -> ModuleType:
-    return app_suite("invoice-sync")
+# CI scores a sample (the backoff's growth, the status across a restart, the app at every
+# bound); HARNESS_TEST_INVOICE_REDTEAM=all scores every variant
+SAMPLE = {"linear-backoff", "status-in-memory", "bounds-exact"}
 
 
 @pytest.fixture(scope="module")
 def scorer(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path]:
-    return _suite_module(), tmp_path_factory.mktemp("invoice-sync-variants")
+    return app_suite("invoice-sync"), tmp_path_factory.mktemp("invoice-sync-variants")
 
 
 def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
+    sampled(name, SAMPLE)
     module, tmp = scorer
-    tree = tmp / name
-    shutil.copytree(SCENARIO / "solution", tree)
-    subprocess.run(
-        ["git", "apply", str(VARIANTS / f"{name}.patch")],
-        cwd=tree,
-        check=True,
-        capture_output=True,
-    )
-    evidence = tmp / f"evidence-{name}"
-    with (  # one executed app at a time, as trials score (the machine-wide slot)
-        take_slot(True),
-        protecting([SCENARIO, evidence]),
-        module.context(tree, SEED, evidence) as ctx,
-    ):
-        rows = run_checks(module.suite, ctx)
-    return Scorer(module.suite).score_rows(rows)
+    tree = patched_reference("invoice-sync", tmp / name, VARIANTS / f"{name}.patch")
+    return score_tree(module, "invoice-sync", tree, tmp / f"evidence-{name}")
 
 
 #: shipped, but not scored here: the write kill lands between its two commits only when
@@ -96,6 +78,7 @@ RACING = {"split-transaction"}
 def test_every_variant_is_named_here() -> None:
     shipped = {p.stem for p in VARIANTS.glob("*.patch")}
     assert shipped == {*WRONG, *RACING, "bounds-exact"}
+    assert shipped >= SAMPLE
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
@@ -103,11 +86,9 @@ def test_a_wrong_app_outside_the_old_script_fails(
     scorer: tuple[ModuleType, Path], name: str
 ) -> None:
     score = _score(scorer, name)
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, bad)
+    assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, what_failed(score))
 
 
 def test_a_right_app_exactly_at_every_bound_passes(scorer: tuple[ModuleType, Path]) -> None:
     score = _score(scorer, "bounds-exact")
-    bad = {r.check: r.detail for r in score.rows if r.score < 1.0 and r.tier != "diagnostic"}
-    assert score.spec_met and score.final == 1.0, bad
+    assert score.spec_met and score.final == 1.0, what_failed(score)

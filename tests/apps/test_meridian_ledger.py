@@ -9,8 +9,6 @@ LOW tree and two defects for real (vendor mock, SIGKILLs, chromium), about 30 s 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,12 +18,10 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.scoring import Scorer, run_checks
 from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
-from harness.trial.slot_log import take_slot
+from tests.support.app_scoring import patched_reference, score_tree, scorer_of
 from tests.support.suites import app_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,17 +140,13 @@ def test_twelve_or_more_defects_declared_with_their_criticals() -> None:
 
 
 def _tree(tmp: Path, name: str, patch: Path | None = None) -> Path:
-    dest = tmp / name
-    shutil.copytree(SCENARIO / "solution", dest)
-    if patch is not None:
-        subprocess.run(["git", "apply", str(patch)], cwd=dest, check=True, capture_output=True)
-    return dest
+    return patched_reference("meridian-ledger", tmp / name, patch)
 
 
 class Scored:
     def __init__(self, tmp: Path) -> None:
         self.module = _suite()
-        self.scorer = Scorer(self.module.suite)
+        self.scorer = scorer_of(self.module)
         self.tmp = tmp
         self.reference = self.score(_tree(tmp, "reference"), "reference")
         self.low = self.score(_tree(tmp, "low", SCENARIO / "low.patch"), "low")
@@ -164,15 +156,7 @@ class Scored:
         }
 
     def score(self, tree: Path, name: str) -> Score:
-        evidence = self.tmp / f"evidence-{name}"
-        # one executed app at a time, as trials score (the machine-wide slot)
-        with (
-            take_slot(True),
-            protecting([SCENARIO, evidence]),
-            self.module.context(tree, SEED, evidence) as ctx,
-        ):
-            rows = run_checks(self.module.suite, ctx)
-        return self.scorer.score_rows(rows)
+        return score_tree(self.module, "meridian-ledger", tree, self.tmp / f"evidence-{name}", SEED)
 
     @property
     def bar(self) -> float:
