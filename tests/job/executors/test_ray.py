@@ -222,13 +222,24 @@ def _running(out: Path, job: str) -> bool:
     return any(e.get("status") == "running" for e in _ledger(out, job).values())
 
 
+def _outcomes(records: list[Any]) -> list[str]:
+    """Each run's outcome and, for a harness error, what it said (a run recorded twice is
+    most often an infrastructure error retried: which one shows what to fix)."""
+    said = []
+    for record in records:
+        run = read_run(record.run_dir)
+        error = (run.report.get("error") if run is not None else None) or ""
+        said.append(f"{record.outcome} {str(error)[:300]}".strip())
+    return said
+
+
 def _comparable(out: Path, job: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Per trial: the verdict and the agent's diff; and the report tables built from the
     runs (timings and ids left out: they differ between any two runs)."""
     per_trial: dict[str, Any] = {}
     runs = []
     for key, records in scan_results(out / "results", job).items():
-        assert len(records) == 1, f"{key} recorded {len(records)} times"
+        assert len(records) == 1, f"{key} recorded {len(records)} times: {_outcomes(records)}"
         run = read_run(records[0].run_dir)
         assert run is not None, key
         runs.append(run)
