@@ -175,7 +175,8 @@ def ui_console_clean(ev: Evidence) -> Outcome:
     return graded(
         0.0 if errors else 1.0,
         f"{len(errors)} console errors over {ev.timings.get('browser_s')} s on the page "
-        f"(mid-sync to the end): {errors[:2]}",
+        f"({'the empty page at the first start, then ' if ev.empty_look else ''}mid-sync to "
+        f"the end): {errors[:2]}",
     )
 
 

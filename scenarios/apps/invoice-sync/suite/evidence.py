@@ -84,10 +84,12 @@ class Evidence:
     status: Any = None
     status_after_restart: Any = None
     samples: list[Sample] = field(default_factory=list)
+    health_samples: list[Sample] = field(default_factory=list)  # GET /health, every life
     listing: Fetched | None = None
     page: Fetched | None = None
     probe: PageProbe | None = None
     probe_error: str | None = None
+    empty_look: bool = False  # the page was loaded at the first start, its table empty
     restore_error: str | None = None
     restored: Fetched | None = None
     ui_during_sync: UiSample | None = None

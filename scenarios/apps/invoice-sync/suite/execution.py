@@ -3,7 +3,8 @@
 import contextlib
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,12 @@ from .watches import (
     StatusWatch,
     WriteTrap,
 )
+
+EMPTY_LOOK_WAIT_S = 4.0  # the longest the run waits for the browser's look at the empty page
+
+
+BROWSER_UP_S = 30.0  # the longest the run waits for the browser before it starts the app
+
 
 SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show itself
 
@@ -63,12 +70,37 @@ def state_of(app: AppProcess) -> Any:
     return answer if isinstance(answer, dict) else None
 
 
-def _first_life(ev: Evidence, mock: Upstream, app: AppProcess, budgets: dict[str, float]) -> bool:
-    """Start the app, ask /health while the kill page is held, SIGKILL it there; False
-    when the app never became healthy."""
+def _start(mock: Upstream, app: AppProcess, look: Callable[[], None] | None = None) -> None:
+    """Start the app (``look`` given: its first start) or restart it, its first page ask
+    held at the mock's gate until the start is seen (/health answered), then until
+    ``look`` (the browser at the still empty page) is done."""
+    served, looked = mock.gate()
+    try:
+        if look is not None:
+            app.start()
+        else:
+            app.respawn()
+        served.set()
+        if look is not None:
+            look()
+    finally:
+        served.set()
+        looked.set()
+
+
+def _first_life(
+    ev: Evidence,
+    mock: Upstream,
+    app: AppProcess,
+    budgets: dict[str, float],
+    look: Callable[[], None],
+) -> bool:
+    """Start the app (its first page held until it serves and the browser saw the empty
+    page), ask /health while the kill page is held, SIGKILL it there; False when the app
+    never became healthy."""
     with HealthWatch(mock, app, budgets["start"] + budgets["sync"]) as watch:
         try:
-            app.start()
+            _start(mock, app, look)
         except AppNotHealthy as exc:
             ev.health_detail = f"{exc}; stderr: {exc.log_tail[-300:]}"
             return False
@@ -134,13 +166,16 @@ def _run(
 
         mock.on_answer, mock.on_503 = arm, look
         try:
-            if not _first_life(ev, mock, app, budgets):
+            # the browser up before the app starts: its look at the empty page is quick
+            page_watch.ready.wait(BROWSER_UP_S)
+            empty_look = partial(page_watch.look_empty, EMPTY_LOOK_WAIT_S)
+            if not _first_life(ev, mock, app, budgets, empty_look):
                 return
             status.life += 1
             mock.release()
             mock.mark_phase("after-respawn")
             if ev.killed_mid_sync:
-                app.respawn()
+                _start(mock, app)
             status.life += 1
             _write_kill(ev, mock, app, trap, budgets["sync"])
             status.life += 1
@@ -161,6 +196,7 @@ def _run(
         ev.page = get(app.url("/"))
         page_watch.finish()
         ev.probe, ev.probe_error = page_watch.probe, page_watch.error
+        ev.empty_look = page_watch.empty_looked
         ev.ui_during_sync = page_watch.during
         ev.shown, ev.shapes = page_watch.shown.values, page_watch.shown.shapes
         ev.structure = page_watch.structure
@@ -174,7 +210,7 @@ def _run(
             ev.restore_error = str(exc)
             return
         finally:
-            ev.samples = status.samples
+            ev.samples, ev.health_samples = status.samples, status.health
         ev.status_after_restart = state_of(app)
         before = len(ev.ids(ev.listing))
         poll(
@@ -188,7 +224,7 @@ def _run(
         _startup_kill(ev, mock, app, data, budgets["restore"])
         status.life += 1
         _fresh_dir(ev, mock, app, data)
-    ev.samples = status.samples
+    ev.samples, ev.health_samples = status.samples, status.health
 
 
 def _startup_kill(ev: Evidence, mock: Upstream, app: AppProcess, data: Path, budget: float) -> None:

@@ -1,6 +1,7 @@
 """Checks of the service itself: it starts, answers /health while it syncs, reports its status."""
 
 from harness.scoring import Outcome, absent, graded
+from harness.scoring.appkit.grading import strict
 
 from .evidence import STATES, Evidence, WatchLog, life_of
 from .grader import suite
@@ -82,6 +83,47 @@ def health_during_sync(ev: Evidence) -> Outcome:
         return graded(1.0 if log.answered else 0.0, f"{seen}, {log.refused} refused")
     ok = got.status == 200 and got.json() == {"status": "ok"}
     return graded(1.0 if ok else 0.0, f"GET /health mid-sync: {got.status}; {seen}")
+
+
+@suite.check(
+    "health.throughout",
+    tier="core",
+    root="app.health",
+    musts=("M-HEALTH-1",),
+    harm="false alarms: /health answers something else than 200 ok at some moment, and "
+    "monitoring pulls a working service out",
+)
+def health_throughout(ev: Evidence) -> Outcome:
+    got = ev.health_samples
+    if not got:
+        return absent("GET /health never answered the watch")
+    bad = [s for s in got if s.status != 200 or s.body != {"status": "ok"}]
+    seen = f'GET /health every {STATUS_EVERY_S} s over every life: 200 {{"status": "ok"}}'
+    if bad:
+        one = bad[0]
+        seen += f"; first other at {one.t_ms / 1000:.1f} s ({one.phase}): HTTP {one.status} "
+        seen += str(one.body)[:80]
+    return strict(len(got) - len(bad), len(got), seen)
+
+
+@suite.check(
+    "health.before_sync",
+    tier="core",
+    root="app.health",
+    musts=("M-HEALTH-2",),
+    harm="blind start-up: /health is not answered until the upstream answers a first page",
+)
+def health_before_sync(ev: Evidence) -> Outcome:
+    gates = [r for r in ev.trace if r.get("mark") == "gate"]
+    if not gates:
+        return absent("no start asked the upstream for a page")
+    late = [r for r in gates if not r["served"]]
+    return strict(
+        len(gates) - len(late),
+        len(gates),
+        "starts whose first page ask, held, saw /health answered first"
+        + (f"; {late[0]['phase']}: unanswered for {late[0]['waited_s']} s" if late else ""),
+    )
 
 
 @suite.check(

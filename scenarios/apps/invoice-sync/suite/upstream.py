@@ -31,6 +31,14 @@ from .schedule import (
 OUTSIDE = "/outside-base"  # what a path outside --upstream's is recorded under (404)
 
 
+#: the longest a start's first page ask waits for the app to answer /health (the SPEC:
+#: /health answers "as soon as it starts", so an app that asks first and serves after
+#: the answer is seen waiting here), and for the browser's look at the still empty page,
+#: all told: well under the 6 s a client waits for an answer
+GATE_S = 4.0
+LOOK_S = 4.5
+
+
 class _Handler(MockHandler):
     """The kit's handler, plus two answers: a *reset* (the connection closed without an
     answer, RST) and a slow answer that notices its client gave up (closed the socket),
@@ -40,6 +48,7 @@ class _Handler(MockHandler):
     mock: "Upstream"
 
     def _answer(self) -> None:
+        self.mock.gate_wait(self.path)
         status, body, delay, headers = self.mock.decide(self.command, self.path)
         seq, page = self.mock.asked()
         if status == 0:  # reset: no answer at all
@@ -153,6 +162,39 @@ class Upstream(MockUpstream):
         # open, gone (client gave up), answered; and the page asked for
         self._slow: dict[socket.socket, tuple[str, int | None]] = {}
         self._local = threading.local()
+        self._gate: tuple[threading.Event, threading.Event] | None = None
+
+    # -- a start's first ask, held until the app serves --------------------------------
+    def gate(self) -> tuple[threading.Event, threading.Event]:
+        """Hold the next page ask (a start's first) until ``served`` is set (the app
+        answered /health in this start: the run sets it when the start is seen) or
+        ``GATE_S`` passed, then until ``looked`` (the browser saw the page before any
+        page of this start was answered) up to ``LOOK_S`` in all. The trace notes
+        whether the app was serving before its ask was let through [M-HEALTH-2]."""
+        served, looked = threading.Event(), threading.Event()
+        with self._lock:
+            self._gate = (served, looked)
+        return served, looked
+
+    def gate_wait(self, raw_path: str) -> None:
+        """In the handler, before the ask is decided: wait at the gate when one is set
+        and this is a page ask."""
+        split = urlsplit(self._within(raw_path))
+        if split.path != RESOURCE or self.dataset.page_of(cursor_in(raw_path)) is None:
+            return
+        with self._lock:
+            gate, self._gate = self._gate, None
+        if gate is None:
+            return
+        served, looked = gate
+        began = time.monotonic()
+        ok = served.wait(GATE_S)
+        waited = time.monotonic() - began
+        looked.wait(max(0.0, LOOK_S - waited))
+        with self._lock:
+            page = self.dataset.page_of(cursor_in(raw_path))
+            mark = {"phase": self._phase, "mark": "gate", "page": page, "served": ok}
+            self._write({**mark, "waited_s": round(waited, 3)})
 
     @property
     def base_url(self) -> str:

@@ -33,6 +33,9 @@ HEALTH_PROMPT_S = 3.0  # an ask of /health while the page is held is answered wi
 WATCH_EVERY_S = 0.25  # the health watch's pause between two asks
 
 
+EMPTY_LOOK_MS = 1000  # the empty page's scripts run this long before it is left
+
+
 STATUS_EVERY_S = 0.3  # the status watch's pause between two samples
 
 
@@ -113,6 +116,7 @@ class StatusWatch:
 
     def __init__(self, upstream: Upstream, app: AppProcess) -> None:
         self.samples: list[Sample] = []
+        self.health: list[Sample] = []  # GET /health, asked right after each status sample
         self.life = 0
         self._upstream, self._app = upstream, app
         self._stop = threading.Event()
@@ -136,6 +140,11 @@ class StatusWatch:
             rtt = (self._upstream.now_ms() - at) / 1000.0
             if got.status is not None and life == self.life and self._app.alive:
                 self.samples.append(Sample(at, phase, got.status, got.json(), rtt))
+            at = self._upstream.now_ms()
+            health = get(self._app.url("/health"), timeout=2.0)
+            rtt = (self._upstream.now_ms() - at) / 1000.0
+            if health.status is not None and life == self.life and self._app.alive:
+                self.health.append(Sample(at, phase, health.status, health.json(), rtt))
 
 
 _IN_MODIFY, _IN_CREATE, _IN_MOVED_TO, _IN_ISDIR = 0x2, 0x100, 0x80, 0x40000000
@@ -231,6 +240,9 @@ class PageWatch:
         self._go = threading.Event()
         self._finish = threading.Event()
         self._sample = threading.Event()
+        self._empty, self._empty_done = threading.Event(), threading.Event()
+        self.ready = threading.Event()  # the browser is up (or could not start)
+        self.empty_looked = False  # the empty page was loaded (its console counted)
         self.during: UiSample | None = None
         self.probe: PageProbe | None = None
         self.error: str | None = None
@@ -254,6 +266,25 @@ class PageWatch:
     def sample(self) -> None:
         """Read the page's rows now (mid-sync), between two reads of the API."""
         self._sample.set()
+
+    def look_empty(self, wait: float) -> None:
+        """Load the page now, while the first start's first page is held (its table is
+        empty), let its scripts run ``EMPTY_LOOK_MS``, then leave it: its console errors
+        count with the rest (M-UI-5). Returns when done, or after ``wait`` seconds."""
+        self._empty.set()
+        self._empty_done.wait(wait)
+
+    def _look_empty(self, j: Any) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        self._empty.clear()
+        with contextlib.suppress(PlaywrightError):
+            j.goto(self._app.url("/"))
+            j.page.wait_for_timeout(EMPTY_LOOK_MS)
+            self.empty_looked = True
+        with contextlib.suppress(PlaywrightError):
+            j.page.goto("about:blank")  # no timer of the page runs on into the kill
+        self._empty_done.set()
 
     def _look(self, j: Any, url: str) -> UiSample:
         from playwright.sync_api import Error as PlaywrightError
@@ -279,7 +310,10 @@ class PageWatch:
 
         try:
             with browser_session(self._dir) as j:
-                self._go.wait()
+                self.ready.set()
+                while not self._go.wait(0.05):
+                    if self._empty.is_set():
+                        self._look_empty(j)
                 if self._finish.is_set() and self._app.port is None:
                     return
                 url, opened = self._app.url("/"), time.monotonic()
@@ -320,6 +354,9 @@ class PageWatch:
                 self.seconds = round(time.monotonic() - opened, 2)
         except BrowserUnavailable as exc:
             self.error = str(exc)
+        finally:
+            self.ready.set()
+            self._empty_done.set()
 
 
 ROW_IDS = "tbody tr"
