@@ -244,7 +244,7 @@ def _startup_kill(ev: Evidence, mock: Upstream, app: AppProcess, data: Path, bud
                 app.respawn()
             fired = trap.fired.wait(STARTUP_WRITES_S)
         if not fired:
-            ev.startup_kill_detail = f"a start wrote fewer than {nth} files: no more kills"
+            ev.startup_kill_detail = f"a start made fewer than {nth} file writes: no more kills"
             return
         app.kill_group(signal.SIGKILL)  # reap the group the trap killed
         try:
