@@ -144,6 +144,23 @@ def test_a_kill_between_two_writes_is_caught(m: Any, tmp_path: Path) -> None:
     assert out.score == 0.0 and "asked again [3]" in out.detail
 
 
+def test_a_restart_mid_sync_that_serves_nothing_with_the_upstream_down_fails(
+    m: Any, tmp_path: Path
+) -> None:
+    """M-DUR-2 on every restart with the upstream down, not only the last: an app that
+    holds its store while it waits on the upstream serves nothing after the write kill."""
+    pages = m.dataset(SEED).pages
+    stored = [inv.id for page in pages[:3] for inv in page]
+    every = [{"id": inv.id} for inv in m.dataset(SEED).invoices]
+    ev = _write_killed(m, tmp_path, stored, [3, 4])
+    ev.listing = ev.restored = Fetched("u", 200, __import__("json").dumps(every))
+    assert m.durability_after_kill(ev).score == 1.0
+    ev.survived_write_kill = Fetched("u", None, "", error="timed out")
+    out = m.durability_after_kill(ev)
+    assert out.score == 0.0 and "timed out" in out.detail
+    assert m.sync_write_kill(ev).score == 0.0 and "timed out" in m.sync_write_kill(ev).detail
+
+
 def test_state_beside_the_database_fails_storage(m: Any, tmp_path: Path) -> None:
     db = ["invoicesync/invoices.db"]
     files = [*db, "invoicesync/invoices.db-wal", "invoicesync/invoices.db-shm"]

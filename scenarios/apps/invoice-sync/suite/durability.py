@@ -65,7 +65,9 @@ def sync_write_kill(ev: Evidence) -> Outcome:
         return graded(0.0, f"the app was not killed at a write: {ev.write_kill_detail}")
     kept = set(ev.ids(ev.survived_write_kill))
     if ev.invoices(ev.survived_write_kill) is None:
-        return graded(0.0, f"nothing served after the write kill ({why(ev, None)})")
+        return graded(
+            0.0, f"nothing served after the write kill ({why(ev, ev.survived_write_kill)})"
+        )
     stored = [p for p, invs in enumerate(ev.dataset.pages) if invs and {i.id for i in invs} <= kept]
     again = sorted(
         {
@@ -125,11 +127,18 @@ def durability_after_kill(ev: Evidence) -> Outcome:
         return absent("nothing was stored to survive the SIGKILL")
     if ev.restore_error:
         return graded(0.0, f"no restart after SIGKILL: {ev.restore_error}")
+    if ev.write_killed and ev.invoices(ev.survived_write_kill) is None:
+        # every restart with the upstream down, not only the last: the one after the
+        # write kill comes mid-sync, where an app that holds its store while it waits
+        # on the upstream serves nothing
+        got = why(ev, ev.survived_write_kill)
+        return graded(0.0, f"nothing served at the restart after the write kill ({got})")
     after = set(ev.ids(ev.restored))
     return strict(
         len(before & after),
         len(before),
-        "invoices served after SIGKILL with the upstream offline",
+        "invoices served after SIGKILL with the upstream offline (and something served "
+        "at the restart after the write kill, mid-sync, the upstream down)",
     )
 
 
