@@ -23,7 +23,14 @@ import pytest
 
 from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.compose import Score
-from tests.support.app_scoring import patched_reference, sampled, score_tree, what_failed
+from tests.support.app_scoring import (
+    OUTSIDE_SAMPLE,
+    SCORE_ALL,
+    patched_reference,
+    sampled,
+    score_tree,
+    what_failed,
+)
 from tests.support.suites import app_suite
 
 pytestmark = [
@@ -62,9 +69,13 @@ WRONG = {
     "w-money-neg-subunit": "M-MONEY-1",
     "w-money-float-decimals": "M-MONEY-1",
     "w-db-in-cwd": "M-DATA-1",
-    "w-no-reuse-addr": "M-RUN-1",
     "w-done-marker-file": "M-DATA-1",
 }
+#: wrong apps whose class this era leaves open: strict xfail. A server without
+#: SO_REUSEADDR cannot bind its port again right after a SIGKILL (TIME_WAIT); the app
+#: kit's respawn then starts it on a fresh port instead of the one it was given, so the
+#: restart looks right. Closing it changes the kit (every app's scorer fingerprint).
+KNOWN_GAP = {"w-no-reuse-addr": "M-RUN-1"}
 RIGHT = sorted(p.stem for p in REDTEAM.glob("r-*.patch"))
 # CI scores the three classes this era closed for this red team and a right app whose
 # server is its own (asyncio): HARNESS_TEST_INVOICE_REDTEAM=all scores every one
@@ -90,7 +101,7 @@ def _score(scorer: tuple[ModuleType, Path], name: str) -> Score:
 
 def test_every_app_is_named_and_applies(tmp_path: Path) -> None:
     shipped = {p.stem for p in REDTEAM.glob("*.patch")}
-    assert shipped == {*WRONG, *RIGHT} and len(RIGHT) == 6
+    assert shipped == {*WRONG, *KNOWN_GAP, *RIGHT} and len(RIGHT) == 6
     assert shipped >= SAMPLE
     for name in sorted(shipped):  # a patch that no longer applies scores nothing
         patched_reference("invoice-sync", tmp_path / name, REDTEAM / f"{name}.patch")
@@ -102,6 +113,15 @@ def test_a_wrong_app_of_the_red_team_fails_for_its_must(
 ) -> None:
     score = _score(scorer, name)
     assert not score.spec_met and WRONG[name] in score.unmet, (score.unmet, what_failed(score))
+
+
+@pytest.mark.xfail(strict=True, reason="the kit's respawn moves a port it cannot rebind")
+@pytest.mark.parametrize("name", sorted(KNOWN_GAP))
+def test_a_known_gap_still_succeeds(scorer: tuple[ModuleType, Path], name: str) -> None:
+    if not SCORE_ALL:  # strict xfail: a skip inside it would read as an unexpected pass
+        pytest.xfail(OUTSIDE_SAMPLE)
+    score = _score(scorer, name)
+    assert not score.spec_met and KNOWN_GAP[name] in score.unmet, score.unmet
 
 
 @pytest.mark.parametrize("name", RIGHT)
