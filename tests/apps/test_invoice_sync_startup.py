@@ -2,7 +2,8 @@
 
 The listening check reads the kernel's socket table, not anything the app says; these
 tests open real sockets on loopback and on the wildcard addresses and read the verdicts.
-The start-up kills count the app's file events (inotify): the trap kills at the nth.
+The write trap counts the app's file events (inotify) and kills at the nth (the mid-sync
+kill); the start-up kills go through the write gate (test_invoice_sync_gate.py).
 """
 
 from __future__ import annotations

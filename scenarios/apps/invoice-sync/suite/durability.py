@@ -164,6 +164,6 @@ def durability_startup_kill(ev: Evidence) -> Outcome:
             bad.append(f"after the kill at {where}: {lost} of {len(before)} lost or reordered")
     return graded(
         0.0 if bad else 1.0,
-        f"{len(ev.startup_kills)} SIGKILLs at start-up writes ({ev.startup_kill_detail})"
+        f"{len(ev.startup_kills)} SIGKILLs right after start-up writes ({ev.startup_kill_detail})"
         + (f"; {bad[0]}" if bad else f"; every restart served all {len(before)} in order"),
     )

@@ -1,7 +1,9 @@
 """The scripted execution: four lives of the app against the mock, and ``context()``."""
 
 import contextlib
+import os
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -15,9 +17,10 @@ from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.era import load_thresholds
 
 from .evidence import Evidence
+from .gate import WriteGate
 from .grader import HERE
 from .listeners import listen_addresses
-from .schedule import write_kill_page
+from .schedule import startup_kill_points, write_kill_page
 from .upstream import Upstream
 from .watches import (
     HEALTH_AFTER_S,
@@ -38,9 +41,6 @@ SETTLE_S = 1.0  # after the offline restart: time a re-syncing app gets to show 
 
 
 STARTUP_WRITES_S = 1.0  # after a start answers /health: writes still count as start-up
-
-
-STARTUP_KILLS = 6  # at most: kills at start-up writes 1..6
 
 
 DATA_DIR = "nested/deeper/invoicesync"  # --data under {data}: no parent exists yet
@@ -148,6 +148,7 @@ def _run(
     app: AppProcess,
     data: Path,
     budgets: dict[str, float],
+    seed: str,
 ) -> None:
     """The scripted execution; fills ``ev`` step by step and stops at the first dead end."""
     with (
@@ -221,40 +222,70 @@ def _run(
         ev.listeners.append(listen_addresses(app.port))
         time.sleep(SETTLE_S)
         status.life += 1
-        _startup_kill(ev, mock, app, data, budgets["restore"])
+        _startup_kill(ev, mock, app, data, budgets["restore"], seed)
         status.life += 1
         _fresh_dir(ev, mock, app, data)
     ev.samples, ev.health_samples = status.samples, status.health
 
 
-def _startup_kill(ev: Evidence, mock: Upstream, app: AppProcess, data: Path, budget: float) -> None:
-    """SIGKILLs while the app starts (the sync complete, the upstream down): at its 1st
-    file write of a start, then its 2nd, ..., each followed by a plain restart that must
+def _startup_kill(
+    ev: Evidence, mock: Upstream, app: AppProcess, data: Path, budget: float, seed: str
+) -> None:
+    """SIGKILLs while the app starts (the sync complete, the upstream down), each exactly
+    after one of the start's file writes, each followed by a plain restart that must
     serve every invoice, in order, and still read "done". Whatever a start does to its
-    files (a migration, a rewrite, a repair, a flag cleared and set again) must survive
-    a kill between any two of its writes. Stops at the first start that writes fewer
-    files than the kill waits for (the reference: one or two), or after STARTUP_KILLS."""
+    files (a migration, a rewrite, a repair, a flag cleared and set again) must survive a
+    kill between any two of its writes. A first start only counts its writes; the kills
+    fall after the first few and after one drawn in each slice of the rest (``schedule``),
+    and stop at the first start that does not reach its write."""
     mock.mark_phase("startup-kill")
     want = len(ev.ids(ev.restored))
-    for nth in range(1, STARTUP_KILLS + 1):
-        app.kill_group(signal.SIGKILL)
-        with WriteTrap(data, app, nth) as trap:
-            trap.arm()
-            with contextlib.suppress(AppNotHealthy):  # killed while starting: expected
-                app.respawn()
-            fired = trap.fired.wait(STARTUP_WRITES_S)
-        if not fired:
-            ev.startup_kill_detail = f"a start made fewer than {nth} file writes: no more kills"
+    counted = _gated_start(app, data, 0)
+    points = startup_kill_points(seed, counted.writes)
+    how = "" if counted.gated else f"; kills asynchronous ({counted.reason})"
+    ev.startup_kill_detail = f"a start made {counted.writes} file writes{how}"
+    for nth in points:
+        gate = _gated_start(app, data, nth)
+        if not gate.fired.is_set():
+            ev.startup_kill_detail += f"; a start made fewer than {nth}: no more kills"
             return
-        app.kill_group(signal.SIGKILL)  # reap the group the trap killed
         try:
             app.respawn()
         except AppNotHealthy as exc:
-            ev.startup_kill_error = f"no restart after a kill at start-up write {nth}: {exc}"
+            ev.startup_kill_error = f"no restart after a kill after start-up write {nth}: {exc}"
             return
         poll(lambda: len(ev.ids(get(app.url("/api/invoices")))) >= want, budget)
-        ev.startup_kills.append((f"write {nth}: {trap.detail}", get(app.url("/api/invoices"))))
-    ev.startup_kill_detail = f"stopped after {STARTUP_KILLS} kills"
+        ev.startup_kills.append((f"write {nth} ({gate.detail})", get(app.url("/api/invoices"))))
+
+
+def _gated_start(app: AppProcess, data: Path, nth: int) -> WriteGate:
+    """A start whose file writes wait on the scorer (``gate``): killed right after its
+    ``nth`` write, or (``nth`` 0 or not reached) STARTUP_WRITES_S after it answers."""
+    jail = app.jail
+    if jail is None:
+        raise RuntimeError("the app runs unconfined: no gate to put between it and its files")
+    plain = jail.wrap
+
+    def kill() -> None:
+        with contextlib.suppress(ProcessLookupError):
+            if app.pid:
+                os.killpg(app.pid, signal.SIGKILL)
+
+    app.kill_group(signal.SIGKILL)
+    with (
+        tempfile.TemporaryDirectory(prefix="harness-gate-") as tmp,
+        WriteGate(data, Path(tmp) / "gate", kill, nth) as gate,
+    ):
+        # this start only: the kit has no per-start wrapper yet, so the jail's is shadowed
+        jail.wrap = lambda argv: gate.wrap(plain(argv))  # type: ignore[method-assign]
+        try:
+            with contextlib.suppress(AppNotHealthy):  # killed while starting: expected
+                app.respawn()
+        finally:
+            del jail.wrap
+        gate.fired.wait(STARTUP_WRITES_S)
+        app.kill_group(signal.SIGKILL)  # the gate ends with this start
+    return gate
 
 
 def _fresh_dir(ev: Evidence, mock: Upstream, app: AppProcess, data: Path) -> None:
@@ -318,7 +349,7 @@ def context(tree: Path, seed: str, evidence_dir: Path) -> Iterator[Evidence]:
                 jail=jail,
             ) as app:
                 app_start = time.monotonic()
-                _run(ev, mock, app, jail.data, budgets)
+                _run(ev, mock, app, jail.data, budgets, seed)
             ev.timings["app_run_s"] = round(time.monotonic() - app_start, 2)
             ev.trace = mock.records()
         files = sorted(p for p in jail.data.rglob("*") if p.is_file())

@@ -419,3 +419,31 @@ def write_kill_page(seed: str, faults: Faults) -> int:
     meet every fault and the browser watches them."""
     first_fault = min(faults.backoff_page, faults.retry_after_page, faults.slow_page)
     return between(seed, "invoice-sync:4:write-kill", faults.kill_page + 1, first_fault)
+
+
+#: start-up kills: after each of a start's first writes, then after one write drawn in
+#: each of STARTUP_SPREAD equal slices of the rest: a window of danger covering a slice
+#: is met on every seed, a shorter one somewhere in the start on some
+STARTUP_FIRST = 3
+
+
+STARTUP_SPREAD = 4
+
+
+def startup_kill_points(seed: str, writes: int) -> list[int]:
+    """After which of a start's ``writes`` file writes (1-based) the start is killed.
+
+    ``writes`` is what a start made when nothing stopped it; later starts may make fewer
+    (a kill that lost data leaves less to do), and the kills stop at the first start that
+    does not reach its point."""
+    points = list(range(1, min(writes, STARTUP_FIRST) + 1))
+    rest = writes - STARTUP_FIRST
+    if rest <= 0:
+        return points
+    draw = rng(seed, "invoice-sync:4.2:startup-kills")
+    for k in range(STARTUP_SPREAD):
+        low = STARTUP_FIRST + 1 + rest * k // STARTUP_SPREAD
+        high = STARTUP_FIRST + rest * (k + 1) // STARTUP_SPREAD
+        if high >= low:
+            points.append(draw.randint(low, high))
+    return points
