@@ -180,7 +180,8 @@ class Upstream(MockUpstream):
         """In the handler, before the ask is decided: wait at the gate when one is set
         and this is a page ask."""
         split = urlsplit(self._within(raw_path))
-        if split.path != RESOURCE or self.dataset.page_of(cursor_in(raw_path)) is None:
+        page = self.dataset.page_of(cursor_in(raw_path))
+        if split.path != RESOURCE or page is None:
             return
         with self._lock:
             gate, self._gate = self._gate, None
@@ -192,7 +193,6 @@ class Upstream(MockUpstream):
         waited = time.monotonic() - began
         looked.wait(max(0.0, LOOK_S - waited))
         with self._lock:
-            page = self.dataset.page_of(cursor_in(raw_path))
             mark = {"phase": self._phase, "mark": "gate", "page": page, "served": ok}
             self._write({**mark, "waited_s": round(waited, 3)})
 
