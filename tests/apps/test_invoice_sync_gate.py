@@ -95,12 +95,29 @@ def test_a_rename_is_a_write_of_its_own(m: Any, tmp_path: Path, nth: int) -> Non
     data = tmp_path / "data"
     rounds, step = divmod(nth, 3)
     state = data / "state"
-    assert (state.read_text() if state.exists() else None) == (
-        str(rounds - 1) if rounds else None
-    )
+    assert (state.read_text() if state.exists() else None) == (str(rounds - 1) if rounds else None)
     tmp = data / "state.tmp"
     assert tmp.exists() == (step > 0)
     assert (tmp.read_text() if step == 2 else "") == (str(rounds) if step == 2 else "")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="seccomp and inotify are Linux's")
+def test_a_start_repeated_by_the_kit_is_gated_again(m: Any, tmp_path: Path) -> None:
+    # the kit starts again on a fresh port when the first start died on a taken one
+    data = tmp_path / "data"
+    data.mkdir()
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def kill() -> None:
+        os.killpg(procs[-1].pid, signal.SIGKILL)
+
+    with m.WriteGate(data, tmp_path / "gate", kill, 3) as gate:
+        for script in ("raise SystemExit(98)", APPEND):
+            argv = gate.wrap([sys.executable, "-c", script, str(data)])
+            procs.append(subprocess.Popen(argv, start_new_session=True))
+            procs[-1].wait(timeout=60)
+    assert [p.returncode for p in procs] == [98, -signal.SIGKILL]
+    assert gate.writes == 3 and _lines(tmp_path) == 2
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="seccomp and inotify are Linux's")
@@ -130,9 +147,7 @@ def test_the_filter_has_one_target_per_jump(m: Any) -> None:
 
 
 @pytest.mark.parametrize("writes", [0, 1, 3, 4, 7, 40, 2439])
-def test_start_up_kill_points_cover_the_first_writes_and_every_slice(
-    m: Any, writes: int
-) -> None:
+def test_start_up_kill_points_cover_the_first_writes_and_every_slice(m: Any, writes: int) -> None:
     points = m.startup_kill_points("0123456789abcdef", writes)
     assert points == sorted(set(points)) and all(1 <= p <= writes for p in points)
     assert points[: min(writes, m.STARTUP_FIRST)] == list(range(1, min(writes, 3) + 1))

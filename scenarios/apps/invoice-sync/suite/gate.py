@@ -234,61 +234,68 @@ class WriteGate:
         os.close(self._inotify)
 
     def _run(self) -> None:
-        listener = self._accept()
-        if listener is None:
-            return
-        try:
-            self._serve(listener)
-        finally:
-            os.close(listener)
-
-    def _accept(self) -> int | None:
-        self._server.settimeout(0.2)
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._server.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                conn.settimeout(10.0)
-                msg, fds, _, _ = socket.recv_fds(conn, 512, 1)
-            self.gated = bool(fds)
-            self.reason = "" if fds else msg.decode(errors="replace")
-            if not fds:  # ungated: kill when the write is noticed (asynchronous)
-                self._watch_only()
-                return None
-            return fds[0]
-        return None
-
-    def _serve(self, listener: int) -> None:
-        notif = ctypes.create_string_buffer(_NOTIF_SIZE)
+        """Serve the gated start's stops; a start the kit repeats (its port was taken)
+        connects again, and its listener replaces the dead one's."""
+        self._server.setblocking(False)
         poller = select.poll()
-        poller.register(listener, select.POLLIN)
+        poller.register(self._server, select.POLLIN)
         poller.register(self._inotify, select.POLLIN)
-        while not self._stop.is_set():
-            ready = {fd: ev for fd, ev in poller.poll(100)}
-            if self._drain() and self._reached():
-                return
-            if listener not in ready:
-                continue
-            if not ready[listener] & select.POLLIN:
-                return  # hung up: every gated process is gone
-            ctypes.memset(notif, 0, _NOTIF_SIZE)
-            if self._libc.ioctl(listener, _NOTIF_RECV, notif) != 0:
-                continue  # the caller died meanwhile
-            # the call before this one has returned: its events are all queued
-            if self._drain() and self._reached():
-                return  # killed while this call waits: it never runs
-            self._counted = False  # this call now runs
-            (ident,) = struct.unpack_from("Q", notif.raw, 0)
-            resp = ctypes.create_string_buffer(struct.pack("QqiI", ident, 0, 0, _FLAG_CONTINUE), 24)
-            self._libc.ioctl(listener, _NOTIF_SEND, resp)
+        notif = ctypes.create_string_buffer(_NOTIF_SIZE)
+        listener: int | None = None
+        try:
+            while not self._stop.is_set():
+                ready = dict(poller.poll(100))
+                if self._drain() and self._reached():
+                    return  # the call in flight has changed the folder: killed after it
+                if self._server.fileno() in ready:
+                    if listener is not None:
+                        poller.unregister(listener)
+                        os.close(listener)
+                    listener = self._take()
+                    if listener is not None:
+                        poller.register(listener, select.POLLIN)
+                    continue
+                if listener is None or listener not in ready:
+                    continue
+                if not ready[listener] & select.POLLIN:  # hung up: its processes are gone
+                    poller.unregister(listener)
+                    os.close(listener)
+                    listener = None
+                    continue
+                if self._answer(listener, notif):
+                    return
+        finally:
+            if listener is not None:
+                os.close(listener)
 
-    def _watch_only(self) -> None:
-        while not self._stop.is_set():
-            select.select([self._inotify], [], [], 0.1)
-            if self._drain() and self._reached():
-                return
+    def _take(self) -> int | None:
+        """A launcher's connection: its listener fd, or None when it runs ungated (the
+        kill then follows the events, asynchronously)."""
+        try:
+            conn, _ = self._server.accept()
+        except BlockingIOError:
+            return None
+        with conn:
+            conn.settimeout(10.0)
+            msg, fds, _, _ = socket.recv_fds(conn, 512, 1)
+        self.gated = bool(fds)
+        self.reason = "" if fds else msg.decode(errors="replace")
+        self._counted = True  # nothing of this start in flight yet
+        return fds[0] if fds else None
+
+    def _answer(self, listener: int, notif: ctypes.Array[ctypes.c_char]) -> bool:
+        """Take one stopped call; True when the start was killed while it waits."""
+        ctypes.memset(notif, 0, _NOTIF_SIZE)
+        if self._libc.ioctl(listener, _NOTIF_RECV, notif) != 0:
+            return False  # its caller died meanwhile
+        # the call before this one has returned: its events are all queued
+        if self._drain() and self._reached():
+            return True  # killed while this call waits: it never runs
+        self._counted = False  # this call now runs
+        (ident,) = struct.unpack_from("Q", notif.raw, 0)
+        resp = ctypes.create_string_buffer(struct.pack("QqiI", ident, 0, 0, _FLAG_CONTINUE), 24)
+        self._libc.ioctl(listener, _NOTIF_SEND, resp)
+        return False
 
     def _drain(self) -> bool:
         """Read the queued events; True when the call in flight changed the data folder."""
