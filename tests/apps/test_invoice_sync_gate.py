@@ -146,16 +146,22 @@ def test_the_filter_has_one_target_per_jump(m: Any) -> None:
         assert len(program) % 8 == 0 and len(program) // 8 < 256  # jumps are one byte
 
 
-@pytest.mark.parametrize("writes", [0, 1, 3, 4, 7, 40, 2439])
-def test_start_up_kill_points_cover_the_first_writes_and_every_slice(m: Any, writes: int) -> None:
+@pytest.mark.parametrize("writes", [0, 1, 3, 4, 7, 9, 12, 13, 40, 2439])
+def test_start_up_kill_points_cover_both_ends_and_every_slice(m: Any, writes: int) -> None:
     points = m.startup_kill_points("0123456789abcdef", writes)
     assert points == sorted(set(points)) and all(1 <= p <= writes for p in points)
-    assert points[: min(writes, m.STARTUP_FIRST)] == list(range(1, min(writes, 3) + 1))
-    rest = writes - m.STARTUP_FIRST
-    for k in range(m.STARTUP_SPREAD):  # one point inside each non-empty slice
-        low = m.STARTUP_FIRST + 1 + rest * k // m.STARTUP_SPREAD
-        high = m.STARTUP_FIRST + rest * (k + 1) // m.STARTUP_SPREAD
-        if rest > 0 and high >= low:
+    first = list(range(1, min(writes, m.STARTUP_FIRST) + 1))
+    last = [writes - k for k in range(m.STARTUP_LAST, 0, -1) if writes - k > 0]
+    assert points[: len(first)] == first  # right after each of the first writes
+    assert set(last) <= set(points)  # right before each of the last ones
+    if writes <= m.STARTUP_FIRST + m.STARTUP_LAST + m.STARTUP_SPREAD:
+        assert points == list(range(1, writes)) or points == first  # small: all of them
+    low_end, high_end = m.STARTUP_FIRST + 1, writes - m.STARTUP_LAST - 1
+    rest = high_end - low_end + 1
+    for k in range(m.STARTUP_SPREAD if rest > 0 else 0):  # one inside each slice
+        low = low_end + rest * k // m.STARTUP_SPREAD
+        high = low_end + rest * (k + 1) // m.STARTUP_SPREAD - 1
+        if high >= low:
             assert any(low <= p <= high for p in points), (k, points)
 
 

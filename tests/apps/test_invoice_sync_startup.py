@@ -99,6 +99,27 @@ def test_a_start_up_kill_that_loses_or_reorders_fails(m: Any) -> None:
     assert _judge(m, [ids], error="no restart after a kill at start-up write 2") == 0.0
 
 
+def test_a_restart_after_a_start_up_kill_must_still_read_done(m: Any) -> None:
+    """durability.startup_done reads /api/status once after each restart: a start that
+    clears its done mark and sets it again fails when a kill fell in between."""
+    ds = build_dataset(SEED)
+    ids = [i.id for i in ds.invoices]
+
+    def judge(states: list[Any], restored: list[str] = ids) -> float:
+        ev = m.Evidence(dataset=ds, evidence_dir=Path("/nonexistent"))
+        ev.restored = _listing(restored)
+        ev.startup_kills = [(f"write {n}", _listing(ids)) for n in range(1, len(states) + 1)]
+        ev.startup_kill_states = states
+        return float(m.durability_startup_done(ev).score)
+
+    done = {"state": "done", "count": len(ids)}
+    assert judge([done, done, done]) == 1.0
+    assert judge([done, {"state": "syncing", "count": len(ids)}, done]) == 0.0
+    assert judge([done, None, done]) == 0.0  # not JSON, or no answer
+    assert judge([]) == 1.0  # a start that writes nothing: nothing to kill in it
+    assert judge([done], restored=[]) == 0.0  # nothing stored: absent, a real zero
+
+
 WRITER = """
 import sys, time, pathlib
 d = pathlib.Path(sys.argv[1])

@@ -167,3 +167,33 @@ def durability_startup_kill(ev: Evidence) -> Outcome:
         f"{len(ev.startup_kills)} SIGKILLs right after start-up writes ({ev.startup_kill_detail})"
         + (f"; {bad[0]}" if bad else f"; every restart served all {len(before)} in order"),
     )
+
+
+@suite.check(
+    "durability.startup_done",
+    tier="resilience",
+    root="app.health",
+    musts=("M-DUR-3",),
+    harm="a completed sync forgotten: a SIGKILL while the service starts leaves it "
+    "believing the sync unfinished, so it would be repeated",
+)
+def durability_startup_done(ev: Evidence) -> Outcome:
+    """After every start-up kill's restart, /api/status still reads "done": a start that
+    clears the mark and sets it again (a re-verification, a migration) must not leave it
+    cleared when killed in between. Read once per restart, not sampled."""
+    if not ev.ids(ev.restored):
+        return absent("nothing was stored before the start-up kills")
+    if ev.startup_kill_error:
+        return graded(0.0, ev.startup_kill_error)
+    bad = [
+        f"after the kill at {where}: {state!r}"
+        for (where, _), state in zip(ev.startup_kills, ev.startup_kill_states, strict=False)
+        if not (isinstance(state, dict) and state.get("state") == "done")
+    ]
+    if len(ev.startup_kill_states) < len(ev.startup_kills):
+        bad.append("a restart's /api/status was not read")
+    return graded(
+        0.0 if bad else 1.0,
+        f"{len(ev.startup_kills)} restarts after start-up kills"
+        + (f"; not done: {bad[0]}" if bad else ': each read "done"'),
+    )

@@ -94,9 +94,11 @@ class Evidence:
     restored: Fetched | None = None
     ui_during_sync: UiSample | None = None
     listeners: list[list[str]] = field(default_factory=list)  # per start: the port's
-    #: each start-up SIGKILL (at its nth file write): where, and /api/invoices after the
-    #: plain restart that followed it
+    #: each start-up SIGKILL (right after its nth file write): where, and /api/invoices
+    #: after the plain restart that followed it
     startup_kills: list[tuple[str, Fetched]] = field(default_factory=list)
+    #: /api/status read once after each of those restarts (the invoices all served)
+    startup_kill_states: list[Any] = field(default_factory=list)
     startup_kill_detail: str = ""
     startup_kill_error: str | None = None
     shown: list[tuple[str | None, int, str, int]] = field(default_factory=list)

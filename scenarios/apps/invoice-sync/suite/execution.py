@@ -256,6 +256,7 @@ def _startup_kill(
             return
         poll(lambda: len(ev.ids(get(app.url("/api/invoices")))) >= want, budget)
         ev.startup_kills.append((f"write {nth} ({gate.detail})", get(app.url("/api/invoices"))))
+        ev.startup_kill_states.append(state_of(app))
 
 
 def _gated_start(app: AppProcess, data: Path, nth: int) -> WriteGate:

@@ -421,29 +421,36 @@ def write_kill_page(seed: str, faults: Faults) -> int:
     return between(seed, "invoice-sync:4:write-kill", faults.kill_page + 1, first_fault)
 
 
-#: start-up kills: after each of a start's first writes, then after one write drawn in
-#: each of STARTUP_SPREAD equal slices of the rest: a window of danger covering a slice
-#: is met on every seed, a shorter one somewhere in the start on some
+#: start-up kills: after each of a start's first writes and right before each of its
+#: last (where a start sets a mark, swaps a table or renames a file into place), then
+#: after one write drawn in each of STARTUP_SPREAD equal slices of the rest: a window
+#: of danger at either end or covering a slice is met on every seed, a shorter one in
+#: the middle on some
 STARTUP_FIRST = 3
 
 
-STARTUP_SPREAD = 4
+STARTUP_LAST = 3
+
+
+STARTUP_SPREAD = 6
 
 
 def startup_kill_points(seed: str, writes: int) -> list[int]:
-    """After which of a start's ``writes`` file writes (1-based) the start is killed.
+    """After which of a start's ``writes`` file writes (1-based) the start is killed,
+    ascending.
 
     ``writes`` is what a start made when nothing stopped it; later starts may make fewer
     (a kill that lost data leaves less to do), and the kills stop at the first start that
     does not reach its point."""
-    points = list(range(1, min(writes, STARTUP_FIRST) + 1))
-    rest = writes - STARTUP_FIRST
-    if rest <= 0:
-        return points
+    first = set(range(1, min(writes, STARTUP_FIRST) + 1))
+    last = {writes - k for k in range(1, STARTUP_LAST + 1) if writes - k > 0}
+    low_end, high_end = STARTUP_FIRST + 1, writes - STARTUP_LAST - 1
+    rest = high_end - low_end + 1
     draw = rng(seed, "invoice-sync:4.2:startup-kills")
-    for k in range(STARTUP_SPREAD):
-        low = STARTUP_FIRST + 1 + rest * k // STARTUP_SPREAD
-        high = STARTUP_FIRST + rest * (k + 1) // STARTUP_SPREAD
+    spread = set()
+    for k in range(STARTUP_SPREAD if rest > 0 else 0):
+        low = low_end + rest * k // STARTUP_SPREAD
+        high = low_end + rest * (k + 1) // STARTUP_SPREAD - 1
         if high >= low:
-            points.append(draw.randint(low, high))
-    return points
+            spread.add(draw.randint(low, high))
+    return sorted(first | last | spread)
