@@ -95,6 +95,7 @@ CHAIN_MODULES = frozenset(
         "tests/apps/test_invoice_sync_redteam.py",
         "tests/apps/test_invoice_sync_redteam4.py",
         "tests/apps/test_invoice_sync_redteam5.py",
+        "tests/apps/test_invoice_sync_redteam6.py",
         "tests/apps/test_invoice_sync_variants.py",
         "tests/report/test_board_browser.py",
     }
