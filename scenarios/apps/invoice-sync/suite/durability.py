@@ -160,8 +160,12 @@ def durability_startup_kill(ev: Evidence) -> Outcome:
     for where, fetched in ev.startup_kills:
         after = ev.ids(fetched)
         lost = len(set(before) - set(after))
-        if lost or [i for i in after if i in set(before)] != before:
-            bad.append(f"after the kill at {where}: {lost} of {len(before)} lost or reordered")
+        kept = [i for i in after if i in set(before)]
+        reordered = kept != [i for i in before if i in set(after)]
+        if lost or reordered:
+            what = [f"{lost} of {len(before)} lost"] if lost else []
+            what += ["the order changed"] if reordered else []
+            bad.append(f"after the kill at {where}: {', '.join(what)}")
     return graded(
         0.0 if bad else 1.0,
         f"{len(ev.startup_kills)} SIGKILLs right after start-up writes ({ev.startup_kill_detail})"
