@@ -16,9 +16,9 @@ from types import ModuleType
 
 import pytest
 
-from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.compose import Score
 from tests.support.app_scoring import (
+    APP_SCORING_MARKS,
     OUTSIDE_SAMPLE,
     SCORE_ALL,
     patched_reference,
@@ -28,11 +28,7 @@ from tests.support.app_scoring import (
 )
 from tests.support.suites import app_suite
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
-]
+pytestmark = APP_SCORING_MARKS
 
 REDTEAM = Path(__file__).resolve().parents[1] / "data" / "invoice-sync-redteam4"
 

@@ -20,6 +20,7 @@ from types import ModuleType
 import pytest
 
 from harness.scoring import Scorer, run_checks
+from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.trial.slot_log import take_slot
@@ -29,6 +30,12 @@ SEED = "0123456789abcdef"
 #: every app of every collection, not CI's sample
 SCORE_ALL = os.environ.get("HARNESS_TEST_INVOICE_REDTEAM") == "all"
 OUTSIDE_SAMPLE = "outside CI's sample (HARNESS_TEST_INVOICE_REDTEAM=all scores it)"
+#: the marks of a module that scores executed apps (real processes and chromium)
+APP_SCORING_MARKS = [
+    pytest.mark.integration,
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
+]
 
 
 def sampled(name: str, sample: set[str]) -> None:
