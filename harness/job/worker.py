@@ -3,13 +3,17 @@
 A process per trial lets the job stop a trial cleanly (SIGTERM unwinds every
 ``finally``, removing containers) and keeps trials from sharing process state. The
 worker holds its trial's lock while alive and exits if its job process disappears, so
-a SIGKILLed job leaves no trial running behind the next resume's back.
+a SIGKILLed job leaves no trial running behind the next resume's back. An orphaned
+worker also removes its trial's scratch folder (``spec["scratch"]``, set by the Ray task,
+whose own cleanup dies with it when Ray kills it), so a killed task leaves nothing on its
+node.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -39,10 +43,11 @@ def _terminate(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _watch_parent(parent: int) -> None:
+def _watch_parent(parent: int, orphaned: threading.Event) -> None:
     """Stop this worker (as if by SIGTERM) once the job process that started it is gone."""
     while os.getppid() == parent:
         time.sleep(0.5)
+    orphaned.set()
     os.kill(os.getpid(), signal.SIGTERM)
 
 
@@ -95,12 +100,19 @@ def main(argv: list[str]) -> int:
     spec = read_json(spec_path)
     lock_fd = os.open(spec["lock"], os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(lock_fd, fcntl.LOCK_EX)
-    threading.Thread(target=_watch_parent, args=(int(spec["parent"]),), daemon=True).start()
+    orphaned = threading.Event()
+    watch = threading.Thread(target=_watch_parent, args=(int(spec["parent"]), orphaned))
+    watch.daemon = True
+    watch.start()
     try:
-        out = run(spec)
-    except Exception as exc:  # an unexpected harness bug: infrastructure, not the agent
-        out = {"status": "error", "outcome": "error", "detail": f"{type(exc).__name__}: {exc}"}
-    write_json(out_path, out)
+        try:
+            out = run(spec)
+        except Exception as exc:  # an unexpected harness bug: infrastructure, not the agent
+            out = {"status": "error", "outcome": "error", "detail": f"{type(exc).__name__}: {exc}"}
+        write_json(out_path, out)
+    finally:
+        if orphaned.is_set() and spec.get("scratch"):  # nobody is left to collect or remove it
+            shutil.rmtree(spec["scratch"], ignore_errors=True)
     return 0
 
 

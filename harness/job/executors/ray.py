@@ -337,6 +337,7 @@ def run_on_node(spec: dict[str, Any]) -> dict[str, Any]:
             "settings": settings,
             "lock": str(scratch / "trial.lock"),
             "parent": os.getpid(),
+            "scratch": str(scratch),  # removed by the worker if this task is killed
         }
         out = LocalExecutor(node_root).run(
             worker_spec,
