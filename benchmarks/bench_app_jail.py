@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.scoring.appkit.jail import Jail  # noqa: E402
-from harness.scoring.appkit.jailroot import unshare_argv  # noqa: E402
-from harness.scoring.appkit.netns import private_network  # noqa: E402
-from harness.scoring.appkit.procs import AppProcess  # noqa: E402
+from harness.appkit.jail import Jail  # noqa: E402
+from harness.appkit.jailroot import unshare_argv  # noqa: E402
+from harness.appkit.netns import private_network  # noqa: E402
+from harness.appkit.procs import AppProcess  # noqa: E402
 
 APP = (
     "import http.server, sys\n"

@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.builtin import OracleAgent  # noqa: E402
+from harness.appkit.slot import scoring_slot  # noqa: E402
 from harness.config.settings import Settings  # noqa: E402
 from harness.scenario.load import load_scenario  # noqa: E402
-from harness.scoring.appkit.slot import scoring_slot  # noqa: E402
 from harness.trial.workspace import read_state, setup  # noqa: E402
 from harness.verify.request import make_request  # noqa: E402
 

@@ -1,6 +1,6 @@
 """What the app-scoring slot's log says about a test run: ``python scripts/slot_chain.py LOG [T0]``.
 
-Each executed-app scoring holds the machine's slot alone (``harness.scoring.appkit.slot``),
+Each executed-app scoring holds the machine's slot alone (``harness.appkit.slot``),
 so the holds form a serial chain: the test stage cannot end before it does. ``.ci/run``
 sets ``HARNESS_SLOT_LOG`` and prints this after the tests: how long the chain is, when it
 began and ended relative to the stage's start ``T0`` (epoch seconds), how long the slot

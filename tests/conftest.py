@@ -80,7 +80,7 @@ WHOLE_MODULES = frozenset(
 
 
 # The modules whose executed-app scorings make up most of the machine's app-scoring slot
-# (one scoring at a time per machine, harness.scoring.appkit.slot): ~1,000 s held in a row,
+# (one scoring at a time per machine, harness.appkit.slot): ~1,000 s held in a row,
 # the test stage's floor. Spread over the workers, they sat blocked on the
 # slot's lock (1,500 s waited across them in one run) while other tests queued. One runs
 # them all, first, one after another; the other workers run everything else beside them.

@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
     {"trial"},
     {"backends"},
     {"agents", "verify"},
+    {"appkit"},
     {"scoring", "gateway"},
     {"fleet", "provision"},
     {"images"},

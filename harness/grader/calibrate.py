@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from harness.agents.builtin import OracleAgent
+from harness.appkit.seeding import derive_bytes
 from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.grader.calibration_ledger import LEDGER, Entry, Ledger
@@ -32,7 +33,6 @@ from harness.grader.controls import LOW_PATCH, ControlRunner, load_defects
 from harness.grader.memo import tree_digest
 from harness.grader.scoring_progress import Progress, ids
 from harness.scenario.model import LoadedScenario
-from harness.scoring.appkit.seeding import derive_bytes
 from harness.scoring.coverage import succeeds
 from harness.scoring.era import (
     PIN_ARGUMENT,

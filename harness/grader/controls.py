@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from harness.agents.builtin import OracleAgent, reference_solution
+from harness.appkit.slot import POLICY
 from harness.backends import VerifySpec, get_backend
 from harness.config.settings import Settings
 from harness.errors import InfraError, UserError
@@ -33,7 +34,6 @@ from harness.grader.scoring_progress import Progress, ids
 from harness.results import now_iso
 from harness.scenario.model import LoadedScenario
 from harness.scoring import ControlsReport, DefectOutcome, Score, evaluate_controls
-from harness.scoring.appkit.slot import POLICY
 from harness.scoring.era import code_fingerprint
 from harness.scoring.scorer import Scorer
 from harness.scoring.verdicts import NOT_TRUSTED, TRUSTED, ControlResult

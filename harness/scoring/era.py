@@ -78,12 +78,13 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def fingerprint(paths: list[Path], *, unpinned: bool = False) -> str:
+def fingerprint(paths: list[Path], *, unpinned: bool = False, code: bool = False) -> str:
     """sha256 over the names and bytes of the files (directories walked, sorted).
 
     Names are relative to each given path's parent, so the same tree elsewhere on disk
     gets the same fingerprint. ``unpinned`` blanks ``thresholds_pin=...`` in the bytes
-    (the code fingerprint is written into the file that pin hashes).
+    (the code fingerprint is written into the file that pin hashes). ``code`` leaves a
+    walked folder's ``README.md`` out (a package's page for readers, not grading code).
     """
     digest = hashlib.sha256()
     entries: list[tuple[str, Path]] = []
@@ -96,7 +97,13 @@ def fingerprint(paths: list[Path], *, unpinned: bool = False) -> str:
                 fix="declare only existing suite sources and fixtures",
             )
         files = (
-            sorted(p for p in given.rglob("*") if p.is_file() and not in_tool_cache(p, given))
+            sorted(
+                p
+                for p in given.rglob("*")
+                if p.is_file()
+                and not in_tool_cache(p, given)
+                and not (code and p.name == "README.md")
+            )
             if given.is_dir()
             else [given]
         )
@@ -118,14 +125,16 @@ _PIN = re.compile(PIN_ARGUMENT.encode())
 #: browser helpers, processes) and the composition arithmetic.
 _SCORING = Path(__file__).resolve().parent
 FRAMEWORK = (
-    _SCORING / "appkit",
+    _SCORING.parent / "appkit",
     *(_SCORING / f"{m}.py" for m in ("compose", "must", "rows", "run", "suite")),
 )
 
 
 def code_fingerprint(suite: Suite) -> str:
     """Fingerprint of everything that grades except the thresholds file itself."""
-    return fingerprint([*suite.source_files(), *suite.fixtures, *FRAMEWORK], unpinned=True)
+    return fingerprint(
+        [*suite.source_files(), *suite.fixtures, *FRAMEWORK], unpinned=True, code=True
+    )
 
 
 def load_thresholds(path: Path) -> Thresholds:
@@ -204,7 +213,7 @@ def stamp(suite: Suite) -> Stamp:
         files.append(suite.thresholds)
     return Stamp(
         era=era_of(suite, found, code),
-        fingerprint=fingerprint(files),
+        fingerprint=fingerprint(files, code=True),
         calibrated=found is None or _calibrated_for(found, code),
         scorer=code,
     )

@@ -1,6 +1,6 @@
 """The machine's app-scoring slot as trials and controls take it, each hold logged.
 
-The lock itself is the app kit's (``harness.scoring.appkit.slot``, part of every app
+The lock itself is the app kit's (``harness.appkit.slot``, part of every app
 suite's scorer fingerprint, so it changes only with a recalibration). What a hold costs is
 measurement, not grading, and lives here: with ``HARNESS_SLOT_LOG`` set, each hold of an
 executed app appends one JSON line there (who, ``began``, ``waited_s``, ``held_s``), so a
@@ -17,8 +17,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from harness.appkit.slot import scoring_slot
 from harness.config.settings import env_value, read_env
-from harness.scoring.appkit.slot import scoring_slot
 
 
 @contextlib.contextmanager

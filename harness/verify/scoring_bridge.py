@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.appkit.jail import protecting
+from harness.appkit.netns import private_network
 from harness.errors import UserError
 from harness.scoring import (
     Score,
@@ -23,8 +25,6 @@ from harness.scoring import (
     render_text,
     suite_from_tests,
 )
-from harness.scoring.appkit.jail import protecting
-from harness.scoring.appkit.netns import private_network
 from harness.util.registry import Registry
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
+from harness.appkit.browser import CHROMIUM
 from harness.scenario.load import load_scenario
-from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
 from tests.support.app_scoring import patched_reference, score_tree, what_failed

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.browser import CHROMIUM, BrowserUnavailable, browser_session, probe_page
+from harness.appkit.browser import CHROMIUM, BrowserUnavailable, browser_session, probe_page
 
 pytestmark = [
     pytest.mark.browser,

@@ -17,9 +17,9 @@ import pytest
 
 import harness
 from harness.agents.builtin import OracleAgent
+from harness.appkit.browser import CHROMIUM
 from harness.config.settings import Settings
 from harness.scenario.load import load_scenario
-from harness.scoring.appkit.browser import CHROMIUM
 from harness.trial.workspace import read_state, setup
 from harness.verify.request import make_request
 from tests.conftest import REPO_ROOT
@@ -54,7 +54,7 @@ def probe():
         except Exception as exc:
             found[label] = type(exc).__name__
     try:
-        import harness.scoring.appkit.fixtures  # noqa: F401
+        import harness.appkit.fixtures  # noqa: F401
         found["import harness"] = "IMPORTED"
     except Exception as exc:
         found["import harness"] = type(exc).__name__
@@ -160,7 +160,7 @@ def test_hostile_app_gets_nothing_in_the_scorer_container(tmp_path: Path) -> Non
             "request": "/verify/request.json",
             "suite": "/verify/suite/suite.py",
             "harness package": "/opt/harness/harness/__init__.py",
-            "fixtures": "/opt/harness/harness/scoring/appkit/fixtures.py",
+            "fixtures": "/opt/harness/harness/appkit/fixtures.py",
             "staged request": "/opt/harness/stage/request.json",  # the read-only mount
             "staged suite": "/opt/harness/stage/suite/suite.py",
             "trace": "/verify/out/evidence/trace.jsonl",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.browser import CHROMIUM
+from harness.appkit.browser import CHROMIUM
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.integration

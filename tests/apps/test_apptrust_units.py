@@ -111,7 +111,7 @@ def test_a_check_nothing_moves_is_reported_untested() -> None:
 
 
 def test_an_unprivileged_scorer_says_confinement_is_not_enforced(tmp_path: Path) -> None:
-    from harness.scoring.appkit.jail import Jail, protecting, reachable_by_others
+    from harness.appkit.jail import Jail, protecting, reachable_by_others
 
     tree = tmp_path / "tree"
     (tree / "pkg").mkdir(parents=True)

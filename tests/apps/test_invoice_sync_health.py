@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import pytest
 
-from harness.scoring.appkit.mockdep import RESOURCE
+from harness.appkit.mockdep import RESOURCE
 from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"

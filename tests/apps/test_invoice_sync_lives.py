@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.fixtures import BACKOFF_FAILURES, RETRY_AFTER, build_dataset
-from harness.scoring.appkit.mockdep import RESOURCE
+from harness.appkit.fixtures import BACKOFF_FAILURES, RETRY_AFTER, build_dataset
+from harness.appkit.mockdep import RESOURCE
 from tests.support.suites import suite_names
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "apps" / "invoice-sync" / "suite"

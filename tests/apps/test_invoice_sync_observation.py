@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 import pytest
 
-from harness.scoring.appkit.fetch import Fetched
-from harness.scoring.appkit.mockdep import RESOURCE
+from harness.appkit.fetch import Fetched
+from harness.appkit.mockdep import RESOURCE
 from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"

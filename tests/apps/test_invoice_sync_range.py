@@ -29,8 +29,8 @@ from urllib.parse import quote
 
 import pytest
 
-from harness.scoring.appkit.fetch import Fetched
-from harness.scoring.appkit.mockdep import RESOURCE
+from harness.appkit.fetch import Fetched
+from harness.appkit.mockdep import RESOURCE
 from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"
@@ -465,7 +465,7 @@ def test_a_normalised_lowered_or_merged_copy_fails(m: Any, tmp_path: Path) -> No
 @pytest.mark.unit
 def test_a_row_cut_before_its_cells_fails_the_names_without_raising(m: Any, tmp_path: Path) -> None:
     """w-clen-chars-html: the browser reads the page cut mid-row, a row with no cell."""
-    from harness.scoring.appkit.browser import PageProbe
+    from harness.appkit.browser import PageProbe
 
     data = m.dataset(SEED)
     markup = next(i for i in data.invoices if i.customer in m.MARKUP_NAMES)

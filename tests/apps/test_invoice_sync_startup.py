@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.fixtures import build_dataset
+from harness.appkit.fixtures import build_dataset
 from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"

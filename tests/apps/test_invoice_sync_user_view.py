@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.browser import CHROMIUM, browser_session
+from harness.appkit.browser import CHROMIUM, browser_session
 from tests.support.suites import suite_names
 
 SEED = "0123456789abcdef"

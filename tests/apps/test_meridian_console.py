@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from harness.appkit.browser import CHROMIUM
 from harness.scoring import Scorer
-from harness.scoring.appkit.browser import CHROMIUM
 from harness.scoring.must import spec_ids
 from harness.trial.slot_log import take_slot
 from tests.support.suites import app_suite

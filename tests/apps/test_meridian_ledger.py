@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.scoring.appkit.browser import CHROMIUM
+from harness.appkit.browser import CHROMIUM
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
 from tests.support.app_scoring import patched_reference, score_tree, scorer_of
@@ -266,7 +266,7 @@ def test_health_watch_sees_a_boot_poll_waiting_on_the_held_page(
     """The sync reaches the held page before /health first answers: a /health that
     waits on the vendor client then answers only once the hold ends, after the suite's
     boot poll, so the mid-sync ask alone reads 200. The watch asks during the hold."""
-    from harness.scoring.appkit.procs import AppProcess
+    from harness.appkit.procs import AppProcess
 
     suite = _suite()
     stub = tmp_path / "stub.py"

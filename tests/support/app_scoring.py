@@ -19,9 +19,9 @@ from types import ModuleType
 
 import pytest
 
+from harness.appkit.browser import CHROMIUM
+from harness.appkit.jail import protecting
 from harness.scoring import Scorer, run_checks
-from harness.scoring.appkit.browser import CHROMIUM
-from harness.scoring.appkit.jail import protecting
 from harness.scoring.compose import Score
 from harness.trial.slot_log import take_slot
 

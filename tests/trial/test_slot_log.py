@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.slot import scoring_slot
+from harness.appkit.slot import scoring_slot
 from harness.trial.slot_log import take_slot
 
 pytestmark = pytest.mark.unit

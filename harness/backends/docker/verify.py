@@ -95,7 +95,7 @@ def _stopped_by(limit: str, detail: str) -> VerifyOutcome:
 
 
 # What the scorer itself needs to run the hidden tests and an executed app as users of
-# their own (harness.verify.isolation.test_user, harness.scoring.appkit.jail): switching user
+# their own (harness.verify.isolation.test_user, harness.appkit.jail): switching user
 # (SETUID, SETGID), handing them the tree and closing the evidence (CHOWN, FOWNER,
 # DAC_OVERRIDE), and killing every process they leave (KILL).
 APP_SCORER_CAPS = ("SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL")

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.appkit.jail import APP_UID
 from harness.config.entrants import NO_MODEL, LLMEntry
 from harness.config.project import require_scenarios
 from harness.config.settings import Settings, cache_dir
@@ -32,7 +33,6 @@ from harness.grader.containment.catalogue import Attack
 from harness.grader.containment.hostservice import LoopbackService
 from harness.sandbox.docker import SANDBOX_UID
 from harness.scenario import LoadedScenario, load_scenario
-from harness.scoring.appkit.jail import APP_UID
 from harness.trial import Entrant, RunOptions, Trial
 from harness.util.deeptree import remove_tree
 from harness.verify.go.build import BUILDER_OFFSET

@@ -18,7 +18,7 @@ tool) runs in private mount and PID namespaces on a fresh root holding only
 
 and nothing else: no ``/root``, ``/home``, ``/work``, ``/var``, ``/run``, results,
 scenarios or other trials. Protected paths that fall inside an allowed folder are
-covered. The pieces are the app jail's (``scoring.appkit.jailroot``: ``unshare_argv``,
+covered. The pieces are the app jail's (``appkit.jailroot``: ``unshare_argv``,
 ``build_skeleton``, ``enter_argv``; ``appkit.jail.detect_mode`` says whether unshare
 works); the command enters the root with ``chroot`` as root and only then drops to the
 test user with ``no_new_privs``. When the namespaces are not available (not root, no
@@ -39,8 +39,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.scoring.appkit.jail import detect_mode, protected_paths
-from harness.scoring.appkit.jailroot import (
+from harness.appkit.jail import detect_mode, protected_paths
+from harness.appkit.jailroot import (
     DEVICES,
     ETC_ALLOWED,
     SYSTEM_DIRS,

@@ -2,10 +2,10 @@
 
 from typing import Any
 
-from harness.scoring import Outcome, absent
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     each,
 )
+from harness.scoring import Outcome, absent
 
 from .evidence import Evidence, why
 from .grader import suite

@@ -2,15 +2,15 @@
 
 from typing import Any
 
-from harness.scoring import Outcome, absent, graded
-from harness.scoring.appkit.fixtures import (
+from harness.appkit.fixtures import (
     MARKUP_NAMES,
 )
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     each,
     strict,
 )
-from harness.scoring.appkit.rendered import hidden_reason
+from harness.appkit.rendered import hidden_reason
+from harness.scoring import Outcome, absent, graded
 
 from .evidence import Evidence, expected_rows, page_rows, why
 from .grader import suite

@@ -1,9 +1,9 @@
 """Checks of durability: a SIGKILL anywhere, a restart, a completed sync, state only in --data."""
 
-from harness.scoring import Outcome, absent, graded
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     strict,
 )
+from harness.scoring import Outcome, absent, graded
 
 from .evidence import Evidence, why
 from .grader import suite

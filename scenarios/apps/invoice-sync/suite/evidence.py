@@ -5,16 +5,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.scoring import Outcome, absent
-from harness.scoring.appkit.browser import PageProbe
-from harness.scoring.appkit.fetch import Fetched
-from harness.scoring.appkit.fixtures import (
+from harness.appkit.browser import PageProbe
+from harness.appkit.fetch import Fetched
+from harness.appkit.fixtures import (
     Dataset,
 )
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     probe_rows,
 )
-from harness.scoring.appkit.mockdep import RESOURCE
+from harness.appkit.mockdep import RESOURCE
+from harness.scoring import Outcome, absent
 
 from .schedule import BACKOFF_PLAIN, SLOW_RANGES
 

@@ -10,10 +10,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from harness.scoring.appkit.fetch import get, poll
-from harness.scoring.appkit.jail import Jail
-from harness.scoring.appkit.mockdep import RESOURCE
-from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.appkit.fetch import get, poll
+from harness.appkit.jail import Jail
+from harness.appkit.mockdep import RESOURCE
+from harness.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.era import load_thresholds
 
 from .evidence import Evidence

@@ -2,10 +2,10 @@
 
 from typing import Any
 
-from harness.scoring import Outcome
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     each,
 )
+from harness.scoring import Outcome
 
 from .console import judge_throughout
 from .evidence import Evidence, expected_rows

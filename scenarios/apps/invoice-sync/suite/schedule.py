@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
-from harness.scoring.appkit.fixtures import (
+from harness.appkit.fixtures import (
     CURRENCIES,
     EXPONENTS,
     MARKUP_NAMES,
@@ -15,7 +15,7 @@ from harness.scoring.appkit.fixtures import (
     Invoice,
     build_dataset,
 )
-from harness.scoring.appkit.seeding import between, derive_bytes, rng
+from harness.appkit.seeding import between, derive_bytes, rng
 
 # the SPEC's bounds, tested as they are written (timer slack only)
 FIRST_PAUSE_S = 0.2  # at least 0.2 s before the first retry

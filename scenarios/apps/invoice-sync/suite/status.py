@@ -1,7 +1,7 @@
 """Checks of the service itself: it starts, answers /health while it syncs, reports its status."""
 
+from harness.appkit.grading import strict
 from harness.scoring import Outcome, absent, graded
-from harness.scoring.appkit.grading import strict
 
 from .evidence import STATES, Evidence, WatchLog, life_of
 from .grader import suite

@@ -4,14 +4,14 @@ paced, awaited."""
 import itertools
 from collections import Counter
 
-from harness.scoring import Outcome, absent, graded
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     LATENCY_ALLOWANCE_S,
     TIMER_SLACK_S,
     each,
     first_pause_ok,
     strict,
 )
+from harness.scoring import Outcome, absent, graded
 
 from .evidence import LIVES, Evidence, life_of, lives_of, why
 from .grader import suite

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness.scoring.appkit.mockdep import RESOURCE, MockUpstream
-from harness.scoring.appkit.mockdep import _Handler as MockHandler
-from harness.scoring.appkit.seeding import between
+from harness.appkit.mockdep import RESOURCE, MockUpstream
+from harness.appkit.mockdep import _Handler as MockHandler
+from harness.appkit.seeding import between
 
 from .schedule import (
     backoff_schedule,

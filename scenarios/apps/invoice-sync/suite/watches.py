@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.scoring.appkit.browser import (
+from harness.appkit.browser import (
     BrowserUnavailable,
     PageProbe,
     browser_session,
 )
-from harness.scoring.appkit.fetch import get
-from harness.scoring.appkit.procs import AppProcess
+from harness.appkit.fetch import get
+from harness.appkit.procs import AppProcess
 
 from .evidence import Sample, UiSample, WatchLog
 from .upstream import Upstream

@@ -17,7 +17,7 @@ import re
 import time
 from typing import Any
 
-from harness.scoring.appkit.rendered import rendered_rows
+from harness.appkit.rendered import rendered_rows
 
 #: what marks a frontend file as holding code its author did not write (SPEC 1.5, 6.6:
 #: "no libraries, no minified copies of anything"): a library's license banner, a

@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.scoring.appkit.fetch import Called as Call
-from harness.scoring.appkit.fetch import call as call  # the script calls D.call
-from harness.scoring.appkit.fetch import get, poll
-from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.appkit.fetch import Called as Call
+from harness.appkit.fetch import call as call  # the script calls D.call
+from harness.appkit.fetch import get, poll
+from harness.appkit.procs import AppNotHealthy, AppProcess
 
 BAD_QUERIES = (
     "currency=GBP",

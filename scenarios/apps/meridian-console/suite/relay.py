@@ -18,7 +18,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from harness.scoring.appkit.traced import TracedServer, reset, send_raw
+from harness.appkit.traced import TracedServer, reset, send_raw
 
 
 class Relay(TracedServer):

@@ -9,10 +9,10 @@ import time
 import urllib.request
 from typing import Any
 
-from harness.scoring.appkit.browser import BrowserUnavailable, browser_session
-from harness.scoring.appkit.fetch import get, poll
-from harness.scoring.appkit.payments import sign_v1
-from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.appkit.browser import BrowserUnavailable, browser_session
+from harness.appkit.fetch import get, poll
+from harness.appkit.payments import sign_v1
+from harness.appkit.procs import AppNotHealthy, AppProcess
 
 #: the vendor-down banner is shown: visible and saying "unavailable" (SPEC 6.3)
 BANNER_JS = (

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.scoring import Outcome, Suite, absent, graded
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     TIMER_SLACK_S,
     colour_close,
     first_pause_ok,
@@ -29,8 +29,8 @@ from harness.scoring.appkit.grading import (
     growth_failures,
     holds,
 )
-from harness.scoring.appkit.jail import Jail
-from harness.scoring.appkit.procs import AppProcess
+from harness.appkit.jail import Jail
+from harness.appkit.procs import AppProcess
 from harness.scoring.era import load_thresholds
 
 HERE = Path(__file__).resolve().parent

@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from harness.scoring.appkit.payments import BERLIN, EXPONENTS, money, sign_v1
-from harness.scoring.appkit.payments import local_day as berlin_day
-from harness.scoring.appkit.payments import local_minute as berlin_minute
-from harness.scoring.appkit.seeding import between, derive_bytes, rng
-from harness.scoring.appkit.traced import TracedServer, reset, send_json
+from harness.appkit.payments import BERLIN, EXPONENTS, money, sign_v1
+from harness.appkit.payments import local_day as berlin_day
+from harness.appkit.payments import local_minute as berlin_minute
+from harness.appkit.seeding import between, derive_bytes, rng
+from harness.appkit.traced import TracedServer, reset, send_json
 
 __all__ = ["BERLIN", "EXPONENTS", "berlin_day", "berlin_minute", "money", "sign"]
 CURRENCIES = ("JPY", "EUR", "USD", "KWD", "CLF")

@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.scoring import Outcome, Suite, absent, fraction, graded, unavailable
-from harness.scoring.appkit import grading
-from harness.scoring.appkit.browser import BrowserUnavailable, Journey, browser_session
-from harness.scoring.appkit.fetch import Called as Call
-from harness.scoring.appkit.fetch import Fetched, get, poll
-from harness.scoring.appkit.fetch import call as fetch_call
-from harness.scoring.appkit.jail import Jail
-from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.appkit import grading
+from harness.appkit.browser import BrowserUnavailable, Journey, browser_session
+from harness.appkit.fetch import Called as Call
+from harness.appkit.fetch import Fetched, get, poll
+from harness.appkit.fetch import call as fetch_call
+from harness.appkit.jail import Jail
+from harness.appkit.procs import AppNotHealthy, AppProcess
 from harness.scoring.era import load_thresholds
 
 HERE = Path(__file__).resolve().parent

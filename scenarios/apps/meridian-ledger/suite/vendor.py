@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
-from harness.scoring.appkit.seeding import between, derive_bytes, rng
+from harness.appkit.seeding import between, derive_bytes, rng
 
 BERLIN = ZoneInfo("Europe/Berlin")
 EXPONENTS = {"EUR": 2, "USD": 2, "JPY": 0, "KWD": 3}

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from harness.scoring.appkit.fixtures import format_minor
+from harness.appkit.fixtures import format_minor
 
 #: The exponents of ISO 4217 the payments suites use (CLF: four, KWD: three, JPY: none).
 EXPONENTS: Mapping[str, int] = {"CLF": 4, "EUR": 2, "JPY": 0, "KWD": 3, "USD": 2}

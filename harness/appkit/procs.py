@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from harness.appkit.jail import Jail
 from harness.errors import UserError
-from harness.scoring.appkit.jail import Jail
 
 _IN_USE = ("address already in use", "errno 98", "eaddrinuse")
 _PORT_ATTEMPTS = 5

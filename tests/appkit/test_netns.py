@@ -1,5 +1,5 @@
 """A private network namespace for one scoring, entered by the calling thread only
-(scoring/appkit/netns.py)."""
+(appkit/netns.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pytest
 
-from harness.scoring.appkit.netns import active, loopback_up, private_network
+from harness.appkit.netns import active, loopback_up, private_network
 
 pytestmark = pytest.mark.unit
 

@@ -1,5 +1,5 @@
 """The payments suites' helpers: money strings, local days, signed webhooks
-(scoring/appkit/payments.py)."""
+(appkit/payments.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from harness.scoring.appkit.payments import local_day, local_minute, money, sign_v1, utc
+from harness.appkit.payments import local_day, local_minute, money, sign_v1, utc
 
 pytestmark = pytest.mark.unit
 

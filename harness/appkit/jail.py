@@ -41,15 +41,15 @@ from pathlib import Path
 from typing import Literal
 
 import harness
-from harness.errors import InfraError
-from harness.scoring.appkit import netns
-from harness.scoring.appkit.jailroot import (
+from harness.appkit import netns
+from harness.appkit.jailroot import (
     build_skeleton,
     enter_argv,
     etc_files,
     root_script,
     unshare_argv,
 )
+from harness.errors import InfraError
 
 APP_UID = 61000  # no passwd entry needed; owns nothing but the app's home
 Mode = Literal["namespace", "user", "none"]

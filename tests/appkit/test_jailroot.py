@@ -1,5 +1,5 @@
 """The minimal root an executed app runs in: its skeleton, mounts and entry
-(scoring/appkit/jailroot.py)."""
+(appkit/jailroot.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.jailroot import (
+from harness.appkit.jailroot import (
     DEVICES,
     build_skeleton,
     enter_argv,

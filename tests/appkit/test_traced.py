@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.fetch import call, get
-from harness.scoring.appkit.traced import TracedServer, reset, send_json
+from harness.appkit.fetch import call, get
+from harness.appkit.traced import TracedServer, reset, send_json
 
 pytestmark = pytest.mark.unit
 

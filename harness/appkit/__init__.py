@@ -10,21 +10,21 @@ mocks and relays (``traced``), payment-domain helpers (``payments``: money strin
 local days, webhook signatures) and grading helpers (``grading``).
 """
 
-from harness.scoring.appkit.browser import (
+from harness.appkit.browser import (
     BrowserUnavailable,
     Journey,
     PageProbe,
     browser_session,
     probe_page,
 )
-from harness.scoring.appkit.fetch import Called, Fetched, call, get, poll, tbody_rows
-from harness.scoring.appkit.fixtures import Dataset, Invoice, build_dataset, format_minor
-from harness.scoring.appkit.jail import Jail, protecting
-from harness.scoring.appkit.mockdep import MockUpstream
-from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
-from harness.scoring.appkit.seeding import between, derive, derive_bytes, pick, rng
-from harness.scoring.appkit.slot import scoring_slot
-from harness.scoring.appkit.traced import TracedServer
+from harness.appkit.fetch import Called, Fetched, call, get, poll, tbody_rows
+from harness.appkit.fixtures import Dataset, Invoice, build_dataset, format_minor
+from harness.appkit.jail import Jail, protecting
+from harness.appkit.mockdep import MockUpstream
+from harness.appkit.procs import AppNotHealthy, AppProcess
+from harness.appkit.seeding import between, derive, derive_bytes, pick, rng
+from harness.appkit.slot import scoring_slot
+from harness.appkit.traced import TracedServer
 
 __all__ = [
     "AppNotHealthy",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.scoring.appkit.seeding import between, derive, derive_bytes, pick, rng
+from harness.appkit.seeding import between, derive, derive_bytes, pick, rng
 
 pytestmark = pytest.mark.unit
 

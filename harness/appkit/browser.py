@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness.appkit.rendered import DEFAULT_ROWS, rendered_rows
 from harness.config.settings import env_value
 from harness.errors import InfraError
-from harness.scoring.appkit.rendered import DEFAULT_ROWS, rendered_rows
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [

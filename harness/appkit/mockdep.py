@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from harness.scoring.appkit.fixtures import (
+from harness.appkit.fixtures import (
     BACKOFF_FAILURES,
     RETRY_AFTER,
     SLOW_DELAY,

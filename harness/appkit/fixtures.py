@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.scoring.appkit.seeding import between, derive_bytes, rng
+from harness.appkit.seeding import between, derive_bytes, rng
 
 #: ISO 4217 codes with their minor-unit exponents (digits after the decimal point).
 CURRENCIES: tuple[tuple[str, int], ...] = (

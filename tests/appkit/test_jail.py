@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.jail import Jail, detect_mode
-from harness.scoring.appkit.netns import active, private_network
-from harness.scoring.appkit.procs import AppProcess
+from harness.appkit.jail import Jail, detect_mode
+from harness.appkit.netns import active, private_network
+from harness.appkit.procs import AppProcess
 
 root_only = pytest.mark.skipif(
     os.geteuid() != 0 or detect_mode() != "namespace", reason="needs root with namespaces"
@@ -146,7 +146,7 @@ def test_the_scoring_has_a_network_of_its_own(tmp_path: Path) -> None:
 CONTROLLER = """
 import subprocess, sys, time
 from pathlib import Path
-from harness.scoring.appkit.jail import Jail
+from harness.appkit.jail import Jail
 jail = Jail(Path(sys.argv[1]))
 argv = jail.wrap([jail.python, "-c", "import time; time.sleep(120)"])
 proc = subprocess.Popen(argv, env=jail.env(), start_new_session=True)

@@ -1,5 +1,5 @@
 """The suites' HTTP and HTML helpers: failures as values, table rows, polling
-(scoring/appkit/fetch.py)."""
+(appkit/fetch.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from harness.scoring.appkit.fetch import Fetched, TableRow, call, get, poll, tbody_rows
+from harness.appkit.fetch import Fetched, TableRow, call, get, poll, tbody_rows
 
 pytestmark = pytest.mark.unit
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit import procs
-from harness.scoring.appkit.procs import AppNotHealthy, AppProcess
+from harness.appkit import procs
+from harness.appkit.procs import AppNotHealthy, AppProcess
 
 pytestmark = pytest.mark.integration
 

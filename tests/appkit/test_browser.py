@@ -1,4 +1,4 @@
-"""The browser's parts that need no browser (scoring/appkit/browser.py): where Chromium is,
+"""The browser's parts that need no browser (appkit/browser.py): where Chromium is,
 what a probe counts as visible, evidence names, requests kept on loopback, a journey's
 steps; the page is a stand-in here (tests/apps drive Chromium)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.browser import (
+from harness.appkit.browser import (
     CHROMIUM,
     Journey,
     PageProbe,

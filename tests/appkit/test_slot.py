@@ -1,4 +1,4 @@
-"""One executed-app scorer at a time per machine (scoring/appkit/slot.py)."""
+"""One executed-app scorer at a time per machine (appkit/slot.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scoring.appkit.slot import lock_path, scoring_slot
+from harness.appkit.slot import lock_path, scoring_slot
 
 pytestmark = pytest.mark.unit
 

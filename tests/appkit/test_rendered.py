@@ -1,5 +1,5 @@
 """Rendered truth of table rows, read from what the page's script returns
-(scoring/appkit/rendered.py); the page is a stand-in here (the browser tests in tests/apps
+(appkit/rendered.py); the page is a stand-in here (the browser tests in tests/apps
 run the script in Chromium)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.rendered import (
+from harness.appkit.rendered import (
     DEFAULT_ROWS,
     ROWS_JS,
     hidden_reason,

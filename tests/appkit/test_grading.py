@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.scoring.appkit.grading import (
+from harness.appkit.grading import (
     colour_close,
     each,
     first_pause_ok,

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from harness.scoring.appkit.fixtures import BACKOFF_FAILURES, RETRY_AFTER
-from harness.scoring.appkit.mockdep import MockUpstream
+from harness.appkit.fixtures import BACKOFF_FAILURES, RETRY_AFTER
+from harness.appkit.mockdep import MockUpstream
 
 pytestmark = pytest.mark.integration
 

@@ -1,11 +1,11 @@
 """The payments fixtures built from a seed: invoices, pages, cursors, fault positions
-(scoring/appkit/fixtures.py)."""
+(appkit/fixtures.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.scoring.appkit.fixtures import (
+from harness.appkit.fixtures import (
     BIG_AMOUNTS,
     CURRENCIES,
     EXPONENTS,
