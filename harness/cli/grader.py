@@ -94,10 +94,33 @@ def calibrate_cmd(
         bool,
         typer.Option("--reuse", help="read scorings kept by an earlier, interrupted run"),
     ] = False,
+    carry: Annotated[
+        bool,
+        typer.Option(
+            "--carry",
+            help="score nothing: move the calibration to the current scorer, once its "
+            "grading code is proved the same but for modules --moved",
+        ),
+    ] = False,
+    moved: Annotated[
+        list[str] | None,
+        typer.Option("--moved", help="with --carry: a moved module, OLD=NEW (repeatable)"),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="with --carry: the commit calibrated at (default: the last to "
+            "write the thresholds)",
+        ),
+    ] = None,
 ) -> None:
     """Score reference, LOW and defects over seeds; write a calibrated thresholds file."""
     from harness.grader.calibrate import calibrate
 
+    if carry or moved or since:
+        _carry(scenario, carry, moved or [], since)
+        return
     text, proposal = calibrate(
         load_named(scenario),
         current_settings(),
@@ -108,3 +131,21 @@ def calibrate_cmd(
     )
     typer.echo(text, nl=False)
     raise typer.Exit(EXIT_SUCCESS if proposal.bar is not None else EXIT_FAILED)
+
+
+def _carry(scenario: str, carry: bool, moved: list[str], since: str | None) -> None:
+    from harness.grader.carry import carry as carry_calibration
+    from harness.grader.carry import moves_of, repo_of
+
+    if not carry:
+        raise UserError("--moved and --from go with --carry", field="--carry", fix="add --carry")
+    loaded = load_named(scenario)
+    if not loaded.scenario.verify.suite:
+        raise UserError(
+            f"{scenario} has no suite: nothing calibrated to carry",
+            field="scenario",
+            fix="carry an app scenario's calibration",
+        )
+    suite_dir = loaded.directory / loaded.scenario.verify.suite
+    done = carry_calibration(repo_of(suite_dir), suite_dir, moves_of(moved), since)
+    typer.echo(done.line())

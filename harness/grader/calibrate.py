@@ -135,6 +135,20 @@ def pin_source(suite_dir: Path) -> Path | None:
     return next((m for m in modules if m.is_file() and _PIN.search(m.read_text())), None)
 
 
+def pin_thresholds(suite_dir: Path, thresholds_file: Path) -> tuple[str, str]:
+    """Pin the thresholds' sha256 where the suite pins it; (the pin, where it went)."""
+    pin = sha256_file(thresholds_file)
+    pinning = pin_source(suite_dir)
+    if pinning is not None:
+        text = pinning.read_text()
+        write_atomic(pinning, _PIN.sub(f'thresholds_pin="{pin}"', text, count=1))
+        (suite_dir / PIN_FILE).unlink(missing_ok=True)  # an older pin there would mislead
+        return pin, f"pinned in {pinning.name}"
+    # adding the argument would change the scorer fingerprint the ledger holds
+    write_atomic(suite_dir / PIN_FILE, pin + "\n")
+    return pin, f"pinned in {PIN_FILE} (the suite's code names no thresholds_pin=)"
+
+
 def calibration_seeds(loaded: LoadedScenario, count: int) -> list[str]:
     """The scenario's own seed, then ``count - 1`` derived from it (the same on every
     machine). Seed 0 is the one the controls score, so they read its ledger lines."""
@@ -266,16 +280,7 @@ def calibrate(
         },
     }
     write_atomic(thresholds_file, yaml.safe_dump(data, sort_keys=False))
-    pin = sha256_file(thresholds_file)
-    pinning = pin_source(suite_dir)
-    if pinning is not None:
-        text = pinning.read_text()
-        write_atomic(pinning, _PIN.sub(f'thresholds_pin="{pin}"', text, count=1))
-        (suite_dir / PIN_FILE).unlink(missing_ok=True)  # an older pin there would mislead
-        pinned = f"pinned in {pinning.name}"
-    else:  # adding the argument would change the scorer fingerprint the ledger holds
-        write_atomic(suite_dir / PIN_FILE, pin + "\n")
-        pinned = f"pinned in {PIN_FILE} (the suite's code names no thresholds_pin=)"
+    pin, pinned = pin_thresholds(suite_dir, thresholds_file)
     above = " (above the bar: it fails by the MUSTs it leaves unmet)"
     lines.append(
         f"success bar {proposal.bar:.3f} (reference min {proposal.reference_min:.4f}, best "

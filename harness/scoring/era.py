@@ -86,8 +86,25 @@ def fingerprint(paths: list[Path], *, unpinned: bool = False, code: bool = False
     (the code fingerprint is written into the file that pin hashes). ``code`` leaves a
     walked folder's ``README.md`` out (a package's page for readers, not grading code).
     """
+    return digest_of(entries(paths, unpinned=unpinned, code=code))
+
+
+def digest_of(found: list[tuple[str, bytes]]) -> str:
+    """sha256 over listed names and bytes (``fingerprint`` of what ``entries`` lists)."""
     digest = hashlib.sha256()
-    entries: list[tuple[str, Path]] = []
+    for name, data in found:
+        digest.update(name.encode() + b"\0")
+        digest.update(data)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def entries(
+    paths: list[Path], *, unpinned: bool = False, code: bool = False
+) -> list[tuple[str, bytes]]:
+    """What ``fingerprint`` hashes, in its order: each file's name and bytes, sorted by
+    name (a file given alone is named by its own name, so two may share one)."""
+    found: list[tuple[str, Path]] = []
     for given in paths:
         given = Path(given)
         if not given.exists():
@@ -107,13 +124,12 @@ def fingerprint(paths: list[Path], *, unpinned: bool = False, code: bool = False
             if given.is_dir()
             else [given]
         )
-        entries.extend((f.relative_to(given.parent).as_posix(), f) for f in files)
-    for name, file in sorted(entries, key=lambda e: e[0]):
-        digest.update(name.encode() + b"\0")
+        found.extend((f.relative_to(given.parent).as_posix(), f) for f in files)
+    out: list[tuple[str, bytes]] = []
+    for name, file in sorted(found, key=lambda e: e[0]):
         data = file.read_bytes()
-        digest.update(_PIN.sub(b"thresholds_pin=PIN", data) if unpinned else data)
-        digest.update(b"\0")
-    return digest.hexdigest()
+        out.append((name, _PIN.sub(b"thresholds_pin=PIN", data) if unpinned else data))
+    return out
 
 
 #: A suite's ``thresholds_pin=`` argument as its source spells it (None or a hex string).
@@ -130,11 +146,15 @@ FRAMEWORK = (
 )
 
 
+def code_paths(suite: Suite) -> list[Path]:
+    """Everything that grades except the thresholds file: the suite's sources (SPEC
+    included), its fixtures and ``FRAMEWORK``."""
+    return [*suite.source_files(), *suite.fixtures, *FRAMEWORK]
+
+
 def code_fingerprint(suite: Suite) -> str:
     """Fingerprint of everything that grades except the thresholds file itself."""
-    return fingerprint(
-        [*suite.source_files(), *suite.fixtures, *FRAMEWORK], unpinned=True, code=True
-    )
+    return fingerprint(code_paths(suite), unpinned=True, code=True)
 
 
 def load_thresholds(path: Path) -> Thresholds:
@@ -208,7 +228,7 @@ def stamp(suite: Suite) -> Stamp:
     """Check the pin, then fingerprint sources, SPEC, fixtures, app kit and thresholds."""
     found = check_pin(suite)
     code = code_fingerprint(suite)
-    files = [*suite.source_files(), *suite.fixtures, *FRAMEWORK]
+    files = code_paths(suite)
     if suite.thresholds is not None:
         files.append(suite.thresholds)
     return Stamp(
