@@ -35,7 +35,7 @@ from pathlib import Path
 
 import yaml
 
-from harness.errors import UserError
+from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_thresholds
 from harness.grader.calibration_ledger import LEDGER, Entry, read_lines, write_lines
 from harness.grader.mutants.score import MutantLine
@@ -45,14 +45,26 @@ from harness.util.fs import write_atomic
 #: Run by the harness of a tree (its folder first on the path): the files that grade the
 #: suite given, as ``scoring.era`` of that tree lists them.
 _PATHS = """
-import json, sys
+import importlib.util, json, sys
 from pathlib import Path
+import harness
 from harness.scoring import era
 from harness.verify.scoring_bridge import load_suite_module
 suite = load_suite_module(Path(sys.argv[1])).suite
 listed = era.code_paths(suite) if hasattr(era, "code_paths") else [
     *suite.source_files(), *suite.fixtures, *era.FRAMEWORK]
-print(json.dumps([str(p) for p in listed]))
+where = {}
+for name in sys.argv[2:]:
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        where[name] = list(spec.submodule_search_locations)[0]
+    else:
+        where[name] = spec.origin if spec is not None else None
+print(json.dumps({"paths": [str(p) for p in listed], "harness": harness.__file__,
+                  "modules": where}))
 """
 
 MUTANTS = "mutants.jsonl"
@@ -176,12 +188,30 @@ def differences(
     return out
 
 
-def graded_files(root: Path, suite_dir: Path) -> list[tuple[str, bytes]]:
+@dataclass(frozen=True)
+class Graded:
+    """What grades a suite in one tree: the fingerprinted files, and where the tree's
+    harness finds each module asked about (None: nowhere)."""
+
+    files: list[tuple[str, bytes]]
+    roots: list[Path]
+    modules: dict[str, str | None]
+
+    def covers(self, module: str) -> bool:
+        """The module is a file (or a package folder) among the fingerprinted paths."""
+        found = self.modules.get(module)
+        return found is not None and any(
+            Path(found) == root or Path(found).is_relative_to(root) for root in self.roots
+        )
+
+
+def graded_files(root: Path, suite_dir: Path, modules: list[str] | None = None) -> Graded:
     """The files that grade the suite at ``suite_dir`` (a folder of ``root``), as the
-    harness of ``root`` lists them (run in a process of its own, its folder first)."""
+    harness of ``root`` lists them (run in a process of its own, its folder first), and
+    where that harness finds ``modules``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        [sys.executable, "-c", _PATHS, str(suite_dir)],
+        [sys.executable, "-c", _PATHS, str(suite_dir), *(modules or [])],
         cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -191,7 +221,11 @@ def graded_files(root: Path, suite_dir: Path) -> list[tuple[str, bytes]]:
             field="--from",
             fix="name a commit whose harness and suite load",
         )
-    return entries([Path(p) for p in json.loads(done.stdout)], unpinned=True, code=True)
+    said = json.loads(done.stdout)
+    if not Path(said["harness"]).resolve().is_relative_to(root.resolve()):
+        raise InfraError(f"the harness of {root} was not the one imported: {said['harness']}")
+    paths = [Path(p) for p in said["paths"]]
+    return Graded(entries(paths, unpinned=True, code=True), paths, said["modules"])
 
 
 def _tree_at(repo: Path, commit: str, into: Path) -> str:
@@ -255,8 +289,8 @@ def carry(
             fix="run `harness calibrate` instead",
         )
     rel = suite_dir.resolve().relative_to(repo.resolve())
-    new = graded_files(repo, suite_dir.resolve())
-    new_fp = digest_of(new)
+    now = graded_files(repo, suite_dir.resolve(), list(moves.values()))
+    new_fp = digest_of(now.files)
     if new_fp == current.scorer:
         raise UserError(
             "nothing to carry: the thresholds are calibrated for the current scorer",
@@ -266,15 +300,24 @@ def carry(
     commit = commit or calibrated_at(repo, thresholds_file)
     with tempfile.TemporaryDirectory(prefix="harness-carry-") as tmp:
         sha = _tree_at(repo, commit, Path(tmp))
-        old = graded_files(Path(tmp), Path(tmp) / rel)
-    if digest_of(old) != current.scorer:
+        then = graded_files(Path(tmp), Path(tmp) / rel, list(moves))
+    if digest_of(then.files) != current.scorer:
         raise UserError(
-            f"commit {sha[:12]}'s scorer is {digest_of(old)[:16]}, not the calibrated "
+            f"commit {sha[:12]}'s scorer is {digest_of(then.files)[:16]}, not the calibrated "
             f"{current.scorer[:16]}",
             field="--from",
             fix="name the commit the thresholds were calibrated at",
         )
-    wrong = differences(old, new, moves)
+    for before, after in moves.items():  # a move stays inside what the fingerprint covers
+        if not then.covers(before) or not now.covers(after):
+            raise UserError(
+                f"--moved {before}={after}: "
+                + (f"{before} at commit {sha[:12]}" if not then.covers(before) else after)
+                + " is not among the files that grade the suite",
+                field="--moved",
+                fix="name only moves between modules the scorer fingerprint covers",
+            )
+    wrong = differences(then.files, now.files, moves)
     if wrong:
         raise UserError(
             f"not carried, the grading code changed: {wrong[0]}"

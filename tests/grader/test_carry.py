@@ -130,7 +130,7 @@ def _copy_harness(repo: Path) -> None:
 def _scorer(repo: Path, suite_dir: Path) -> str:
     from harness.grader.carry import graded_files
 
-    return digest_of(graded_files(repo, suite_dir))
+    return digest_of(graded_files(repo, suite_dir).files)
 
 
 @pytest.fixture
@@ -211,6 +211,23 @@ def test_an_unnamed_move_or_a_wrong_commit_is_not_carried(
     assert err.value.field == "--from"
     with pytest.raises(UserError, match="no commit"):
         carry(repo, suite_dir, MOVES, commit="no-such-commit")
+
+
+@pytest.mark.integration
+def test_a_move_must_stay_inside_what_the_fingerprint_covers(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    """A move to a module nobody fingerprints would let its code change unseen: the suite
+    imports its helper from a module outside the scorer's files, named as moved."""
+    repo, suite_dir, _ = moved_repo
+    kit = repo / "harness" / "appkit" / "seeding.py"
+    (repo / "harness" / "util" / "seeds.py").write_text(kit.read_text().replace("256", "224"))
+    suite_py = suite_dir / "suite.py"
+    suite_py.write_text(suite_py.read_text().replace("appkit.seeding", "util.seeds"))
+    helper = {"harness.scoring.appkit.seeding": "harness.util.seeds"}
+    with pytest.raises(UserError, match="is not among the files that grade") as err:
+        carry(repo, suite_dir, {**MOVES, **helper})
+    assert err.value.field == "--moved"
 
 
 @pytest.mark.unit
