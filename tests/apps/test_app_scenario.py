@@ -29,7 +29,7 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium"),
-    # the module's fixture scores seven trees (LOW alone ~4 min), each waiting its turn for
+    # the module's fixture scores seven trees (LOW ~1.5 min), each waiting its turn for
     # the machine's app-scoring slot behind other workers' scorings (one rehearsal: 1,120 s)
     pytest.mark.timeout(2700),
 ]
@@ -113,6 +113,9 @@ def test_low_tree_boots_but_scores_low_and_fails(scored: Scored) -> None:
     health = next(r for r in score.rows if r.check == "app.health")
     assert health.score == 1.0  # it runs and serves ...
     assert score.final <= 0.2 and score.spec_met is False  # ... but does the job wrong
+    complete = next(r for r in score.rows if r.check == "sync.complete")
+    # it never syncs: after a whole sync budget of silence the later waits end at once
+    assert "the sync stalled (first life: no upstream request in" in complete.detail
 
 
 def test_empty_skeleton_scores_low_with_one_root_block(scored: Scored) -> None:

@@ -81,6 +81,7 @@ class Evidence:
     write_killed: bool = False  # the second SIGKILL came at a file write
     write_kill_detail: str = ""
     survived_write_kill: Fetched | None = None  # /api/invoices right after that restart
+    stalled: str | None = None  # a wait that saw no upstream request in a whole budget
     status: Any = None
     status_after_restart: Any = None
     samples: list[Sample] = field(default_factory=list)

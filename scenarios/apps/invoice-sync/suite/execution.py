@@ -46,6 +46,31 @@ STARTUP_WRITES_S = 1.0  # after a start answers /health: writes still count as s
 DATA_DIR = "nested/deeper/invoicesync"  # --data under {data}: no parent exists yet
 
 
+class Stall:
+    """The waits for the sync's progress. One that runs its whole budget while the app
+    asks the upstream nothing leaves the sync stalled: an app silent for a whole sync
+    budget is not syncing, so each later wait for its progress looks once and ends (an
+    app that never syncs cost three full budgets before, four minutes a scoring)."""
+
+    def __init__(self, mock: Upstream) -> None:
+        self.mock = mock
+        self.since: str | None = None  # where the stall was seen
+
+    def asks(self) -> int:
+        return sum(1 for r in self.mock.records() if "method" in r)
+
+    def wait(self, until: Callable[[float], bool], budget: float, where: str) -> bool:
+        """``until(budget)``'s answer (``until(0)``'s once stalled)."""
+        if self.since is not None:
+            return until(0.0)
+        asks = self.asks()
+        if until(budget):
+            return True
+        if self.asks() == asks:
+            self.since = f"{where}: no upstream request in {budget:g} s"
+        return False
+
+
 def _resume_from(up: Upstream) -> tuple[int, ...]:
     """Where a right restart continues, judged at the SIGKILL.
 
@@ -94,6 +119,7 @@ def _first_life(
     app: AppProcess,
     budgets: dict[str, float],
     look: Callable[[], None],
+    stall: Stall,
 ) -> bool:
     """Start the app (its first page held until it serves and the browser saw the empty
     page), ask /health while the kill page is held, SIGKILL it there; False when the app
@@ -106,7 +132,7 @@ def _first_life(
             return False
         ev.healthy, ev.health_detail = True, f"GET /health answered on port {app.port}"
         ev.listeners.append(listen_addresses(app.port))
-        if mock.kill_point.wait(budgets["sync"]):
+        if stall.wait(mock.kill_point.wait, budgets["sync"], "first life"):
             if mock.held_until is None:  # the sync has been waiting on the upstream a while
                 time.sleep(HEALTH_AFTER_S)
                 ev.health_during_sync = get(app.url("/health"), timeout=HEALTH_PROMPT_S)
@@ -119,7 +145,7 @@ def _first_life(
 
 
 def _write_kill(
-    ev: Evidence, mock: Upstream, app: AppProcess, trap: WriteTrap, budget: float
+    ev: Evidence, mock: Upstream, app: AppProcess, trap: WriteTrap, budget: float, stall: Stall
 ) -> None:
     """Second life: SIGKILL at the first write after the drawn page's answer, then
     restart with the upstream down and read what survived."""
@@ -128,7 +154,7 @@ def _write_kill(
         later = [r for r in mock.records() if r.get("phase") == "after-respawn"]
         return trap.fired.is_set() or any((r.get("page") or 0) > ev.write_kill_page for r in later)
 
-    poll(past, budget)
+    stall.wait(partial(poll, past), budget, "second life")
     if not trap.fired.wait(0.5):
         ev.write_kill_detail = f"no file write after page {ev.write_kill_page} was answered"
         return
@@ -166,11 +192,12 @@ def _run(
                 page_watch.sample()
 
         mock.on_answer, mock.on_503 = arm, look
+        stall = Stall(mock)
         try:
             # the browser up before the app starts: its look at the empty page is quick
             page_watch.ready.wait(BROWSER_UP_S)
             empty_look = partial(page_watch.look_empty, EMPTY_LOOK_WAIT_S)
-            if not _first_life(ev, mock, app, budgets, empty_look):
+            if not _first_life(ev, mock, app, budgets, empty_look, stall):
                 return
             status.life += 1
             mock.release()
@@ -178,7 +205,7 @@ def _run(
             if ev.killed_mid_sync:
                 _start(mock, app)
             status.life += 1
-            _write_kill(ev, mock, app, trap, budgets["sync"])
+            _write_kill(ev, mock, app, trap, budgets["sync"], stall)
             status.life += 1
         except AppNotHealthy as exc:
             ev.respawn_error = str(exc)
@@ -191,7 +218,8 @@ def _run(
             state = state_of(app)
             return bool(state) and state.get("state") in ("done", "failed")
 
-        poll(finished, budgets["sync"])
+        stall.wait(partial(poll, finished), budgets["sync"], "after the write kill")
+        ev.stalled = stall.since
         ev.status = state_of(app)
         ev.listing = get(app.url("/api/invoices"))
         ev.page = get(app.url("/"))

@@ -41,7 +41,10 @@ def sync_complete(ev: Evidence) -> Outcome:
     have = set(ev.ids(ev.listing))
     want = [inv.id for inv in ev.dataset.invoices]
     state = ev.status.get("state") if isinstance(ev.status, dict) else None
-    return each(want, lambda i: i in have, f"expected invoices stored (state {state})", str)
+    stalled = f"; the sync stalled ({ev.stalled})" if ev.stalled else ""
+    return each(
+        want, lambda i: i in have, f"expected invoices stored (state {state}{stalled})", str
+    )
 
 
 @suite.check(
