@@ -234,7 +234,7 @@ def test_the_era_fingerprint_covers_the_app_kit_and_a_recalibration_is_needed(
 ) -> None:
     suite = _suite(tmp_path)
     kit = tmp_path / "appkit"
-    shutil.copytree(Path(era_mod.__file__).parent / "appkit", kit)
+    shutil.copytree(era_mod.FRAMEWORK[0], kit)  # the app kit
     monkeypatch.setattr(era_mod, "FRAMEWORK", (kit,))
     before = era_mod.code_fingerprint(suite)
     thresholds = tmp_path / "thresholds.yml"
