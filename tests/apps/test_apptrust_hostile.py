@@ -131,7 +131,7 @@ def test_hostile_app_gets_nothing_locally(tmp_path: Path, monkeypatch: pytest.Mo
             "thresholds": str(suite / "thresholds.yml"),
             "seed store": str(tmp_path / "ws" / ".secrets" / f"{NAME}.json"),
             "harness package": str(package / "__init__.py"),
-            "fixtures": str(package / "scoring" / "appkit" / "fixtures.py"),
+            "fixtures": str(package / "appkit" / "fixtures.py"),
             "solution": str(
                 REPO_ROOT / "scenarios" / NAME / "solution" / "invoicesync" / "sync.py"
             ),
@@ -139,6 +139,8 @@ def test_hostile_app_gets_nothing_locally(tmp_path: Path, monkeypatch: pytest.Mo
         },
         "write": {"trace (append)": str(evidence / "trace.jsonl")},
     }
+    for name in ("suite", "thresholds", "harness package", "fixtures", "solution"):
+        assert Path(targets["read"][name]).is_file(), name  # a moved file is no test at all
     loaded, _settings, ws = _tree(tmp_path, targets)
     state = read_state(ws, loaded)
     request = make_request(loaded, ws, state.baseline, SEED)
