@@ -1,11 +1,15 @@
-"""Carrying a calibration across a move (grader/carry.py): the comparison holds a moved
-import, a re-sorted import run and a string naming a moved module for the same code, and
-any other change for a change; the whole carry replays the app kit's real move in a git
-repository of its own and refuses a move that also changed a number, a move not named,
-and a commit whose scorer is not the calibrated one."""
+"""Carrying a calibration across a move (grader/carry.py, grader/same_code.py).
+
+The comparison holds a moved import, a re-sorted import run and a string naming a moved
+module for the same code, and any other change for a change. The whole carry replays the
+app kit's real move in a git repository of its own; the refusals are members of the
+classes a red team found open (what the comparison reads is narrower than what grades;
+the commit and the thresholds trusted as given; a refusal or a bad result that leaves
+files written), and each must leave every file as it was."""
 
 from __future__ import annotations
 
+import py_compile
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,11 +19,15 @@ import yaml
 
 from harness.errors import UserError
 from harness.grader.calibration_ledger import LEDGER, Entry, read_lines, write_lines
-from harness.grader.carry import canonical, carry, differences, moved_name, moves_of
-from harness.scoring.era import digest_of, load_thresholds, sha256_file
+from harness.grader.carry import _carried_text, carry, listing, moves_of
+from harness.grader.same_code import canonical, compare, moved_name, reach
+from harness.scoring.era import load_thresholds, sha256_file
 from tests.conftest import REPO_ROOT
 
 MOVES = {"harness.scoring.appkit": "harness.appkit"}
+
+
+# -- the comparison ------------------------------------------------------------------------
 
 
 @pytest.mark.unit
@@ -42,7 +50,7 @@ def test_a_resorted_import_run_and_a_module_named_in_a_string_are_the_same_code(
         b"def f():\n    import ast\n    import json\n"
         b"    return import_module('harness.appkit.procs')\n"
     )
-    assert canonical(old, MOVES) == canonical(new, {})
+    assert canonical(old, MOVES, ["harness.scoring.appkit.procs"]) == canonical(new, {})
 
 
 @pytest.mark.unit
@@ -58,32 +66,44 @@ def test_a_resorted_import_run_and_a_module_named_in_a_string_are_the_same_code(
     ],
 )
 def test_any_other_change_is_a_change(after: bytes) -> None:
-    old = [("f.py", b"from harness.scoring.appkit.fetch import get\nx = get('/a')\n")]
-    assert differences(old, [("f.py", after)], MOVES) == [
-        "f.py: its code changed, not only where the modules it imports live"
-    ]
+    before = b"from harness.scoring.appkit.fetch import get\nx = get('/a')\n"
+    assert canonical(before, MOVES) != canonical(after, {})
 
 
 @pytest.mark.unit
-def test_files_other_than_python_and_the_file_list_must_be_the_same() -> None:
-    assert differences([("SPEC.md", b"a")], [("SPEC.md", b"b")], MOVES) == [
-        "SPEC.md: its bytes changed"
-    ]
-    assert differences([("a.py", b"")], [("b.py", b"")], MOVES) == [
-        "other files: a.py gone, b.py new"
-    ]
-    assert differences([("a.py", b"x = 1\n")], [("a.py", b"x = 1\n")], {}) == []
+def test_an_import_order_that_can_matter_is_kept() -> None:
+    """Two imports binding one name (the later wins), and ``__future__`` imports, which
+    must come first: sorting them would make other code the same."""
+    a = b"from harness.x import f\nfrom harness.y import f\n"
+    b = b"from harness.y import f\nfrom harness.x import f\n"
+    assert canonical(a, {}) != canonical(b, {})
+    good = b"from __future__ import annotations\nimport os\n"
+    with pytest.raises(ValueError, match="does not compile"):
+        canonical(b"import os\nfrom __future__ import annotations\n", {})
+    assert canonical(good, {})
 
 
 @pytest.mark.unit
-def test_moves_are_module_names() -> None:
-    assert moves_of(["a.b=c"]) == {"a.b": "c"}
-    assert moved_name("a.bc", {"a.b": "c"}) == "a.bc"  # a module boundary, not a prefix
+def test_what_cannot_be_compared_is_a_refusal_not_a_crash() -> None:
+    deep = b"x = " + b"+".join([b"1"] * 50_000) + b"\n"
+    with pytest.raises(ValueError):
+        canonical(deep, {})
+    with pytest.raises(ValueError, match="does not compile"):
+        canonical(b"x = \x00\n", {})
+
+
+@pytest.mark.unit
+def test_moves_are_module_names_inside_the_harness_package() -> None:
+    assert moves_of(["harness.a.b=harness.c"]) == {"harness.a.b": "harness.c"}
+    assert moved_name("harness.a.bc", {"harness.a.b": "harness.c"}) == "harness.a.bc"
     assert moved_name("a.b.d", {"a": "x", "a.b": "c"}) == "c.d"  # the longest move wins
-    for bad in ["a.b", "a.b=", "=c", "a b=c", "a.b=c/d"]:
+    for bad in ["a.b", "a.b=", "=c", "a b=c", "a.b=c/d", "harness.a=harness.a"]:
         with pytest.raises(UserError, match="is not OLD=NEW") as err:
             moves_of([bad])
         assert err.value.field == "--moved"
+    for outside in ["approval=down", "harness.appkit=appkit", "this=harness.this"]:
+        with pytest.raises(UserError, match="leaves the harness package"):
+            moves_of([outside])
 
 
 # -- the real move, replayed ------------------------------------------------------------
@@ -110,6 +130,17 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def _commit(repo: Path, message: str) -> None:
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+
+
+def _copy_harness(repo: Path) -> None:
+    shutil.copytree(
+        REPO_ROOT / "harness", repo / "harness", ignore=shutil.ignore_patterns("__pycache__")
+    )
+
+
 def _old_layout(repo: Path) -> None:
     """The harness as it was before the move: the app kit under ``scoring/``."""
     shutil.move(repo / "harness" / "appkit", repo / "harness" / "scoring" / "appkit")
@@ -121,16 +152,10 @@ def _old_layout(repo: Path) -> None:
             path.write_text(moved)
 
 
-def _copy_harness(repo: Path) -> None:
-    shutil.copytree(
-        REPO_ROOT / "harness", repo / "harness", ignore=shutil.ignore_patterns("__pycache__")
-    )
-
-
-def _scorer(repo: Path, suite_dir: Path) -> str:
-    from harness.grader.carry import graded_files
-
-    return digest_of(graded_files(repo, suite_dir).files)
+def _state(suite_dir: Path) -> dict[str, bytes]:
+    """Every file of the suite's folder and its mutant ledger: what a refusal must keep."""
+    files = [p for p in suite_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return {str(p): p.read_bytes() for p in sorted(files)}
 
 
 @pytest.fixture
@@ -138,14 +163,12 @@ def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
     """A repository whose first commit calibrated a suite against the old layout and
     whose second is the move; (the repository, the suite folder, the old scorer)."""
     repo = tmp_path / "repo"
-    shutil.copytree(
-        REPO_ROOT / "harness", repo / "harness", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    _copy_harness(repo)
     suite_dir = repo / "scenarios" / "tiny" / "suite"
     suite_dir.mkdir(parents=True)
     (suite_dir / "suite.py").write_text(SUITE)
     _old_layout(repo)
-    old = _scorer(repo, suite_dir)
+    old = listing(repo, suite_dir).scorer
     (suite_dir / "thresholds.yml").write_text(
         f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
     )
@@ -153,81 +176,209 @@ def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
     entry = Entry(tree="reference", seed="s", sandbox="local", digest="d", scorer=old,
                   final=1.0, measurable=True)  # fmt: skip
     write_lines(suite_dir / LEDGER, [entry, entry.model_copy(update={"scorer": "0" * 64})])
+    with (suite_dir / LEDGER).open("a") as fh:
+        fh.write("a torn line{\n")
     _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "calibrated")
+    _commit(repo, "calibrated")
     shutil.rmtree(repo / "harness")
-    shutil.copytree(
-        REPO_ROOT / "harness", repo / "harness", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    _copy_harness(repo)
     (suite_dir / "suite.py").write_text(SUITE)
-    _git(repo, "add", "-A")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "the move")
+    _commit(repo, "the move")
     return repo, suite_dir, old
 
 
 @pytest.mark.integration
 def test_the_app_kit_s_move_carries_the_calibration(moved_repo: tuple[Path, Path, str]) -> None:
     repo, suite_dir, old = moved_repo
-    new = _scorer(repo, suite_dir)
+    new = listing(repo, suite_dir).scorer
     assert new != old
     done = carry(repo, suite_dir, MOVES)
     assert (done.old, done.new, done.lines) == (old, new, 1)
     thresholds = load_thresholds(suite_dir / "thresholds.yml")
     assert thresholds.calibrated and thresholds.scorer == new
     said = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
+    # where the fingerprint's files are is not grading, and no fingerprint covers it
+    assert [u.split(":")[0] for u in said.pop("unproven")] == ["harness.scoring.era"]
     assert said == {"from": old, "commit": _git(repo, "rev-parse", "HEAD~1"), "moved": MOVES}
     assert (suite_dir / "thresholds.pin").read_text().strip() == sha256_file(
         suite_dir / "thresholds.yml"
     )
     scorers = sorted(e.scorer for e in read_lines(suite_dir / LEDGER, Entry))
     assert scorers == sorted([new, "0" * 64])  # another scorer's line is left as it was
+    assert (suite_dir / LEDGER).read_text().endswith("a torn line{\n")  # kept, not dropped
+    assert listing(repo, suite_dir).stamp["calibrated"]
     with pytest.raises(UserError, match="nothing to carry"):
         carry(repo, suite_dir, MOVES)
 
 
+def _refused(repo: Path, suite_dir: Path, match: str, **kw: object) -> None:
+    before = _state(suite_dir)
+    moves = kw.pop("moves", MOVES)
+    with pytest.raises(UserError, match=match):
+        carry(repo, suite_dir, moves, **kw)  # type: ignore[arg-type]
+    assert _state(suite_dir) == before  # nothing written
+
+
 @pytest.mark.integration
-def test_a_move_that_also_changed_a_number_is_not_carried(
-    moved_repo: tuple[Path, Path, str],
-) -> None:
+def test_a_move_that_also_changed_code_is_not_carried(moved_repo: tuple[Path, Path, str]) -> None:
     repo, suite_dir, _ = moved_repo
     suite_py = suite_dir / "suite.py"
     suite_py.write_text(suite_py.read_text().replace("else 0.5", "else 0.4"))
-    before = (suite_dir / "thresholds.yml").read_text(), (suite_dir / LEDGER).read_text()
-    with pytest.raises(UserError, match=r"suite\.py: its code changed"):
-        carry(repo, suite_dir, MOVES)
-    assert ((suite_dir / "thresholds.yml").read_text(), (suite_dir / LEDGER).read_text()) == before
+    _refused(repo, suite_dir, r"suite:suite\.py: its code changed")
+    suite_py.write_text(SUITE)
+    kit = repo / "harness" / "appkit" / "seeding.py"  # fingerprinted, moved and changed
+    kit.write_text(kit.read_text().replace("sha256", "sha224"))
+    _refused(repo, suite_dir, r"harness\.appkit\.seeding: its code changed")
 
 
 @pytest.mark.integration
-def test_an_unnamed_move_or_a_wrong_commit_is_not_carried(
+def test_reached_code_no_fingerprint_covers_is_compared_and_named(
     moved_repo: tuple[Path, Path, str],
 ) -> None:
+    """The package the suite imports ``graded`` from is code it runs that no scorer
+    fingerprint has ever covered: a change there is named in the carry and kept in the
+    thresholds (``unproven``), for the reviewer of the commit."""
     repo, suite_dir, _ = moved_repo
-    with pytest.raises(UserError, match=r"appkit/__init__\.py: its code changed"):
-        carry(repo, suite_dir, {})
-    with pytest.raises(UserError, match="not the calibrated") as err:
-        carry(repo, suite_dir, MOVES, commit="HEAD")  # the move itself: another scorer
-    assert err.value.field == "--from"
-    with pytest.raises(UserError, match="no commit"):
-        carry(repo, suite_dir, MOVES, commit="no-such-commit")
+    init = repo / "harness" / "scoring" / "__init__.py"
+    init.write_text(init.read_text() + "\ngraded = fraction  # noqa\n")
+    done = carry(repo, suite_dir, MOVES)
+    assert any(u.startswith("harness.scoring: its code changed") for u in done.unproven)
+    assert "differing outside every scorer fingerprint: harness.scoring" in done.line()
+    said = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
+    assert said["unproven"] == list(done.unproven)
 
 
 @pytest.mark.integration
-def test_a_move_must_stay_inside_what_the_fingerprint_covers(
+def test_an_old_module_left_in_place_and_still_imported_is_not_carried(
     moved_repo: tuple[Path, Path, str],
 ) -> None:
-    """A move to a module nobody fingerprints would let its code change unseen: the suite
-    imports its helper from a module outside the scorer's files, named as moved."""
+    """The kit's seeding "moved" to util, but the old copy (changed) stays and the suite
+    still imports it from the old place beside the new one."""
     repo, suite_dir, _ = moved_repo
     kit = repo / "harness" / "appkit" / "seeding.py"
-    (repo / "harness" / "util" / "seeds.py").write_text(kit.read_text().replace("256", "224"))
+    (repo / "harness" / "util" / "seeds.py").write_text(kit.read_text())
+    kit.write_text(kit.read_text().replace("sha256", "sha224"))
     suite_py = suite_dir / "suite.py"
-    suite_py.write_text(suite_py.read_text().replace("appkit.seeding", "util.seeds"))
-    helper = {"harness.scoring.appkit.seeding": "harness.util.seeds"}
-    with pytest.raises(UserError, match="is not among the files that grade") as err:
-        carry(repo, suite_dir, {**MOVES, **helper})
-    assert err.value.field == "--moved"
+    suite_py.write_text(SUITE.replace("from pathlib import Path\n", "from pathlib import Path\n"
+                                      "import harness.util.seeds\n"))  # fmt: skip
+    moves = {**MOVES, "harness.scoring.appkit.seeding": "harness.util.seeds"}
+    _refused(repo, suite_dir, "reached in the work tree only", moves=moves)
+
+
+@pytest.mark.integration
+def test_a_move_into_a_cache_folder_or_onto_compiled_code_is_not_carried(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, _ = moved_repo
+    kit = repo / "harness" / "appkit"
+    (kit / "__pycache__").mkdir(exist_ok=True)
+    (kit / "__pycache__" / "seeding.py").write_text((kit / "seeding.py").read_text())
+    suite_py = suite_dir / "suite.py"
+    suite_py.write_text(SUITE.replace("appkit.seeding", "appkit.__pycache__.seeding"))
+    moves = {**MOVES, "harness.scoring.appkit.seeding": "harness.appkit.__pycache__.seeding"}
+    _refused(repo, suite_dir, "lies in a cache folder", moves=moves)
+    suite_py.write_text(SUITE)
+    py_compile.compile(str(kit / "seeding.py"), cfile=str(kit / "seeding.pyc"), doraise=True)
+    (kit / "seeding.py").unlink()  # a sourceless module: Python imports the .pyc as it
+    _refused(repo, suite_dir, "files other than Python")  # the kit's folder holds it
+
+
+@pytest.mark.unit
+def test_reached_compiled_code_or_cache_folders_cannot_be_compared(tmp_path: Path) -> None:
+    suite_dir = tmp_path / "suite"
+    suite_dir.mkdir()
+    for folder in ("harness", "harness/util"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "harness/util/fast.py").write_text("x = 1\n")
+    (tmp_path / "harness/util/fast.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    (suite_dir / "suite.py").write_text("import harness.util.fast\n")
+    with pytest.raises(ValueError, match=r"harness\.util\.fast is compiled code"):
+        reach(tmp_path, suite_dir)  # Python would load the extension, not the source
+    (suite_dir / "suite.py").write_text("from harness.util.__pycache__ import fast\n")
+    with pytest.raises(ValueError, match="lies in a cache folder"):
+        reach(tmp_path, suite_dir)
+
+
+@pytest.mark.integration
+def test_the_thresholds_and_the_commit_are_the_calibrated_ones(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, _ = moved_repo
+    thresholds = suite_dir / "thresholds.yml"
+    text = thresholds.read_text()
+    thresholds.write_text(text.replace("high: 0.9", "high: 0.5"))  # a looser bar, re-pinned
+    (suite_dir / "thresholds.pin").write_text(sha256_file(thresholds) + "\n")
+    _refused(repo, suite_dir, "differs from commit")
+    thresholds.write_text(text)
+    (suite_dir / "thresholds.pin").write_text(sha256_file(thresholds) + "\n")
+    _refused(repo, suite_dir, "not the calibrated", commit="HEAD")  # the move itself
+    _refused(repo, suite_dir, "no commit", commit="no-such-commit")
+    _refused(repo, suite_dir, "no commit", commit="--output=/tmp/x")
+    # a side commit that hashes to the scorer but is not in HEAD's history
+    _git(repo, "checkout", "-q", "-b", "side", "HEAD~1")
+    (repo / "side.txt").write_text("x")
+    _commit(repo, "side")
+    side = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "-")
+    _refused(repo, suite_dir, "not in the history of HEAD", commit=side)
+
+
+@pytest.mark.integration
+def test_a_commit_that_was_never_calibrated_is_not_carried_from(tmp_path: Path) -> None:
+    """Thresholds that say calibrated with a hand-written scorer but no pin: the commit's
+    own harness does not stamp them calibrated."""
+    repo = tmp_path / "repo"
+    _copy_harness(repo)
+    suite_dir = repo / "scenarios" / "tiny" / "suite"
+    suite_dir.mkdir(parents=True)
+    (suite_dir / "suite.py").write_text(SUITE)
+    _old_layout(repo)
+    old = listing(repo, suite_dir).scorer
+    (suite_dir / "thresholds.yml").write_text(
+        f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
+    )
+    _git(repo, "init", "-q")
+    _commit(repo, "no pin")
+    shutil.rmtree(repo / "harness")
+    _copy_harness(repo)
+    (suite_dir / "suite.py").write_text(SUITE)
+    _commit(repo, "the move")
+    _refused(repo, suite_dir, "is not calibrated and pinned")
+
+
+@pytest.mark.unit
+def test_thresholds_that_name_their_scorer_twice_are_not_carried() -> None:
+    old, new = "a" * 64, "b" * 64
+    text = f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
+    carried = yaml.safe_load(_carried_text(text, old, new, "c" * 40, MOVES, ["harness.x: d"]))
+    assert carried["scorer"] == new and carried["carried"]["unproven"] == ["harness.x: d"]
+    for bad in [text + f"scorer: {old}\n", text + "carried: {}\n", "[1]\n"]:
+        with pytest.raises(UserError, match="other than in one `scorer:` line"):
+            _carried_text(bad, old, new, "c" * 40, MOVES)
+
+
+@pytest.mark.integration
+def test_a_carry_whose_result_does_not_stamp_is_put_back(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    """The pin written where the suite does not read it (a comment that looks like the
+    argument): the carried suite would refuse to score, so every file is put back."""
+    repo, suite_dir, _ = moved_repo
+    suite_py = suite_dir / "suite.py"
+    suite_py.write_text('# thresholds_pin="0"\n' + SUITE)
+    _commit(repo, "a comment")
+    _refused(repo, suite_dir, "does not stamp calibrated")
+
+
+@pytest.mark.unit
+def test_reach_follows_imports_into_the_harness_and_no_further() -> None:
+    found = reach(REPO_ROOT, REPO_ROOT / "scenarios" / "apps" / "meridian-ledger" / "suite")
+    assert {"suite:suite.py", "suite:vendor.py", "harness.appkit.jail"} <= set(found)
+    assert {"harness", "harness.scoring", "harness.scoring.rows", "harness.errors"} <= set(found)
+    assert not any(k.startswith(("harness.cli", "harness.report")) for k in found)
+    same = compare(found, found, {}, lambda *_: True)
+    assert same.problems == [] and same.unproven == []
 
 
 @pytest.mark.unit
