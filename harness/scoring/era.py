@@ -160,8 +160,8 @@ def code_fingerprint(suite: Suite) -> str:
 def load_thresholds(path: Path) -> Thresholds:
     """Parse a thresholds YAML file into ``Thresholds`` (UserError when malformed)."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as exc:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise UserError(
             f"cannot read thresholds: {exc}", file=path, fix="write YAML with calibrated, high, low"
         ) from exc

@@ -138,11 +138,12 @@ def test_fingerprint_covers_fixtures_and_thresholds(tmp_path: Path) -> None:
         "high: [",
         "calibrated: maybe\nhigh: 0.9\nlow: 0.1\n",
         "calibrated: true\nhigh: 1.5\nlow: 0.1\n",
+        "calibrated: true\nhigh: 0.9\nlow: 0.1 # \udcff\n",  # a byte that is not UTF-8
     ],
 )
 def test_malformed_thresholds_are_user_errors(tmp_path: Path, text: str) -> None:
     path = tmp_path / "t.yml"
-    path.write_text(text)
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
     with pytest.raises(UserError) as err:
         load_thresholds(path)
     assert err.value.file == str(path)
