@@ -42,7 +42,7 @@ import yaml
 from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_source, pin_thresholds
 from harness.grader.calibration_ledger import LEDGER
-from harness.grader.same_code import PACKAGE, compare, is_module_name, reach
+from harness.grader.same_code import PACKAGE, canonical, compare, is_module_name, reach
 from harness.scoring.era import PIN_FILE, digest_of, entries, load_thresholds
 
 MUTANTS = "mutants.jsonl"
@@ -192,6 +192,21 @@ def _commit(repo: Path, thresholds: Path, given: str | None) -> str:
     return full
 
 
+def _checker_committed(repo: Path) -> str:
+    """The commit whose carry checker runs: this code must be the repository's, as HEAD
+    holds it (a checker edited beside the carry would judge its own change)."""
+    here = Path(__file__).resolve().parent
+    for name in ("carry.py", "same_code.py"):
+        held = _git(repo, "show", f"HEAD:harness/grader/{name}")
+        if held.returncode != 0 or held.stdout != (here / name).read_bytes():
+            raise UserError(
+                f"the carry that runs ({here / name}) is not HEAD's harness/grader/{name}",
+                field="--carry",
+                fix="commit the checker first, and carry with the repository's own harness",
+            )
+    return _git(repo, "rev-parse", "HEAD").stdout.decode().strip()
+
+
 def _unpack(repo: Path, commit: str, into: Path) -> None:
     archive = _git(repo, "archive", "--format=tar", commit)
     if archive.returncode != 0:
@@ -200,7 +215,16 @@ def _unpack(repo: Path, commit: str, into: Path) -> None:
         fh.write(archive.stdout)
         fh.seek(0)
         with tarfile.open(fileobj=fh) as tar:
-            tar.extractall(into, filter="data")
+            tar.extractall(into, filter=_safe_member)
+
+
+def _safe_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """``tarfile``'s data filter, skipping what it refuses (a link out of the tree): a file
+    left out that grades makes the commit's suite fail to load or differ, a refusal."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
 
 
 def _refuse(why: str, suite_dir: Path) -> UserError:
@@ -233,31 +257,45 @@ def carry(
             fix="carry only after a move",
         )
     sha = _commit(repo, thresholds_file, commit)
+    checker = _checker_committed(repo)
     rel = suite_dir.relative_to(repo.resolve())
+    unproven: list[str] = []
     with tempfile.TemporaryDirectory(prefix="harness-carry-") as tmp:
         old_root = Path(tmp)
         _unpack(repo, sha, old_root)
+        try:
+            old_thresholds = (old_root / rel / "thresholds.yml").read_bytes()
+        except OSError:
+            raise _refuse(f"commit {sha[:12]} has no {rel}/thresholds.yml", suite_dir) from None
         then = listing(old_root, old_root / rel)
-        old_thresholds = (old_root / rel / "thresholds.yml").read_bytes()
-        why = _why_not(then, now, current.scorer, old_thresholds, thresholds_file, sha)
-        unproven: list[str] = []
-        if why is None:
-            try:
+        try:
+            old_reach, new_reach = reach(old_root, old_root / rel), reach(repo, suite_dir)
+            why = _why_not(
+                then, now, current.scorer, old_thresholds, thresholds_file, sha, moves,
+                sorted(old_reach),
+            )  # fmt: skip
+            if why is None:
                 found = compare(
-                    reach(old_root, old_root / rel),
-                    reach(repo, suite_dir),
+                    old_reach,
+                    new_reach,
                     moves,
-                    lambda _key, before, after: then.covers(before) or now.covers(after),
+                    lambda path, side: (then if side == "then" else now).covers(path),
                 )
-                problems, unproven = found.problems, found.unproven
-            except ValueError as exc:
-                problems = [str(exc)]
-            if problems:
-                more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
-                why = problems[0] + more
+                unproven = found.unproven
+                if found.problems:
+                    more = f" (and {len(found.problems) - 1} more)" if found.problems[1:] else ""
+                    why = found.problems[0] + more
+        except ValueError as exc:
+            why = str(exc)
     if why is not None:
         raise _refuse(why, suite_dir)
-    text = _carried_text(old_thresholds.decode(), current.scorer, now.scorer, sha, moves, unproven)
+    text = _carried_text(
+        old_thresholds.decode("utf-8", "surrogateescape"),
+        current.scorer,
+        now.scorer,
+        {"from": current.scorer, "commit": sha, "checker": checker, "moved": dict(moves)},
+        unproven,
+    )
     with _put_back_unless_stamped(suite_dir, now.scorer, repo):
         thresholds_file.write_text(text)
         pin_thresholds(suite_dir, thresholds_file)
@@ -267,7 +305,14 @@ def carry(
 
 
 def _why_not(
-    then: Listing, now: Listing, scorer: str, old_thresholds: bytes, file: Path, sha: str
+    then: Listing,
+    now: Listing,
+    scorer: str,
+    old_thresholds: bytes,
+    file: Path,
+    sha: str,
+    moves: Mapping[str, str],
+    modules: list[str],
 ) -> str | None:
     """What makes the commit no calibration of this scorer, or the files not comparable."""
     if then.scorer != scorer or then.stamp.get("scorer") not in (scorer, None, ""):
@@ -277,35 +322,66 @@ def _why_not(
         return f"the suite at commit {sha[:12]} is not calibrated and pinned ({detail})"
     if file.read_bytes() != old_thresholds:
         return f"{file.name} differs from commit {sha[:12]}'s (a carry changes no threshold)"
-    other = [(n, b) for n, b in then.files if not n.endswith(".py")]
-    if other != [(n, b) for n, b in now.files if not n.endswith(".py")]:
-        return "the files other than Python (SPEC, fixtures) are not the same"
+    if [n for n, _ in then.files] != [n for n, _ in now.files]:
+        gone = sorted({n for n, _ in then.files} - {n for n, _ in now.files})
+        added = sorted({n for n, _ in now.files} - {n for n, _ in then.files})
+        return f"the fingerprint lists other files ({gone or 'none'} gone, {added or 'none'} new)"
+    for (name, before), (_, after) in zip(then.files, now.files, strict=True):
+        if before == after:
+            continue
+        if not name.endswith(".py"):
+            return f"{name}: its bytes changed"
+        try:
+            same = canonical(before, moves, modules, name) == canonical(after, {}, (), name)
+        except ValueError as exc:
+            return f"{name}: {exc}"
+        if not same:  # fingerprinted, whether the suite reaches it or not (what else runs it)
+            return f"{name}: its code changed, not only where the modules it imports live"
     return None
 
 
 def _carried_text(
-    text: str,
-    old: str,
-    new: str,
-    sha: str,
-    moves: Mapping[str, str],
-    unproven: list[str] | None = None,
+    text: str, old: str, new: str, said: dict[str, Any], unproven: list[str] | None = None
 ) -> str:
-    """The commit's thresholds with the new scorer and where the calibration came from."""
+    """The commit's thresholds with the new scorer, and where the calibration came from
+    added to ``carried:`` (a list: one entry a carry)."""
     data = yaml.safe_load(text)
-    stamp = re.compile(rf"^scorer:[ \t]*['\"]?{old}['\"]?[ \t]*(#.*)?$", re.MULTILINE)
-    if not isinstance(data, dict) or len(stamp.findall(text)) != 1 or "carried" in data:
+    lines = text.splitlines(keepends=True)
+    stamp = re.compile(rf"^scorer:[ \t]*['\"]?{old}['\"]?[ \t]*(#.*)?$")
+    at = [i for i, line in enumerate(lines) if stamp.match(line.rstrip("\r\n"))]
+    earlier = data.get("carried", []) if isinstance(data, dict) else None
+    if not isinstance(data, dict) or len(at) != 1 or data.get("scorer") != old:
         raise UserError(
             "the thresholds name their scorer other than in one `scorer:` line",
             field="scorer",
             fix="calibrate again",
         )
-    text = stamp.sub(f"scorer: {new}", text)
-    said: dict[str, Any] = {"from": old, "commit": sha, "moved": dict(moves)}
-    if unproven:
-        said["unproven"] = unproven  # reached code no fingerprint covers, which differs
-    carried = {"carried": said}
-    return text.rstrip("\n") + "\n" + yaml.safe_dump(carried, sort_keys=False)
+    if isinstance(earlier, dict):  # the first carries wrote one entry, not a list
+        earlier = [earlier]
+    if not isinstance(earlier, list):
+        raise UserError(
+            "`carried:` is not a list of carries", field="carried", fix="calibrate again"
+        )
+    ending = "\r\n" if lines[at[0]].endswith("\r\n") else "\n"
+    lines[at[0]] = f"scorer: {new}{ending}"
+    kept = [ln for ln in _without_key(lines, "carried")]
+    entry = {**said, **({"unproven": unproven} if unproven else {})}
+    block = yaml.safe_dump({"carried": [*earlier, entry]}, sort_keys=False)
+    return "".join(kept).rstrip("\r\n") + ending + block.replace("\n", ending)
+
+
+def _without_key(lines: list[str], key: str) -> list[str]:
+    """The lines of a YAML mapping without one top-level key and what is indented under it."""
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith(f"{key}:"):
+            skipping = True
+            continue
+        if skipping and (line[:1] in (" ", "\t", "-") or not line.strip()):
+            continue
+        skipping = False
+        out.append(line)
+    return out
 
 
 @contextlib.contextmanager
@@ -339,20 +415,20 @@ def _rekey(path: Path, old: str, new: str) -> int:
     """A ledger's lines of scorer ``old`` as scorer ``new``'s; every other line (another
     scorer's, or one that does not parse) kept byte for byte. How many moved."""
     try:
-        lines = path.read_text().splitlines(keepends=True)
+        lines = path.read_bytes().splitlines(keepends=True)
     except OSError:
         return 0
     out, moved = [], 0
     for line in lines:
         try:
             data = json.loads(line)
-        except ValueError:
+        except ValueError:  # UnicodeDecodeError included
             data = None
         if isinstance(data, dict) and data.get("scorer") == old:
-            line = json.dumps({**data, "scorer": new}, separators=(",", ":"), ensure_ascii=False)
-            line += "\n"
+            text = json.dumps({**data, "scorer": new}, separators=(",", ":"), ensure_ascii=False)
+            line = text.encode() + b"\n"
             moved += 1
         out.append(line)
     if moved:
-        path.write_text("".join(out))
+        path.write_bytes(b"".join(out))
     return moved

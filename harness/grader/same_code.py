@@ -110,8 +110,8 @@ def _resolve(root: Path, name: str) -> list[tuple[str, Path]]:
         base = root.joinpath(*parts[:depth])
         package = base / "__init__.py"
         found = package if package.is_file() else base.with_suffix(".py")
-        compiled = [base.with_name(base.name + s) for s in (*EXTENSION_SUFFIXES, ".pyc")]
-        if not package.is_file() and any(c.is_file() for c in compiled):
+        stem = package.with_suffix("") if package.is_file() or base.is_dir() else base
+        if any(stem.with_name(stem.name + s).is_file() for s in (*EXTENSION_SUFFIXES, ".pyc")):
             # Python would run compiled code there (before the source, or without one)
             raise ValueError(f"{module} is compiled code, not a source to compare")
         if not found.is_file():
@@ -232,12 +232,18 @@ def compare(
     old: Mapping[str, Path],
     new: Mapping[str, Path],
     moves: Mapping[str, str],
-    fingerprinted: Callable[[str, Path | None, Path | None], bool],
+    covered: Callable[[Path | None, str], bool],
 ) -> Comparison:
     """Pair two reaches by name (the old names moved) and compare each pair.
-    ``fingerprinted(key, old_path, new_path)``: whether either side's fingerprint lists
-    that module (a difference there refuses; elsewhere it is only reported). Each move
-    must name a module reached on each side."""
+    ``covered(path, side)``: whether that side's fingerprint (``"then"``: the commit's,
+    ``"now"``: the work tree's) lists the file. A difference in a module either side
+    covers refuses; elsewhere it is only reported. What the commit's fingerprint covered
+    must stay covered (a fingerprint that moved to a copy nobody runs covers nothing).
+    Two modules may not move to one name; each move must name reached code."""
+
+    def fingerprinted(_key: str, before: Path | None, after: Path | None) -> bool:
+        return covered(before, "then") or covered(after, "now")
+
     problems = [
         f"--moved {a}={b}: {a if not _reached(a, old) else b} is not code the suite reaches"
         for a, b in moves.items()
@@ -245,7 +251,14 @@ def compare(
     ]
     if problems:
         return Comparison(problems, [])
-    renamed = {moved_name(k, moves): k for k in old}
+    renamed: dict[str, str] = {}
+    for key in sorted(old):
+        target = moved_name(key, moves)
+        if target in renamed:
+            problems.append(f"{renamed[target]} and {key}: both moved to {target}")
+        renamed[target] = key
+    if problems:
+        return Comparison(problems, [])
     unproven: list[str] = []
 
     def differs(key: str, why: str, before: Path | None, after: Path | None) -> None:
@@ -257,6 +270,8 @@ def compare(
     for key in sorted(set(renamed) - set(new)):
         differs(renamed[key], "reached at the commit only", old[renamed[key]], new.get(key))
     for key in sorted(set(renamed) & set(new)):
+        if covered(old[renamed[key]], "then") and not covered(new[key], "now"):
+            problems.append(f"{key}: the commit's fingerprint covered it, the work tree's does not")
         before, after = old[renamed[key]].read_bytes(), new[key].read_bytes()
         try:
             same = before == after or canonical(before, moves, old, key) == canonical(
