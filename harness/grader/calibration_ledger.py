@@ -149,7 +149,7 @@ Line = TypeVar("Line", bound=BaseModel)
 def read_lines(path: Path, model: type[Line]) -> list[Line]:
     """A ledger's lines as ``model``; a torn or hand-edited line is not evidence."""
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8", "replace")  # a bad byte spoils its line only
     except OSError:
         return []
     out = []

@@ -9,6 +9,7 @@ files written), and each must leave every file as it was."""
 
 from __future__ import annotations
 
+import os
 import py_compile
 import shutil
 import subprocess
@@ -173,11 +174,12 @@ def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
         f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
     )
     (suite_dir / "thresholds.pin").write_text(sha256_file(suite_dir / "thresholds.yml") + "\n")
+    (repo / "outside").symlink_to("/etc/hostname")  # a link out of the tree, in the commit
     entry = Entry(tree="reference", seed="s", sandbox="local", digest="d", scorer=old,
                   final=1.0, measurable=True)  # fmt: skip
     write_lines(suite_dir / LEDGER, [entry, entry.model_copy(update={"scorer": "0" * 64})])
-    with (suite_dir / LEDGER).open("a") as fh:
-        fh.write("a torn line{\n")
+    with (suite_dir / LEDGER).open("ab") as fh:
+        fh.write(b"a torn line{\n\xff\xfe not UTF-8\n")
     _git(repo, "init", "-q")
     _commit(repo, "calibrated")
     shutil.rmtree(repo / "harness")
@@ -196,16 +198,17 @@ def test_the_app_kit_s_move_carries_the_calibration(moved_repo: tuple[Path, Path
     assert (done.old, done.new, done.lines) == (old, new, 1)
     thresholds = load_thresholds(suite_dir / "thresholds.yml")
     assert thresholds.calibrated and thresholds.scorer == new
-    said = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
+    (said,) = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
     # where the fingerprint's files are is not grading, and no fingerprint covers it
     assert [u.split(":")[0] for u in said.pop("unproven")] == ["harness.scoring.era"]
-    assert said == {"from": old, "commit": _git(repo, "rev-parse", "HEAD~1"), "moved": MOVES}
+    commit, checker = _git(repo, "rev-parse", "HEAD~1"), _git(repo, "rev-parse", "HEAD")
+    assert said == {"from": old, "commit": commit, "checker": checker, "moved": MOVES}
     assert (suite_dir / "thresholds.pin").read_text().strip() == sha256_file(
         suite_dir / "thresholds.yml"
     )
     scorers = sorted(e.scorer for e in read_lines(suite_dir / LEDGER, Entry))
     assert scorers == sorted([new, "0" * 64])  # another scorer's line is left as it was
-    assert (suite_dir / LEDGER).read_text().endswith("a torn line{\n")  # kept, not dropped
+    assert (suite_dir / LEDGER).read_bytes().endswith(b"a torn line{\n\xff\xfe not UTF-8\n")
     assert listing(repo, suite_dir).stamp["calibrated"]
     with pytest.raises(UserError, match="nothing to carry"):
         carry(repo, suite_dir, MOVES)
@@ -224,11 +227,11 @@ def test_a_move_that_also_changed_code_is_not_carried(moved_repo: tuple[Path, Pa
     repo, suite_dir, _ = moved_repo
     suite_py = suite_dir / "suite.py"
     suite_py.write_text(suite_py.read_text().replace("else 0.5", "else 0.4"))
-    _refused(repo, suite_dir, r"suite:suite\.py: its code changed")
+    _refused(repo, suite_dir, r"suite\.py: its code changed")
     suite_py.write_text(SUITE)
     kit = repo / "harness" / "appkit" / "seeding.py"  # fingerprinted, moved and changed
     kit.write_text(kit.read_text().replace("sha256", "sha224"))
-    _refused(repo, suite_dir, r"harness\.appkit\.seeding: its code changed")
+    _refused(repo, suite_dir, r"seeding\.py: its code changed")
 
 
 @pytest.mark.integration
@@ -244,7 +247,7 @@ def test_reached_code_no_fingerprint_covers_is_compared_and_named(
     done = carry(repo, suite_dir, MOVES)
     assert any(u.startswith("harness.scoring: its code changed") for u in done.unproven)
     assert "differing outside every scorer fingerprint: harness.scoring" in done.line()
-    said = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
+    (said,) = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
     assert said["unproven"] == list(done.unproven)
 
 
@@ -262,7 +265,7 @@ def test_an_old_module_left_in_place_and_still_imported_is_not_carried(
     suite_py.write_text(SUITE.replace("from pathlib import Path\n", "from pathlib import Path\n"
                                       "import harness.util.seeds\n"))  # fmt: skip
     moves = {**MOVES, "harness.scoring.appkit.seeding": "harness.util.seeds"}
-    _refused(repo, suite_dir, "reached in the work tree only", moves=moves)
+    _refused(repo, suite_dir, "its code changed|reached in the work tree only", moves=moves)
 
 
 @pytest.mark.integration
@@ -280,7 +283,7 @@ def test_a_move_into_a_cache_folder_or_onto_compiled_code_is_not_carried(
     suite_py.write_text(SUITE)
     py_compile.compile(str(kit / "seeding.py"), cfile=str(kit / "seeding.pyc"), doraise=True)
     (kit / "seeding.py").unlink()  # a sourceless module: Python imports the .pyc as it
-    _refused(repo, suite_dir, "files other than Python")  # the kit's folder holds it
+    _refused(repo, suite_dir, "compiled code")
 
 
 @pytest.mark.unit
@@ -348,14 +351,20 @@ def test_a_commit_that_was_never_calibrated_is_not_carried_from(tmp_path: Path) 
 
 
 @pytest.mark.unit
-def test_thresholds_that_name_their_scorer_twice_are_not_carried() -> None:
+def test_the_carried_thresholds_say_where_from_and_name_their_scorer_once() -> None:
     old, new = "a" * 64, "b" * 64
+    said = {"from": old, "commit": "c" * 40, "checker": "d" * 40, "moved": MOVES}
     text = f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
-    carried = yaml.safe_load(_carried_text(text, old, new, "c" * 40, MOVES, ["harness.x: d"]))
-    assert carried["scorer"] == new and carried["carried"]["unproven"] == ["harness.x: d"]
-    for bad in [text + f"scorer: {old}\n", text + "carried: {}\n", "[1]\n"]:
-        with pytest.raises(UserError, match="other than in one `scorer:` line"):
-            _carried_text(bad, old, new, "c" * 40, MOVES)
+    carried = yaml.safe_load(_carried_text(text, old, new, said, ["harness.x: d"]))
+    assert carried["scorer"] == new and carried["high"] == 0.9
+    assert carried["carried"] == [{**said, "unproven": ["harness.x: d"]}]
+    again = yaml.safe_load(_carried_text(_carried_text(text, old, new, said), new, "e" * 64, said))
+    assert [c["from"] for c in again["carried"]] == [old, old] and again["scorer"] == "e" * 64
+    crlf = _carried_text(text.replace("\n", "\r\n"), old, new, said)
+    assert yaml.safe_load(crlf)["scorer"] == new and "\n" not in crlf.replace("\r\n", "")
+    for bad in [text + f"scorer: {old}\n", text + "carried: 3\n", "[1]\n"]:
+        with pytest.raises(UserError, match=r"scorer|carried"):
+            _carried_text(bad, old, new, said)
 
 
 @pytest.mark.integration
@@ -389,3 +398,82 @@ def test_the_command_refuses_half_an_option() -> None:
 
     result = CliRunner().invoke(app, ["calibrate", "apps/invoice-sync", "--moved", "a=b"])
     assert result.exit_code == 2 and "--moved and --from go with --carry" in result.output
+
+
+@pytest.mark.integration
+def test_a_fingerprint_left_on_a_copy_nobody_runs_is_not_carried(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    """The kit copied, the suite pointed at the copy, the fingerprint left on the old one:
+    the code that runs would go uncovered, and an edit to it would void nothing."""
+    repo, suite_dir, _ = moved_repo
+    shutil.copytree(repo / "harness" / "appkit", repo / "harness" / "kit")
+    for kit in ("kit", "appkit"):  # the dead copy the same code as the live one
+        for path in (repo / "harness" / kit).glob("*.py"):
+            path.write_text(path.read_text().replace("harness.appkit", "harness.kit"))
+    (suite_dir / "suite.py").write_text(SUITE.replace("harness.appkit", "harness.kit"))
+    moves = {"harness.scoring.appkit": "harness.kit"}
+    _refused(repo, suite_dir, "the commit's fingerprint covered it", moves=moves)
+
+
+@pytest.mark.integration
+def test_fingerprinted_code_the_suite_does_not_import_is_compared_too(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    """The kit's payments helpers are fingerprinted though this suite never imports them
+    (the verifier or another suite may): a change there is a change."""
+    repo, suite_dir, _ = moved_repo
+    payments = repo / "harness" / "appkit" / "payments.py"
+    payments.write_text(payments.read_text() + "\nCHANGED = True\n")
+    _refused(repo, suite_dir, r"payments\.py: its code changed")
+
+
+@pytest.mark.integration
+def test_a_checker_other_than_the_committed_one_does_not_carry(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, _ = moved_repo
+    checker = repo / "harness" / "grader" / "same_code.py"
+    checker.write_text(checker.read_text() + "\n# judged by itself\n")
+    _commit(repo, "a checker of its own")
+    _refused(repo, suite_dir, "is not HEAD's harness/grader/same_code.py")
+
+
+@pytest.mark.integration
+def test_a_commit_without_the_suite_s_thresholds_is_a_refusal(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, _ = moved_repo
+    index = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "bare-index")}
+    for args in (["read-tree", "HEAD"], ["rm", "-q", "--cached", "-r", "scenarios"]):
+        subprocess.run(["git", "-C", str(repo), *args], env=index, check=True)
+    tree = subprocess.run(["git", "-C", str(repo), "write-tree"], env=index, text=True,
+                          capture_output=True, check=True).stdout.strip()  # fmt: skip
+    bare = _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", tree,
+                "-p", "HEAD", "-m", "no scenarios")  # fmt: skip
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "-s", "ours", bare,
+         "-m", "a history with a commit that has no scenarios")  # fmt: skip
+    _refused(repo, suite_dir, "has no scenarios/tiny/suite/thresholds.yml", commit=bare)
+
+
+@pytest.mark.unit
+def test_two_modules_moved_onto_one_name_are_refused(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("x = 1\n")
+    old = {"harness.a": a, "harness.b": b}
+    moves = {"harness.a": "harness.c", "harness.b": "harness.c"}
+    got = compare(old, {"harness.c": a}, moves, lambda *_: True)
+    assert got.problems == ["harness.a and harness.b: both moved to harness.c"]
+
+
+@pytest.mark.unit
+def test_a_compiled_package_init_cannot_be_compared(tmp_path: Path) -> None:
+    suite_dir = tmp_path / "suite"
+    suite_dir.mkdir()
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "__init__.py").write_text("")
+    (tmp_path / "harness" / "__init__.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    (suite_dir / "suite.py").write_text("import harness\n")
+    with pytest.raises(ValueError, match="harness is compiled code"):
+        reach(tmp_path, suite_dir)
