@@ -97,10 +97,10 @@ def _state(suite_dir: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in sorted(files)}
 
 
-@pytest.fixture
-def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
-    """A repository whose first commit calibrated a suite against the old layout and
-    whose second is the move; (the repository, the suite folder, the old scorer)."""
+def _moved(tmp_path: Path, pinned: bool) -> tuple[Path, Path, str]:
+    """A repository whose first commit calibrated a suite against the old layout (its
+    thresholds pinned, or not) and whose second is the move; (the repository, the suite
+    folder, the old scorer)."""
     repo = tmp_path / "repo"
     _copy_harness(repo)
     suite_dir = repo / "scenarios" / "tiny" / "suite"
@@ -111,7 +111,9 @@ def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
     (suite_dir / "thresholds.yml").write_text(
         f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
     )
-    (suite_dir / "thresholds.pin").write_text(sha256_file(suite_dir / "thresholds.yml") + "\n")
+    if pinned:
+        pin = sha256_file(suite_dir / "thresholds.yml")
+        (suite_dir / "thresholds.pin").write_text(pin + "\n")
     (repo / "outside").symlink_to("/etc/hostname")  # a link out of the tree, in the commit
     entry = Entry(tree="reference", seed="s", sandbox="local", digest="d", scorer=old,
                   final=1.0, measurable=True)  # fmt: skip
@@ -125,6 +127,11 @@ def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
     (suite_dir / "suite.py").write_text(SUITE)
     _commit(repo, "the move")
     return repo, suite_dir, old
+
+
+@pytest.fixture
+def moved_repo(tmp_path: Path) -> tuple[Path, Path, str]:
+    return _moved(tmp_path, pinned=True)
 
 
 @pytest.mark.integration
@@ -252,22 +259,7 @@ def test_the_thresholds_and_the_commit_are_the_calibrated_ones(
 def test_a_commit_that_was_never_calibrated_is_not_carried_from(tmp_path: Path) -> None:
     """Thresholds that say calibrated with a hand-written scorer but no pin: the commit's
     own harness does not stamp them calibrated."""
-    repo = tmp_path / "repo"
-    _copy_harness(repo)
-    suite_dir = repo / "scenarios" / "tiny" / "suite"
-    suite_dir.mkdir(parents=True)
-    (suite_dir / "suite.py").write_text(SUITE)
-    _old_layout(repo)
-    old = listing(repo, suite_dir).scorer
-    (suite_dir / "thresholds.yml").write_text(
-        f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
-    )
-    _git(repo, "init", "-q")
-    _commit(repo, "no pin")
-    shutil.rmtree(repo / "harness")
-    _copy_harness(repo)
-    (suite_dir / "suite.py").write_text(SUITE)
-    _commit(repo, "the move")
+    repo, suite_dir, _ = _moved(tmp_path, pinned=False)
     _refused(repo, suite_dir, "is not calibrated and pinned")
 
 
