@@ -134,8 +134,8 @@ def calibrate_cmd(
 
 
 def _carry(scenario: str, carry: bool, moved: list[str], since: str | None) -> None:
+    from harness.grader.carry import Lock, moves_of, repo_of
     from harness.grader.carry import carry as carry_calibration
-    from harness.grader.carry import moves_of, repo_of
 
     if not carry:
         raise UserError("--moved and --from go with --carry", field="--carry", fix="add --carry")
@@ -146,6 +146,9 @@ def _carry(scenario: str, carry: bool, moved: list[str], since: str | None) -> N
             field="scenario",
             fix="carry an app scenario's calibration",
         )
+    from harness.authoring.lock import key, lock_path
+
     suite_dir = loaded.directory / loaded.scenario.verify.suite
-    done = carry_calibration(repo_of(suite_dir), suite_dir, moves_of(moved), since)
+    lock = Lock(lock_path(current_settings().scenario_root), key(loaded))
+    done = carry_calibration(repo_of(suite_dir), suite_dir, moves_of(moved), since, lock)
     typer.echo(done.line())

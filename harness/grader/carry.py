@@ -17,7 +17,10 @@ of its grading. ``carry`` proves that before it moves anything, and moves nothin
 
 Then the thresholds are the commit's with the new ``scorer:`` and a ``carried:`` entry
 (from which fingerprint, which commit, which moves), pinned again, and the ledgers' lines of
-the old scorer become the new scorer's (other lines kept as they are, byte for byte). The
+the old scorer become the new scorer's (other lines kept as they are, byte for byte). A
+locked scenario version keeps its version (its lock line is written again) only if the lock
+held the commit's folder and the folder changed in nothing but what the carry proves
+(the suite's Python) or writes (thresholds, pin): results before and after compare. The
 result is checked as a trial would (the suite stamps calibrated for the new scorer, in a
 process of its own); if it is not, every file is put back. Anything refused writes nothing.
 """
@@ -43,7 +46,9 @@ from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_source, pin_thresholds
 from harness.grader.calibration_ledger import LEDGER
 from harness.grader.same_code import PACKAGE, canonical, compare, is_module_name, reach
+from harness.scenario.load import EVIDENCE_FILES, folder_hash
 from harness.scoring.era import PIN_FILE, digest_of, entries, load_thresholds
+from harness.util.fs import in_tool_cache
 
 MUTANTS = "mutants.jsonl"
 
@@ -75,6 +80,7 @@ class Carried:
     commit: str
     lines: int
     unproven: tuple[str, ...] = ()
+    relocked: str | None = None  # the scenario version locked again (its folder changed)
 
     def line(self) -> str:
         outside = "; ".join(self.unproven)
@@ -83,6 +89,7 @@ class Carried:
             f"{self.new[:16]}: the same grading code, modules moved; {self.lines} ledger "
             "line(s) moved with it"
             + (f"; differing outside every scorer fingerprint: {outside}" if outside else "")
+            + (f"; {self.relocked} locked again" if self.relocked else "")
         )
 
 
@@ -104,6 +111,62 @@ class Listing:
             path.resolve() == p.resolve() or path.resolve().is_relative_to(p.resolve())
             for p in self.paths
         )
+
+
+@dataclass(frozen=True)
+class Lock:
+    """The scenario lock's line for this scenario: its file, its key (``name@version``),
+    and how a folder is hashed there (``scenario.load.folder_hash``)."""
+
+    file: Path
+    key: str
+
+
+def _locked(lock_file: Path, key: str) -> str | None:
+    """The sha256 a lock file records for ``key`` (None: not locked there)."""
+    try:
+        text = lock_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == key:
+            return parts[1]
+    return None
+
+
+def _relocked(lock_file: Path, key: str, sha: str) -> None:
+    text = lock_file.read_text(encoding="utf-8")
+    lines = [f"{key} {sha}" if ln.split()[:1] == [key] else ln for ln in text.splitlines()]
+    lock_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+#: What a carry writes in a scenario folder (besides the suite's pin, in its Python).
+CARRIED_FILES = frozenset({"thresholds.yml", "thresholds.pin"})
+
+
+def _same_but_carried(old_dir: Path, new_dir: Path, suite: str) -> str | None:
+    """Why the scenario folder changed beyond what the carry proves or writes: the
+    suite's Python (proved the same code), its thresholds and pin (written by the carry)
+    and the evidence files the lock ignores. None: only those."""
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and not in_tool_cache(p, root) and p.name not in EVIDENCE_FILES
+        }
+
+    before, after = files(old_dir), files(new_dir)
+    if sorted(before) != sorted(after):
+        return f"the scenario folder holds other files ({sorted(set(before) ^ set(after))[:3]})"
+    for name, data in before.items():
+        proved = name.startswith(suite + "/") and (
+            name.endswith(".py") or name.rsplit("/", 1)[-1] in CARRIED_FILES
+        )
+        if data != after[name] and not proved:
+            return f"{name} changed, and a carry proves only the suite's code"
+    return None
 
 
 def moves_of(pairs: list[str]) -> dict[str, str]:
@@ -236,7 +299,11 @@ def _refuse(why: str, suite_dir: Path) -> UserError:
 
 
 def carry(
-    repo: Path, suite_dir: Path, moves: Mapping[str, str], commit: str | None = None
+    repo: Path,
+    suite_dir: Path,
+    moves: Mapping[str, str],
+    commit: str | None = None,
+    lock: Lock | None = None,
 ) -> Carried:
     """Move the suite's calibration to its current scorer, once the grading code is
     proved the same but for ``moves`` (see the module's docstring)."""
@@ -287,6 +354,9 @@ def carry(
                     why = found.problems[0] + more
         except ValueError as exc:
             why = str(exc)
+        relock = lock is not None and _locked(lock.file, lock.key) is not None
+        if why is None and lock is not None and relock:
+            why = _why_not_relock(repo, old_root, suite_dir, lock)
     if why is not None:
         raise _refuse(why, suite_dir)
     text = _carried_text(
@@ -296,12 +366,30 @@ def carry(
         {"from": current.scorer, "commit": sha, "checker": checker, "moved": dict(moves)},
         unproven,
     )
-    with _put_back_unless_stamped(suite_dir, now.scorer, repo):
+    extra = [lock.file] if lock is not None and relock else []
+    with _put_back_unless_stamped(suite_dir, now.scorer, repo, extra):
         thresholds_file.write_text(text)
         pin_thresholds(suite_dir, thresholds_file)
         lines = _rekey(suite_dir / LEDGER, current.scorer, now.scorer)
         lines += _rekey(suite_dir.parent / MUTANTS, current.scorer, now.scorer)
-    return Carried(current.scorer, now.scorer, sha, lines, tuple(unproven))
+        if lock is not None and relock:  # the same version: its grading proved the same
+            _relocked(lock.file, lock.key, folder_hash(suite_dir.parent))
+    again = lock.key if lock is not None and relock else None
+    return Carried(current.scorer, now.scorer, sha, lines, tuple(unproven), again)
+
+
+def _why_not_relock(repo: Path, old_root: Path, suite_dir: Path, lock: Lock) -> str | None:
+    """A locked version may keep its version through a carry only if the lock held the
+    commit's folder, nobody changed the lock's line since, and the folder changed only in
+    what the carry proves or writes."""
+    scenario = suite_dir.parent.relative_to(repo.resolve())
+    then_lock = old_root / lock.file.resolve().relative_to(repo.resolve())
+    held = _locked(then_lock, lock.key)
+    if held is None or held != folder_hash(old_root / scenario):
+        return f"{lock.key} was not locked at that commit as its folder was there"
+    if _locked(lock.file, lock.key) != held:
+        return f"the lock's line for {lock.key} changed since that commit"
+    return _same_but_carried(old_root / scenario, suite_dir.parent, suite_dir.name)
 
 
 def _why_not(
@@ -385,7 +473,9 @@ def _without_key(lines: list[str], key: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def _put_back_unless_stamped(suite_dir: Path, scorer: str, repo: Path) -> Iterator[None]:
+def _put_back_unless_stamped(
+    suite_dir: Path, scorer: str, repo: Path, extra: list[Path]
+) -> Iterator[None]:
     """Keep the files a carry writes; after it, the suite must stamp calibrated for
     ``scorer`` (in a process of its own) or every file is put back as it was."""
     pin = pin_source(suite_dir)
@@ -395,6 +485,7 @@ def _put_back_unless_stamped(suite_dir: Path, scorer: str, repo: Path) -> Iterat
         suite_dir / LEDGER,
         suite_dir.parent / MUTANTS,
         *([pin] if pin is not None else []),
+        *extra,
     ]
     before = {p: p.read_bytes() if p.exists() else None for p in touched}
     try:

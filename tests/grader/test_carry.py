@@ -20,8 +20,9 @@ import yaml
 
 from harness.errors import UserError
 from harness.grader.calibration_ledger import LEDGER, Entry, read_lines, write_lines
-from harness.grader.carry import _carried_text, carry, listing, moves_of
+from harness.grader.carry import Lock, _carried_text, carry, listing, moves_of
 from harness.grader.same_code import moved_name
+from harness.scenario.load import folder_hash
 from harness.scoring.era import load_thresholds, sha256_file
 from tests.conftest import REPO_ROOT
 
@@ -357,3 +358,44 @@ def test_a_commit_without_the_suite_s_thresholds_is_a_refusal(
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "-s", "ours", bare,
          "-m", "a history with a commit that has no scenarios")  # fmt: skip
     _refused(repo, suite_dir, "has no scenarios/tiny/suite/thresholds.yml", commit=bare)
+
+
+def _locked_repo(moved_repo: tuple[Path, Path, str]) -> tuple[Path, Path, Lock]:
+    """The carried repository with its scenario locked at the calibrated commit (a lock
+    line written into that commit, as `harness lock` writes it)."""
+    repo, suite_dir, _ = moved_repo
+    lock = Lock(repo / "scenarios" / "scenarios.lock", "tiny@1.0.0")
+    _git(repo, "checkout", "-q", "HEAD~1")
+    lock.file.write_text(f"# lock\n{lock.key} {folder_hash(suite_dir.parent)}\n")
+    _commit(repo, "locked")
+    locked = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "-")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", locked, "-m", "m")
+    return repo, suite_dir, lock
+
+
+@pytest.mark.integration
+def test_a_locked_version_is_locked_again_when_only_carried_files_changed(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, lock = _locked_repo(moved_repo)
+    before = lock.file.read_text()
+    done = carry(repo, suite_dir, MOVES, commit="HEAD^2", lock=lock)
+    assert done.relocked == lock.key and "tiny@1.0.0 locked again" in done.line()
+    assert lock.file.read_text() == before.replace(
+        before.split()[-1], folder_hash(suite_dir.parent)
+    )
+
+
+@pytest.mark.integration
+def test_a_locked_version_whose_other_files_changed_is_not_carried(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, lock = _locked_repo(moved_repo)
+    (suite_dir.parent / "SPEC.md").write_text("another SPEC\n")  # beside the suite
+    before = lock.file.read_text()
+    _refused(repo, suite_dir, r"holds other files \(\['SPEC\.md'\]\)", commit="HEAD^2", lock=lock)
+    assert lock.file.read_text() == before
+    (suite_dir.parent / "SPEC.md").unlink()
+    lock.file.write_text(before.replace(before.split()[-1], "0" * 64))  # edited by hand
+    _refused(repo, suite_dir, "the lock's line for tiny@1.0.0 changed", commit="HEAD^2", lock=lock)
