@@ -147,8 +147,9 @@ CARRIED_FILES = frozenset({"thresholds.yml", "thresholds.pin"})
 
 def _same_but_carried(old_dir: Path, new_dir: Path, suite: str) -> str | None:
     """Why the scenario folder changed beyond what the carry proves or writes: the
-    suite's Python (proved the same code), its thresholds and pin (written by the carry)
-    and the evidence files the lock ignores. None: only those."""
+    suite's Python (proved the same code), its thresholds and pin (written by the carry),
+    the scenario's README (read by people, never by a trial) and the evidence files the
+    lock ignores. None: only those."""
 
     def files(root: Path) -> dict[str, bytes]:
         return {
@@ -161,8 +162,9 @@ def _same_but_carried(old_dir: Path, new_dir: Path, suite: str) -> str | None:
     if sorted(before) != sorted(after):
         return f"the scenario folder holds other files ({sorted(set(before) ^ set(after))[:3]})"
     for name, data in before.items():
-        proved = name.startswith(suite + "/") and (
-            name.endswith(".py") or name.rsplit("/", 1)[-1] in CARRIED_FILES
+        proved = name == "README.md" or (  # the scenario's page: no trial reads it
+            name.startswith(suite + "/")
+            and (name.endswith(".py") or name.rsplit("/", 1)[-1] in CARRIED_FILES)
         )
         if data != after[name] and not proved:
             return f"{name} changed, and a carry proves only the suite's code"
