@@ -46,9 +46,8 @@ from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_source, pin_thresholds
 from harness.grader.calibration_ledger import LEDGER
 from harness.grader.same_code import PACKAGE, canonical, compare, is_module_name, reach
-from harness.scenario.load import EVIDENCE_FILES, folder_hash
+from harness.scenario.load import folder_files, folder_hash
 from harness.scoring.era import PIN_FILE, digest_of, entries, load_thresholds
-from harness.util.fs import in_tool_cache
 
 MUTANTS = "mutants.jsonl"
 
@@ -152,11 +151,7 @@ def _same_but_carried(old_dir: Path, new_dir: Path, suite: str) -> str | None:
     lock ignores. None: only those."""
 
     def files(root: Path) -> dict[str, bytes]:
-        return {
-            p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*"))
-            if p.is_file() and not in_tool_cache(p, root) and p.name not in EVIDENCE_FILES
-        }
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in folder_files(root)}
 
     before, after = files(old_dir), files(new_dir)
     if sorted(before) != sorted(after):

@@ -86,13 +86,21 @@ def scenario_dir(name: str, root: Path) -> Path:
 EVIDENCE_FILES = frozenset({"calibration.jsonl", "mutants.jsonl", "mutants.yml"})
 
 
+def folder_files(directory: Path) -> list[Path]:
+    """The files a scenario folder's hash covers, sorted (tool caches and the evidence
+    files left out)."""
+    return [
+        p
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and not in_tool_cache(p, directory) and p.name not in EVIDENCE_FILES
+    ]
+
+
 def folder_hash(directory: Path) -> str:
     """sha256 over every file's relative path and bytes, in sorted order (the calibration
     ledger left out)."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        if in_tool_cache(path, directory) or path.name in EVIDENCE_FILES:
-            continue
+    for path in folder_files(directory):
         digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
