@@ -1,0 +1,31 @@
+"""The suite object every check module registers its checks on: its tiers, floors,
+thresholds and pin (``HERE``: this folder, where the thresholds live)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.scoring import Suite
+
+HERE = Path(__file__).resolve().parent
+suite = Suite(
+    name="meridian-ledger",
+    version="2.1.2",
+    tier_weights={
+        "boot": 0.08,
+        "wire": 0.17,
+        "sync": 0.12,
+        "validation": 0.08,
+        "journeys": 0.10,
+        "rendered": 0.10,
+        "performance": 0.07,
+        "consistency": 0.14,
+        "resilience": 0.14,
+    },
+    excellence_weight=0.05,
+    critical_floor=0.6,
+    class_floors={"dead": 0.0},
+    thresholds=HERE / "thresholds.yml",
+    thresholds_pin="43db4eef358b82d9eb7bd01eab41b19c0ed5e33a7691cecba2c798ebbaac2b76",
+    spec=HERE.parent / "SPEC.md",
+)
