@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.appkit.fetch import Called as Call
-from harness.appkit.fetch import call as call  # the script calls D.call
+from harness.appkit.fetch import call as call  # the run calls drive.call
 from harness.appkit.fetch import get, poll
 from harness.appkit.procs import AppNotHealthy, AppProcess
 
