@@ -27,7 +27,10 @@ pytestmark = pytest.mark.integration
 SCENARIOS = REPO_ROOT / "scenarios"
 LEFT_OUT = SCENARIOS / "apps"
 #: executed apps whose scorer suite is a linted, typed package (the others: their next era)
-TYPED_SUITES = [SCENARIOS / "apps" / "invoice-sync" / "suite"]
+TYPED_SUITES = [
+    SCENARIOS / "apps" / "invoice-sync" / "suite",
+    SCENARIOS / "apps" / "meridian-console" / "suite",
+]
 
 MYPY_OPTIONS = [
     "--config-file=",  # not pyproject's strict [tool.mypy], which is for harness/

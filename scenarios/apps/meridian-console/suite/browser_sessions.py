@@ -200,12 +200,12 @@ def _field(page: Any, ds: Any, ev: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     n = len(ev.listing or [])
     out["expected"] = n
-    drawn = "(n) => { const g = window.__gl; return !!g && g.log.some(e => e.screen && (e.op === 'inst' || e.op === 'blit') && e.n > 0); }"
+    drawn = "(n) => { const g = window.__gl; return !!g && g.log.some(e => e.screen && (e.op === 'inst' || e.op === 'blit') && e.n > 0); }"  # noqa: E501  (a calibrated string, kept as it was scored)
     t = browse.wait_js(page, drawn, 8.0, n)
     out["first_frame_s"] = t
     # a console may fill the field as its data arrives: read the pixels once a frame
     # draws every payment (M-GL-1), not from the first partial one
-    full = f"(n) => {{ const f = ({browse.LAST_FRAME_JS})(); return !!f && !!f.last && f.last.inst >= n; }}"
+    full = f"(n) => {{ const f = ({browse.LAST_FRAME_JS})(); return !!f && !!f.last && f.last.inst >= n; }}"  # noqa: E501  (a calibrated string, kept as it was scored)
     out["full_frame_s"] = browse.wait_js(page, full, 8.0, n) if t is not None else None
     page.wait_for_timeout(600)
     out["state"] = browse.field_state(page)

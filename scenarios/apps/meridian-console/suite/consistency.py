@@ -4,6 +4,7 @@ ledger, exponents, days, the API's order, filters, the event table)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from harness.appkit.grading import holds
@@ -117,7 +118,7 @@ def cons_conservation(ev: Any) -> Outcome:
     residual = 0
     bad = []
     for cur, (n, total) in truth.items():
-        c = got.get(cur) or {}
+        c: Any = got.get(cur) or {}
         m = c.get("sum_minor") if type(c.get("sum_minor")) is int else 0
         residual += abs(m - total)
         if c.get("count") != n or m != total or c.get("sum") != money(total, cur):
@@ -202,8 +203,8 @@ def api_summary_order(ev: Any) -> Outcome:
         isinstance(s.get(k), list) for k in ("currencies", "days")
     ):
         return absent("no summary")
-    codes = [c.get("currency") for c in s["currencies"] if isinstance(c, dict)]
-    days = [d.get("day") for d in s["days"] if isinstance(d, dict)]
+    codes: list[Any] = [c.get("currency") for c in s["currencies"] if isinstance(c, dict)]
+    days: list[Any] = [d.get("day") for d in s["days"] if isinstance(d, dict)]
     # SPEC 5.5: currencies sorted by code, days sorted, each once
     ok = (
         all(isinstance(c, str) for c in codes)
@@ -255,7 +256,7 @@ def api_filters(ev: Any) -> Outcome:
         return absent("no filters asked")
     truth = ev.truth_at.get("listing") or ev.dataset.truth
     order = ev.dataset.api_order()
-    tests = {
+    tests: dict[str, Callable[[Any], bool]] = {
         "currency": lambda p: p.currency == "CLF",
         "status": lambda p: truth[p.id][0] == "refunded",
         "dst": lambda p: p.day == "2026-03-29",

@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
+from random import Random
 from typing import Any
 
 from harness.appkit.payments import BERLIN, EXPONENTS, money, sign_v1
@@ -166,7 +167,7 @@ def _created_at(r: Any, day: int, near_midnight: bool) -> str:
     return local.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _amount(r: Any, currency: str) -> int:
+def _amount(r: Random, currency: str) -> int:
     return r.randint(1, 10 ** r.randint(1, 9 if currency in ("JPY", "KWD", "CLF") else 8))
 
 

@@ -3,10 +3,11 @@ every check module registers its checks with."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from harness.scoring import Suite
+from harness.scoring.suite import CheckFn
 
 HERE = Path(__file__).resolve().parent
 #: every module of the suite: its era's fingerprint covers them all (the checks' own
@@ -75,7 +76,7 @@ def ck(
     critical: bool = False,
     severity: str | None = None,
     root: str | None = "app.boots",
-) -> Any:
+) -> Callable[[CheckFn], CheckFn]:
     if root:
         ROOT_BLOCKS[name] = root
     return suite.check(

@@ -64,7 +64,7 @@ def res_down_boot(ev: Any) -> Outcome:
         r["t_ms"] for r in ev.pages("offline") if start is not None and r.get("t_ms", -1) >= start
     ]
     marks = [*tries, end] if end is not None else tries
-    longest = max((b - a for a, b in zip(marks, marks[1:], strict=False)), default=0.0) / 1000
+    longest = max((b - a for a, b in zip(marks, marks[1:], strict=False)), default=0.0) / 1000  # noqa: RUF007  (zip kept: a calibrated expression)
     trying = bool(tries) and end is not None and longest <= CHECK_EVERY_S + PACE_SLACK_S
     ok = (
         c.get("ok")
@@ -203,7 +203,7 @@ def note_retry_spacing(ev: Any) -> Outcome:
     span = reads[refused[0] : refused[-1] + 2]
     if len(span) < 2:
         return holds(False, "notifierd did not ask again after its last refused read")
-    worst = max((b[0] - a[0]) / 1000.0 for a, b in zip(span, span[1:], strict=False))
+    worst = max((b[0] - a[0]) / 1000.0 for a, b in zip(span, span[1:], strict=False))  # noqa: RUF007  (zip kept: a calibrated expression)
     return holds(
         worst <= 2.0 + PACE_SLACK_S,
         f"{len(refused)} refused reads, at most {worst:.2f} s apart (SPEC: at most 2 s)",

@@ -104,7 +104,11 @@ def run(
         pid = str(ev.listing[7000]["id"])
         st, ver = _final(ev)[pid]
         ev.unsigned_hook = [pid, ver + UNSIGNED_BUMP]
-        body = {"event_id": "evt_unsigned", "type": "payment.updated", "payment_id": pid}
+        body: dict[str, Any] = {
+            "event_id": "evt_unsigned",
+            "type": "payment.updated",
+            "payment_id": pid,
+        }
         body |= {"status": next(s for s in STATUSES if s != st), "version": ver + UNSIGNED_BUMP}
         ev.calls["hook:unsigned"] = drive.call(
             ledger.url("/webhooks/vendor"),
@@ -123,10 +127,10 @@ def run(
         ev.calls[f"bad:{i}"] = drive.call(api, "POST", bad, maker["token"])
     ev.drafts_after_bad = drive.jget(ledger, "/api/drafts")
     for tag, (role, body) in drive.DRAFTS.items():
-        got = drive.call(api, "POST", body, ds.user(role)["token"])
+        got = drive.call(api, "POST", body, ds.user(role)["token"])  # type: ignore[assignment]
         ev.calls[f"create:{tag}"] = got
-        if got.status == 201 and isinstance(got.body, dict) and got.body.get("id"):
-            ev.drafts[tag] = str(got.body["id"])
+        if got.status == 201 and isinstance(got.body, dict) and got.body.get("id"):  # type: ignore[union-attr]
+            ev.drafts[tag] = str(got.body["id"])  # type: ignore[union-attr]
     if "a" in ev.drafts:
         target = ledger.url(f"/api/drafts/{ev.drafts['a']}/approve")
         ev.calls["approve:no-token"] = drive.call(target, "POST")

@@ -50,7 +50,7 @@ def pay_recovers(ev: Any) -> Outcome:
     ok = d.get("state") == "executed" and d.get("vendor_payment_id") in vendor_ids
     return holds(
         ok,
-        f"draft B {d.get('state')} with {d.get('vendor_payment_id')}; vendor made {sorted(vendor_ids)}",
+        f"draft B {d.get('state')} with {d.get('vendor_payment_id')}; vendor made {sorted(vendor_ids)}",  # noqa: E501  (a calibrated string, kept as it was scored)
     )
 
 
@@ -161,7 +161,7 @@ def edit_one_winner(ev: Any) -> Outcome:
     )
     return holds(
         ok,
-        f"answers {dict(codes)}; stored note {after.get('note')!r} (winner {e.get('winner_note')!r}); "
+        f"answers {dict(codes)}; stored note {after.get('note')!r} (winner {e.get('winner_note')!r}); "  # noqa: E501  (a calibrated string, kept as it was scored)
         f"revision {rev} -> answered {body.get('revision')}, stored {after.get('revision')}",
     )
 
@@ -186,7 +186,7 @@ def edit_webhook_keeps_note(ev: Any) -> Outcome:
     )
     return holds(
         ok,
-        f"before {before.get('note')!r} r{before.get('revision')}, after {after.get('note')!r} r{after.get('revision')} {after.get('status')}",
+        f"before {before.get('note')!r} r{before.get('revision')}, after {after.get('note')!r} r{after.get('revision')} {after.get('status')}",  # noqa: E501  (a calibrated string, kept as it was scored)
     )
 
 
@@ -203,5 +203,5 @@ def edit_walk_keeps_note(ev: Any) -> Outcome:
     ok = x.get("note") == e["winner_note"] and (x.get("status"), x.get("version")) == want
     return holds(
         ok,
-        f"after the walk: note {x.get('note')!r}, {x.get('status')} v{x.get('version')} (want {want})",
+        f"after the walk: note {x.get('note')!r}, {x.get('status')} v{x.get('version')} (want {want})",  # noqa: E501  (a calibrated string, kept as it was scored)
     )

@@ -54,7 +54,7 @@ def wire_cursor_order(ev: Any) -> Outcome:
         pages = [r.get("page") for r in rs]
         return sum(
             1
-            for a, b in zip(pages, pages[1:], strict=False)
+            for a, b in zip(pages, pages[1:], strict=False)  # noqa: RUF007  (zip kept: a calibrated expression)
             if b is None or a is None or b not in (a, a + 1)
         )
 
@@ -152,7 +152,7 @@ def wire_create_backoff(ev: Any) -> Outcome:
     if not tries:
         return absent("no creation was tried while the vendor was down")
     times = max(tries.values(), key=len)
-    p = [(b - a) / 1000.0 for a, b in zip(times, times[1:], strict=False)]
+    p = [(b - a) / 1000.0 for a, b in zip(times, times[1:], strict=False)]  # noqa: RUF007  (zip kept: a calibrated expression)
     if not p:
         return holds(False, "the failed creation was never retried")
     bad = schedule_failures(p)
