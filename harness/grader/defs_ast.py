@@ -157,7 +157,11 @@ class Canon:
         """A function as defined: decorators (in ``outer``), parameters, body; the
         parameters' defaults left to the run-time values."""
         if isinstance(node, ast.Lambda):
-            return ["Lambda", self._args(node.args, outer, defaults=False), self._in(node, node.body)]
+            return [
+                "Lambda",
+                self._args(node.args, outer, defaults=False),
+                self._in(node, node.body),
+            ]
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         return [
             type(node).__name__,
@@ -264,7 +268,9 @@ class Canon:
             node.name,
             [self.conv(b, table) for b in node.bases],
             [self.conv(k, table) for k in node.keywords],
-            self._stmts(node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body, inner),
+            self._stmts(
+                node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body, inner
+            ),
             [self.conv(d, table) for d in node.decorator_list],
         ]
 
@@ -290,7 +296,7 @@ class Canon:
         if node.value is None:
             if isinstance(node.target, ast.Name):
                 return None  # does nothing at run time (``x`` is local: see its reads)
-            return ["Expr", self.conv(node.target.value, table)]  # type: ignore[attr-defined]
+            return ["Expr", self.conv(node.target.value, table)]
         return ["Assign", [self.conv(node.target, table)], self.conv(node.value, table)]
 
     # names

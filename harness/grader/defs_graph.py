@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dataclasses
 import enum
 import functools
 import importlib
@@ -105,7 +104,7 @@ class Graph:
 
     # -- describing ----------------------------------------------------------------------
 
-    def describe(self, obj: object) -> Json:  # noqa: C901, PLR0911, PLR0912 (one case a kind)
+    def describe(self, obj: object) -> Json:
         if obj is None or obj is Ellipsis or isinstance(obj, bool):
             return {"const": repr(obj)}
         if type(obj) in (int, float, complex):
@@ -214,9 +213,15 @@ class Graph:
                     "cells": [None if c is MISSING else self.describe(c) for c in cells],
                     "attrs": self._mapping(vars(obj))}  # fmt: skip
         if kind == "module":  # read as a value: what it defines, by name
-            return {"defines": self._mapping({
-                k: v for k, v in sorted(vars(obj).items())
-                if not k.startswith("__") and (self.suite_defined(v) or _constant(v))})}
+            return {
+                "defines": self._mapping(
+                    {
+                        k: v
+                        for k, v in sorted(vars(obj).items())
+                        if not k.startswith("__") and (self.suite_defined(v) or _constant(v))
+                    }
+                )
+            }
         return self._object(obj)
 
     def _object(self, obj: Any) -> dict[str, Json]:
@@ -243,7 +248,7 @@ class Graph:
 
     def _function(self, fn: types.FunctionType) -> dict[str, Json]:
         code = fn.__code__
-        tree, scopes, enclosing = self._parsed(code.co_filename)
+        _, scopes, enclosing = self._parsed(code.co_filename)
         node = _find(enclosing, code)
         outer = enclosing[id(node)][1]
         canon = Canon(scopes, Globals(self, fn.__globals__), in_function=True)
@@ -256,8 +261,9 @@ class Graph:
             "ast": body,
             "defaults": self.describe(fn.__defaults__),
             "kwdefaults": self._mapping(fn.__kwdefaults__ or {}),
-            "closure": [[k, self.describe(c.cell_contents) if _full(c) else None]
-                        for k, c in cells.items()],  # fmt: skip
+            "closure": [
+                [k, self.describe(c.cell_contents) if _full(c) else None] for k, c in cells.items()
+            ],
             "attrs": self._mapping(vars(fn)),
         }
 
@@ -280,7 +286,7 @@ class Graph:
             if k not in _SKIP_CLASS
         ]
         fields = [
-            [f.name, str(f._field_type), self.describe(f.default),  # type: ignore[attr-defined]
+            [f.name, str(f._field_type), self.describe(f.default),
              self.describe(f.default_factory), f.init, f.repr, f.compare, f.hash, f.kw_only]
             for f in getattr(cls, "__dataclass_fields__", {}).values()
         ]  # fmt: skip
@@ -297,7 +303,8 @@ class Graph:
         }
 
     def parsed_file(self, file: str) -> tuple[ast.Module, dict[int, Any]]:
-        return self._parsed(file)[:2]  # type: ignore[return-value]
+        tree, scopes, _ = self._parsed(file)
+        return tree, scopes
 
     def _parsed(self, file: str) -> tuple[ast.Module, dict[int, Any], dict[int, Any]]:
         """A file's tree, its scopes' symbol tables and each scope node's enclosing table."""
@@ -342,8 +349,9 @@ def _moved_name(name: str, moves: Mapping[str, str]) -> str:
 
 
 def _first_line(node: ast.AST) -> int:
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno, *[d.lineno for d in decorators]])  # type: ignore[attr-defined]
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    line: int = getattr(node, "lineno", 0)
+    return min([line, *[d.lineno for d in decorators]])
 
 
 def _find(enclosing: dict[int, Any], code: types.CodeType) -> ast.AST:

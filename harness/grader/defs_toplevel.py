@@ -47,11 +47,12 @@ from harness.grader.defs_graph import Globals
 if TYPE_CHECKING:
     from harness.grader.defs_graph import Graph
 
-PURE_METHODS = frozenset(
-    "resolve with_name with_suffix joinpath as_posix format join split rsplit strip lstrip "
-    "rstrip lower upper replace encode decode startswith endswith splitlines items keys "
-    "values copy get".split()
+_METHODS = (
+    "resolve with_name with_suffix joinpath as_posix format join split rsplit strip "
+    "lstrip rstrip lower upper replace encode decode startswith endswith splitlines "
+    "items keys values copy get"
 )
+PURE_METHODS = frozenset(_METHODS.split())
 _PLUMBING_NAMES = frozenset({"__path__", "__package__", "__all__"})
 
 
@@ -59,10 +60,11 @@ def pure_callables() -> set[int]:
     """Identities of the callables a pure expression may call (they have no effect)."""
     from harness.scoring import Suite
 
-    found: list[object] = [getattr(builtins, n) for n in (
+    names = (
         "str int float bool bytes tuple list dict set frozenset range len abs min max sum "
         "sorted round repr isinstance enumerate zip reversed hash divmod pow chr ord"
-    ).split()]  # fmt: skip
+    )
+    found: list[object] = [getattr(builtins, n) for n in names.split()]
     found += [pathlib.Path, pathlib.PurePath, pathlib.PurePosixPath, re.compile,
               dataclasses.field, typing.TypeVar, typing.NewType, typing.cast,
               datetime.timedelta, datetime.date, datetime.datetime, datetime.timezone,
@@ -101,7 +103,7 @@ class Module:
 
     # -- inert ---------------------------------------------------------------------------
 
-    def inert(self, stmt: ast.stmt) -> bool:  # noqa: PLR0911 (one case a statement kind)
+    def inert(self, stmt: ast.stmt) -> bool:
         if isinstance(stmt, ast.Expr):
             return isinstance(stmt.value, ast.Constant)
         if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
@@ -172,7 +174,7 @@ class Module:
                 return getattr(base, node.attr, MISSING)
         return MISSING
 
-    def pure(self, node: ast.expr | None) -> bool:  # noqa: PLR0911 (one case an expression)
+    def pure(self, node: ast.expr | None) -> bool:
         if node is None or isinstance(node, ast.Constant):
             return True
         if isinstance(node, ast.Name):
@@ -184,16 +186,16 @@ class Module:
             fixed = id(self.obj(func)) in self.pure_ids
             method = isinstance(func, ast.Attribute) and func.attr in PURE_METHODS
             callee_ok = fixed or (method and self.pure(func.value))  # type: ignore[attr-defined]
-            return callee_ok and all(self.pure(a) for a in node.args) and all(
-                self.pure(k.value) for k in node.keywords
+            return (
+                callee_ok
+                and all(self.pure(a) for a in node.args)
+                and all(self.pure(k.value) for k in node.keywords)
             )
         simple = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
                   ast.Compare, ast.Subscript, ast.Slice, ast.JoinedStr, ast.FormattedValue,
                   ast.IfExp, ast.Starred, ast.keyword)  # fmt: skip
         if isinstance(node, simple):
-            return all(
-                self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)
-            )
+            return all(self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
         return False
 
     # -- plumbing ------------------------------------------------------------------------
@@ -240,9 +242,13 @@ class Module:
     def _node_of(self, fn: Any) -> ast.FunctionDef | None:
         tree, _ = self.graph.parsed_file(fn.__code__.co_filename)
         for node in tree.body:  # a module-level helper only
-            if isinstance(node, ast.FunctionDef) and node.name == fn.__name__:
-                if not node.decorator_list and node.lineno == fn.__code__.co_firstlineno:
-                    return node
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.name == fn.__name__
+                and not node.decorator_list
+                and node.lineno == fn.__code__.co_firstlineno
+            ):
+                return node
         return None
 
     def _loader(self, node: ast.FunctionDef, fn: Any) -> bool:

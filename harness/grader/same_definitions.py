@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.grader.calibration_ledger import LEDGER
+from harness.grader.same_code import SUITE, canonical, moved_name, reach_modules
 from harness.scoring.era import PIN_FILE
 from harness.util.fs import in_tool_cache
 
@@ -53,14 +54,22 @@ def describe(
     with tempfile.TemporaryDirectory(prefix="harness-defs-pyc-") as pyc:
         runs = [
             subprocess.Popen(
-                [sys.executable, "-m", "harness.grader.defs_graph", str(suite_dir),
-                 json.dumps(dict(moves))],
-                cwd=harness_root, env={**env, "PYTHONPYCACHEPREFIX": pyc},
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "harness.grader.defs_graph",
+                    str(suite_dir),
+                    json.dumps(dict(moves)),
+                ],
+                cwd=harness_root,
+                env={**env, "PYTHONPYCACHEPREFIX": pyc},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for suite_dir, moves in suites
         ]
-        answers = [run.communicate(timeout=900) + (run.returncode,) for run in runs]
+        answers = [(*run.communicate(timeout=900), run.returncode) for run in runs]
     out: list[dict[str, Any]] = []
     for (suite_dir, _), (stdout, stderr, code) in zip(suites, answers, strict=True):
         try:
@@ -84,6 +93,43 @@ def same_definitions(
         return problems
     old, new = describe(harness_root, [(old_suite, moves), (new_suite, {})])
     return compare_graphs(old, new) + unloaded_differ(old_suite, new_suite, old, new)
+
+
+def suite_files_same(
+    old: Mapping[str, Path], new: Mapping[str, Path], moves: Mapping[str, str]
+) -> bool:
+    """Whether the suite folder holds the same Python files, each the same code once the
+    moves are applied: then they are compared file by file, else by definitions."""
+    mine = sorted(k for k in old if k.startswith(SUITE))
+    if mine != sorted(k for k in new if k.startswith(SUITE)):
+        return False
+    try:
+        return all(
+            old[k].read_bytes() == new[k].read_bytes()
+            or canonical(old[k].read_bytes(), moves, old, k)
+            == canonical(new[k].read_bytes(), {}, (), k)
+            for k in mine
+        )
+    except ValueError:
+        return False
+
+
+def each_other_s(
+    old_root: Path,
+    repo: Path,
+    old: Mapping[str, Path],
+    new: Mapping[str, Path],
+    moves: Mapping[str, str],
+) -> tuple[dict[str, Path], dict[str, Path]]:
+    """The harness modules either suite reaches, in each tree, the suites' own files left
+    out (their definitions are compared instead): a split suite may import a harness
+    module the old one did not (a type for an annotation), which must be the same code."""
+    back = {after: before for before, after in moves.items()}
+    then = {k: p for k, p in old.items() if not k.startswith(SUITE)}
+    now = {k: p for k, p in new.items() if not k.startswith(SUITE)}
+    then |= reach_modules(old_root, [moved_name(k, back) for k in now if k not in then])
+    now |= reach_modules(repo, [moved_name(k, moves) for k in then])
+    return then, now
 
 
 def files_differ(old_dir: Path, new_dir: Path) -> list[str]:
