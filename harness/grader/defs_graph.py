@@ -441,8 +441,10 @@ def describe_suite(suite_dir: Path, moves: Mapping[str, str]) -> dict[str, Json]
     roots = {name: graph.describe(getattr(module, name, None)) for name in ("suite", "context")}
     effects = load_effects(graph, suite_modules.values())
     graph.fill()
+    # an old name --moved is its new home: new only if that was not loaded before
     imported = sorted(
         {_moved_name(n, moves) for n in set(sys.modules) - before if n not in suite_modules}
+        - before
     )
     loaded = sorted(
         Path(m.__file__ or "").resolve().relative_to(graph.suite_dir).as_posix()

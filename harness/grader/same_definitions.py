@@ -30,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -230,8 +231,10 @@ class _Walk:
         while self.todo:
             a, b = self.todo.pop()
             before, after = self.old[a], self.new[b]
-            if "refused" in before or "refused" in after:
-                return f"{before['name']}: {before.get('refused') or after.get('refused')}"
+            if "refused" in before:
+                return f"{before['name']} (at the commit): {before['refused']}"
+            if "refused" in after:
+                return f"{after['name']}: {after['refused']}"
             content = {k: v for k, v in before.items() if k != "name"}
             other = {k: v for k, v in after.items() if k != "name"}
             why = self.same(content, other, f"{before['name']} (now {after['name']})")
@@ -249,9 +252,14 @@ def compare_graphs(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     before = sorted(old["effects"], key=lambda e: _key(e, old["nodes"]))
     after = sorted(new["effects"], key=lambda e: _key(e, new["nodes"]))
     if len(before) != len(after):
-        extra = [_short(e) for e in (before if len(before) > len(after) else after)][:1]
-        return [f"the modules' load-time effects differ in number "
-                f"({len(before)} at the commit, {len(after)} now; e.g. {extra[0]})"]  # fmt: skip
+        then = Counter(_key(e, old["nodes"]) for e in before)
+        now = Counter(_key(e, new["nodes"]) for e in after)
+        odd = sorted((then - now) + (now - then))[:1] or ["?"]
+        return [
+            f"the modules' load-time effects differ ({len(before)} at the commit, "
+            f"{len(after)} now; {'one only at the commit' if odd[0] in then else 'one new'}: "
+            f"{_short(json.loads(odd[0]))})"
+        ]
     for a, b in zip(before, after, strict=True):
         why = walk.same(a, b, "a module-level statement") or walk.drain()
         if why:

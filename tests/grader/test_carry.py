@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.authoring.lock import HEADER
 from harness.errors import UserError
 from harness.grader.calibration_ledger import LEDGER, Entry, read_lines, write_lines
-from harness.authoring.lock import HEADER
 from harness.grader.carried_files import carried_text
 from harness.grader.carry import Lock, carry, listing, moves_of
 from harness.grader.same_code import moved_name
@@ -402,3 +402,70 @@ def test_a_locked_version_whose_other_files_changed_is_not_carried(
     (suite_dir.parent / "SPEC.md").unlink()
     lock.file.write_text(before.replace(before.split()[-1], "0" * 64))  # edited by hand
     _refused(repo, suite_dir, "the lock's line for tiny@1.0.0 changed", commit="HEAD^2", lock=lock)
+
+
+SPLIT_SUITE = '''\
+"""The suite as a package: the harness imports this file alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__path__ = [str(Path(__file__).resolve().parent)]
+__package__ = __name__
+if __spec__ is not None:
+    __spec__.submodule_search_locations = __path__
+
+from .checks import suite  # noqa: E402
+
+__all__ = ["suite"]
+'''
+SPLIT_CHECKS = """\
+from pathlib import Path
+
+from harness.scoring import Suite, graded
+from harness.appkit.seeding import derive
+
+suite: Suite = Suite(
+    name="tiny",
+    version="1.0.0",
+    tier_weights={"core": 1.0},
+    thresholds=Path(__file__).with_name("thresholds.yml"),
+)
+suite.add("a", lambda c: graded(1.0 if derive("s", "x") else 0.5), tier="core", harm="h")
+"""
+
+
+def _split(suite_dir: Path, checks: str = SPLIT_CHECKS) -> None:
+    (suite_dir / "suite.py").write_text(SPLIT_SUITE)
+    (suite_dir / "checks.py").write_text(checks)
+
+
+@pytest.mark.integration
+def test_a_suite_split_into_a_package_is_carried_by_its_definitions(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    """The move and a split of the suite into modules (annotations added, imports
+    reordered) at once: the files differ, the definitions are proved the same."""
+    repo, suite_dir, old = moved_repo
+    _split(suite_dir, SPLIT_CHECKS.replace("else 0.5", "else 0.4"))
+    _commit(repo, "split, and a bar lowered")
+    _refused(repo, suite_dir, r'<lambda> \(checks\.py:12\).*"0\.5" is not "0\.4"')
+    _split(suite_dir)
+    _commit(repo, "split")
+    done = carry(repo, suite_dir, MOVES)
+    assert done.proved == "definitions" and "(definition by definition)" in done.line()
+    (said,) = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
+    assert said["proved"] == "definitions" and said["from"] == old
+    assert listing(repo, suite_dir).stamp["calibrated"]
+
+
+@pytest.mark.integration
+def test_a_locked_version_split_into_a_package_is_locked_again(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, lock = _locked_repo(moved_repo)
+    _split(suite_dir)
+    _commit(repo, "split")
+    done = carry(repo, suite_dir, MOVES, commit="HEAD^^2", lock=lock)
+    assert done.relocked == lock.key and done.proved == "definitions"
