@@ -13,14 +13,20 @@ of its grading. ``carry`` proves that before it moves anything, and moves nothin
 - every Python file the suite can execute (``same_code.reach``: its folder and each
   ``harness`` module an import reaches, fingerprinted or not) is the same code on both
   sides once the moves are applied (``same_code.compare``); each move stays inside the
-  ``harness`` package (the jail hides it from the app) and names reached code.
+  ``harness`` package (the jail hides it from the app) and names reached code;
+- when the suite folder's own Python differs beyond that (a suite split into modules,
+  annotations added), it is proved *definition by definition* instead
+  (``same_definitions``): the harness modules either suite reaches are still compared file
+  by file in both trees, the fingerprint's other files must be the same, and the carried
+  entry says which proof held (``proved: files`` or ``definitions``).
 
 Then the thresholds are the commit's with the new ``scorer:`` and a ``carried:`` entry
 (from which fingerprint, which commit, which moves), pinned again, and the ledgers' lines of
 the old scorer become the new scorer's (other lines kept as they are, byte for byte). A
 locked scenario version keeps its version (its lock line is written again) only if the lock
 held the commit's folder and the folder changed in nothing but what the carry proves
-(the suite's Python) or writes (thresholds, pin): results before and after compare. The
+(the suite's Python, however many files) or writes (thresholds, pin): results before and
+after compare. The
 result is checked as a trial would (the suite stamps calibrated for the new scorer, in a
 process of its own); if it is not, every file is put back. Anything refused writes nothing.
 """
