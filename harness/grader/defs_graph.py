@@ -235,13 +235,27 @@ class Graph:
         elif isinstance(obj, set | frozenset):
             kind["items"] = sorted((self.describe(x) for x in obj), key=json.dumps)
         if hasattr(obj, "__dict__") and not isinstance(obj, type):
-            kind["state"] = self._mapping(vars(obj))
+            kind["state"] = self._mapping(self._state(obj))
         slots = [s for c in type(obj).__mro__ for s in getattr(c, "__slots__", ())]
         if slots:
             kind["slots"] = [[s, self.describe(getattr(obj, s, None))] for s in slots]
         if not ({"items", "state", "slots"} & set(kind)):
             kind["repr"] = _ADDRESS.sub("", repr(obj))
         return kind
+
+    def _state(self, obj: object) -> dict[str, Any]:
+        """An instance's attributes; of the harness's ``Suite``, its ``sources`` but the
+        suite folder's Python files: they name what the fingerprint hashes (read by
+        ``Suite.source_files`` alone), and the suite's Python is what this compare proves."""
+        from harness.scoring.suite import Suite
+
+        state = dict(vars(obj))
+        if type(obj) is Suite:
+            state["sources"] = tuple(
+                p for p in obj.sources
+                if not (p.suffix == ".py" and p.resolve().is_relative_to(self.suite_dir))
+            )  # fmt: skip
+        return state
 
     def _mapping(self, mapping: Mapping[str, Any]) -> Json:
         return [[k, self.describe(v)] for k, v in mapping.items()]

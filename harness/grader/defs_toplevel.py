@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 _METHODS = (
     "resolve with_name with_suffix joinpath as_posix format join split rsplit strip "
     "lstrip rstrip lower upper replace encode decode startswith endswith splitlines "
-    "items keys values copy get"
+    "items keys values copy get is_file is_dir exists"
 )
 PURE_METHODS = frozenset(_METHODS.split())
 _PLUMBING_NAMES = frozenset({"__path__", "__package__", "__all__"})
@@ -193,7 +193,8 @@ class Module:
             )
         simple = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
                   ast.Compare, ast.Subscript, ast.Slice, ast.JoinedStr, ast.FormattedValue,
-                  ast.IfExp, ast.Starred, ast.keyword)  # fmt: skip
+                  ast.IfExp, ast.Starred, ast.keyword, ast.ListComp, ast.SetComp,
+                  ast.DictComp, ast.GeneratorExp)  # fmt: skip
         if isinstance(node, simple):
             return all(self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
         return False
