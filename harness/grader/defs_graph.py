@@ -301,7 +301,8 @@ class Graph:
         ]
         fields = [
             [f.name, str(f._field_type), self.describe(f.default),
-             self.describe(f.default_factory), f.init, f.repr, f.compare, f.hash, f.kw_only]
+             self.describe(f.default_factory), f.init, f.repr, f.compare,
+             self.describe(f.hash), self.describe(f.kw_only), self.describe(dict(f.metadata))]
             for f in getattr(cls, "__dataclass_fields__", {}).values()
         ]  # fmt: skip
         params = getattr(cls, "__dataclass_params__", None)
