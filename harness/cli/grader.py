@@ -99,7 +99,8 @@ def calibrate_cmd(
         typer.Option(
             "--carry",
             help="score nothing: move the calibration to the current scorer, once its "
-            "grading code is proved the same but for modules --moved",
+            "grading code is proved the same but for modules --moved (the suite's own "
+            "code file by file, or, when its files differ, definition by definition)",
         ),
     ] = False,
     moved: Annotated[
