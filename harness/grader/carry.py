@@ -99,7 +99,7 @@ class Carried:
         how = "file by file" if self.proved == "files" else "definition by definition"
         return (
             f"carried the calibration of scorer {self.old[:16]} (commit {self.commit[:12]}) to "
-            f"{self.new[:16]}: the same grading code ({how}), modules moved; {self.lines} "
+            f"{self.new[:16]}: the same grading code ({how}); {self.lines} "
             "ledger line(s) moved with it"
             + (f"; differing outside every scorer fingerprint: {outside}" if outside else "")
             + (f"; {self.relocked} locked again" if self.relocked else "")
