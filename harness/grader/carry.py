@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.authoring.lock import read_lock, write_lock
 from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_source, pin_thresholds
 from harness.grader.calibration_ledger import LEDGER
@@ -59,6 +58,7 @@ from harness.grader.same_code import (
 )
 from harness.grader.same_definitions import each_other_s, same_definitions, suite_files_same
 from harness.scenario.load import folder_files, folder_hash
+from harness.scenario.lock import read_lock, write_lock
 from harness.scoring.era import PIN_FILE, digest_of, entries, load_thresholds
 
 MUTANTS = "mutants.jsonl"
@@ -269,8 +269,10 @@ def _commit(repo: Path, thresholds: Path, given: str | None) -> str:
 
 
 #: The carry's checker: these files must be HEAD's (``_checker_committed``).
-_CHECKER = ("carry.py", "same_code.py", "same_definitions.py", "defs_graph.py", "defs_ast.py",
-            "defs_toplevel.py")  # fmt: skip
+_CHECKER = (
+    *("carry.py", "carried_files.py", "same_code.py", "same_definitions.py"),
+    *("defs_ast.py", "defs_describe.py", "defs_graph.py", "defs_toplevel.py"),
+)
 
 
 def _checker_committed(repo: Path) -> str:

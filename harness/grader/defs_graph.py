@@ -1,8 +1,7 @@
 """A loaded suite as a graph of definitions: what the definition-level carry compares.
 
-Run in a process of its own per tree (``python -m harness.grader.defs_graph SUITE_DIR
-MOVES_JSON``, the current harness first on the path): it loads the suite as the harness
-does (``scoring_bridge.load_suite_module``), then prints one JSON object:
+``defs_describe`` runs it in a process of its own per tree: it loads the suite as the
+harness does (``scoring_bridge.load_suite_module``), then prints one JSON object:
 
 - ``roots``: what the harness reads of the suite module (``suite``, ``context``);
 - ``nodes``: every object reachable from them and from the modules' load-time effects
@@ -26,19 +25,16 @@ import ast
 import builtins
 import enum
 import functools
-import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import json
 import re
 import sys
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
 from harness.grader.defs_ast import MISSING, Canon, Json, Refused, outer_parts, region, scope_map
+from harness.grader.same_code import moved_name
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _SKIP_CLASS = {"__module__", "__dict__", "__weakref__", "__doc__", "__annotations__",
@@ -163,10 +159,10 @@ class Graph:
         text = text.replace(self.tree, "<tree>")
         if text in self.suite_module_names:
             return "<suite module " + self.suite_module_names[text] + ">"
-        return _moved_name(text, self.moves)
+        return moved_name(text, self.moves)
 
     def _moved(self, module: str) -> str:
-        return _moved_name(module, self.moves)
+        return moved_name(module, self.moves)
 
     def external_home(self, obj: object) -> str | None:
         """Where an object outside the suite lives (a module attribute), if anywhere."""
@@ -356,13 +352,6 @@ def _display(obj: object) -> str:
     return f"{name}{where}"
 
 
-def _moved_name(name: str, moves: Mapping[str, str]) -> str:
-    for old in sorted(moves, key=len, reverse=True):
-        if name == old or name.startswith(old + "."):
-            return moves[old] + name[len(old) :]
-    return name
-
-
 def _first_line(node: ast.AST) -> int:
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])
     line: int = getattr(node, "lineno", 0)
@@ -420,69 +409,3 @@ def _qualname(tree: ast.Module, target: ast.ClassDef) -> str:
         return None
 
     return walk(tree, "") or target.name
-
-
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Old module names (``--moved``) imported as the modules at their new homes."""
-
-    def __init__(self, moves: Mapping[str, str]) -> None:
-        self.moves = moves
-
-    def find_spec(self, name: str, path: Sequence[str] | None, target: Any = None) -> Any:
-        if _moved_name(name, self.moves) == name:
-            return None
-        return importlib.util.spec_from_loader(name, self)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        return importlib.import_module(_moved_name(spec.name, self.moves))
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        return None
-
-
-def describe_suite(suite_dir: Path, moves: Mapping[str, str]) -> dict[str, Json]:
-    """Load the suite (as the harness does) and describe it (see the module's docstring)."""
-    from harness.grader.defs_toplevel import load_effects
-    from harness.verify.scoring_bridge import load_suite_module
-
-    if moves:
-        sys.meta_path.insert(0, _Alias(moves))
-    before = set(sys.modules)
-    module = load_suite_module(suite_dir)
-    graph = Graph(suite_dir, moves)
-    suite_modules = {n: m for n, m in sys.modules.items() if graph.suite_module(m)}
-    for name, mod in suite_modules.items():
-        graph.suite_module_names[name] = Path(mod.__file__ or "").name
-    roots = {name: graph.describe(getattr(module, name, None)) for name in ("suite", "context")}
-    effects = load_effects(graph, suite_modules.values())
-    graph.fill()
-    # an old name --moved is its new home: new only if that was not loaded before
-    imported = sorted(
-        {_moved_name(n, moves) for n in set(sys.modules) - before if n not in suite_modules}
-        - before
-    )
-    loaded = sorted(
-        Path(m.__file__ or "").resolve().relative_to(graph.suite_dir).as_posix()
-        for m in suite_modules.values()
-    )
-    return {
-        "roots": roots,
-        "nodes": graph.nodes,
-        "effects": effects,
-        "imported": imported,
-        "modules": loaded,
-        "problems": graph.problems,
-    }
-
-
-def main(argv: list[str]) -> int:
-    suite_dir, moves = Path(argv[0]), json.loads(argv[1]) if len(argv) > 1 else {}
-    described = describe_suite(suite_dir, moves)
-    sys.stdout.write("\n" + json.dumps(described, sort_keys=True) + "\n")
-    return 0
-
-
-if __name__ == "__main__":  # run as the module's own name (one Graph class, not two)
-    from harness.grader.defs_graph import main as run
-
-    sys.exit(run(sys.argv[1:]))

@@ -7,7 +7,7 @@ refuses with one line naming the definition that differs:
 
 1. each tree's suite is loaded as the harness loads it, in a process of its own (so the
    two never share ``sys.modules``), by the work tree's harness (the old tree's old module
-   names ``--moved`` imported as their new homes: ``defs_graph``), which prints the
+   names ``--moved`` imported as their new homes: ``defs_describe``), which prints the
    suite as a graph: the ``suite`` object and ``context`` the harness reads, and every
    definition and mutable value reachable from them, deep (``defs_ast`` says what of a
    definition's code is left out, and why that cannot change what it does);
@@ -58,7 +58,7 @@ def describe(
                 [
                     sys.executable,
                     "-m",
-                    "harness.grader.defs_graph",
+                    "harness.grader.defs_describe",
                     str(suite_dir),
                     json.dumps(dict(moves)),
                 ],

@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.authoring.lock import HEADER
 from harness.errors import UserError
 from harness.grader.calibration_ledger import LEDGER, Entry, read_lines, write_lines
 from harness.grader.carried_files import carried_text
 from harness.grader.carry import Lock, carry, listing, moves_of
 from harness.grader.same_code import moved_name
 from harness.scenario.load import folder_hash
+from harness.scenario.lock import HEADER
 from harness.scoring.era import load_thresholds, sha256_file
 from tests.conftest import REPO_ROOT
 
@@ -386,7 +386,7 @@ def test_a_locked_version_is_locked_again_when_only_carried_files_changed(
     repo, suite_dir, lock = _locked_repo(moved_repo)
     done = carry(repo, suite_dir, MOVES, commit="HEAD^2", lock=lock)
     assert done.relocked == lock.key and "tiny@1.0.0 locked again" in done.line()
-    # written as `harness lock` writes the file (harness.authoring.lock)
+    # written as `harness lock` writes the file (harness.scenario.lock)
     assert lock.file.read_text() == f"{HEADER}{lock.key} {folder_hash(suite_dir.parent)}\n"
 
 
