@@ -5,8 +5,11 @@ naive comparison" is refused, with a line naming what differs."""
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
+import subprocess
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -393,7 +396,8 @@ def test_the_real_meridian_ledger_suite_is_the_same_as_itself() -> None:
     old, new = describe(REPO_ROOT, [(suite_dir, {}), (suite_dir, {})])
     assert compare_graphs(old, new) == []
     assert time.monotonic() - started < 120
-    assert len(old["nodes"]) > 100 and old["modules"] == ["suite.py", "vendor.py"]
+    modules = sorted(p.name for p in suite_dir.glob("*.py") if p.name != "__init__.py")
+    assert len(old["nodes"]) > 100 and old["modules"] == modules
 
 
 def _ledger_as_package(suite_py: str) -> str:
@@ -412,19 +416,43 @@ def _ledger_as_package(suite_py: str) -> str:
     return text.replace("LOAD_REQUESTS = 40", "LOAD_REQUESTS: int = 40")
 
 
+#: the last commit with meridian-ledger's suite as one file and a loader (before the split)
+BEFORE_SPLIT = "1c0c1ed"
+
+
+def _old_ledger(into: Path) -> Path:
+    """meridian-ledger's suite folder as ``BEFORE_SPLIT`` held it."""
+    folder = "scenarios/apps/meridian-ledger/suite"
+    archive = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "archive", BEFORE_SPLIT, folder],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / folder
+
+
 @pytest.mark.unit
-def test_the_real_ledger_suite_with_its_loader_a_relative_import(tmp_path: Path) -> None:
+def test_the_real_ledger_split_and_its_loader_rewrites(tmp_path: Path) -> None:
+    old = _old_ledger(tmp_path / "old")
     real = REPO_ROOT / "scenarios" / "apps" / "meridian-ledger" / "suite"
-    if "V = _load_vendor()" not in (real / "suite.py").read_text():
-        pytest.skip("the ledger's suite is a package already")
-    old, new, broken = (tmp_path / n / "suite" for n in ("old", "new", "broken"))
-    for folder in (old, new, broken):
-        shutil.copytree(real, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    package = _ledger_as_package((real / "suite.py").read_text())
+    new, broken, shipped = (tmp_path / n / "suite" for n in ("new", "broken", "shipped"))
+    for folder in (new, broken):
+        shutil.copytree(old, folder)
+    # the split as it shipped, before the carry rewrote its thresholds and their pin
+    shutil.copytree(real, shipped, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(old / "thresholds.yml", shipped / "thresholds.yml")
+    pin = re.compile(r'thresholds_pin="[0-9a-f]{64}"')
+    (old_pin,) = pin.findall((old / "suite.py").read_text())
+    grader = shipped / "grader.py"
+    grader.write_text(pin.sub(old_pin, grader.read_text()))
+    package = _ledger_as_package((old / "suite.py").read_text())
     (new / "suite.py").write_text(package)
     # the same rewrite done naively: ``vendor.`` is a local of context() as well
     (broken / "suite.py").write_text(package.replace("vendor_mod", "vendor"))
-    graphs = describe(REPO_ROOT, [(old, {}), (new, {}), (broken, {})])
+    graphs = describe(REPO_ROOT, [(old, {}), (new, {}), (broken, {}), (shipped, {})])
     assert compare_graphs(graphs[0], graphs[1]) == []
     (why,) = compare_graphs(graphs[0], graphs[2])
     assert why.startswith("context (suite.py:")
+    assert compare_graphs(graphs[0], graphs[3]) == []  # the split that shipped
