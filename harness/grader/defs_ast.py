@@ -296,7 +296,11 @@ class Canon:
         if node.value is None:
             if isinstance(node.target, ast.Name):
                 return None  # does nothing at run time (``x`` is local: see its reads)
-            return ["Expr", self.conv(node.target.value, table)]
+            # the target is evaluated but its last step (``a.b``: ``a``; ``a[i]``: ``a``, ``i``)
+            parts = [node.target.value]
+            if isinstance(node.target, ast.Subscript):
+                parts.append(node.target.slice)
+            return ["Expr", *[self.conv(p, table) for p in parts]]
         return ["Assign", [self.conv(node.target, table)], self.conv(node.value, table)]
 
     # names

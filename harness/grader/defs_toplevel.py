@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 _METHODS = (
     "resolve with_name with_suffix joinpath as_posix format join split rsplit strip "
     "lstrip rstrip lower upper replace encode decode startswith endswith splitlines "
-    "items keys values copy get is_file is_dir exists"
+    "items keys values copy get is_file is_dir exists glob"
 )
 PURE_METHODS = frozenset(_METHODS.split())
 _PLUMBING_NAMES = frozenset({"__path__", "__package__", "__all__"})
@@ -109,9 +109,7 @@ class Module:
         if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
             return True
         if isinstance(stmt, ast.Assign):
-            return all(isinstance(t, ast.Name | ast.Tuple) for t in stmt.targets) and self.pure(
-                stmt.value
-            )
+            return all(_binds_names(t) for t in stmt.targets) and self.pure(stmt.value)
         if isinstance(stmt, ast.AnnAssign):
             return (
                 isinstance(stmt.target, ast.Name)
@@ -174,7 +172,7 @@ class Module:
                 return getattr(base, node.attr, MISSING)
         return MISSING
 
-    def pure(self, node: ast.expr | None) -> bool:
+    def pure(self, node: ast.AST | None) -> bool:
         if node is None or isinstance(node, ast.Constant):
             return True
         if isinstance(node, ast.Name):
@@ -194,9 +192,10 @@ class Module:
         simple = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
                   ast.Compare, ast.Subscript, ast.Slice, ast.JoinedStr, ast.FormattedValue,
                   ast.IfExp, ast.Starred, ast.keyword, ast.ListComp, ast.SetComp,
-                  ast.DictComp, ast.GeneratorExp)  # fmt: skip
+                  ast.DictComp, ast.GeneratorExp, ast.comprehension)  # fmt: skip
         if isinstance(node, simple):
-            return all(self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
+            parts = (ast.expr, ast.comprehension)  # a comprehension's iterables and tests
+            return all(self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, parts))
         return False
 
     # -- plumbing ------------------------------------------------------------------------
@@ -296,6 +295,15 @@ class Module:
             else:
                 return False
         return True
+
+
+def _binds_names(target: ast.expr) -> bool:
+    """A target that binds names only (``a``, ``a, *b``), no attribute or item."""
+    if isinstance(target, ast.Tuple):
+        return all(_binds_names(e) for e in target.elts)
+    if isinstance(target, ast.Starred):
+        return _binds_names(target.value)
+    return isinstance(target, ast.Name)
 
 
 def _names(node: ast.expr) -> list[ast.Name]:
