@@ -5,10 +5,10 @@ must look as it does). mypy runs here, in the README's test command, rather than
 strict ``mypy`` over ``harness/``: hidden tests are not annotated (pytest does not need it)
 and import the package under test, which lives in the scenario's repository, not here.
 So their bodies are checked (``--check-untyped-defs``), their imports of that package are
-``Any``. ``scenarios/apps/`` is checked app by app: an executed app's scorer suite comes
-under ruff and ``mypy --strict`` (it imports harness, typed) with the era that rewrote it as
-a package (every byte of a suite is in its calibrated scorer's fingerprint, so an older era
-is left as calibrated); pyproject's ruff exclusions name the apps still waiting.
+``Any``. ``scenarios/apps/`` is checked app by app: each executed app's scorer suite is a
+package under ruff and ``mypy --strict`` (it imports harness, typed); the meridian suites
+became packages without a new era, their calibrations carried definition by definition
+(``harness calibrate --carry``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,12 @@ pytestmark = pytest.mark.integration
 
 SCENARIOS = REPO_ROOT / "scenarios"
 LEFT_OUT = SCENARIOS / "apps"
-#: executed apps whose scorer suite is a linted, typed package (the others: their next era)
-TYPED_SUITES = [SCENARIOS / "apps" / "invoice-sync" / "suite"]
+#: the executed apps' scorer suites: linted, typed packages
+TYPED_SUITES = [
+    SCENARIOS / "apps" / "invoice-sync" / "suite",
+    SCENARIOS / "apps" / "meridian-ledger" / "suite",
+    SCENARIOS / "apps" / "meridian-console" / "suite",
+]
 
 MYPY_OPTIONS = [
     "--config-file=",  # not pyproject's strict [tool.mypy], which is for harness/

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.authoring.leaks import ACCEPTED, scenario_leaks
-from harness.authoring.lock import check_lock
 from harness.config.entrants import Registry
 from harness.config.settings import Settings
 from harness.errors import HarnessError
 from harness.grader.controls import CONTROLS_FILE, run_controls
 from harness.grader.mutants.ledger import current_score
 from harness.grader.mutants.score import FLAG_BELOW
+from harness.scenario.lock import check_lock
 from harness.scenario.model import LoadedScenario
 from harness.trial.commands import execute
 from harness.trial.entrant import RunOptions

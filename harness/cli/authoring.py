@@ -12,7 +12,6 @@ from typing import Annotated, Any
 import typer
 
 from harness.authoring.check import DEFAULT_ENTRANTS, check
-from harness.authoring.lock import lock, lock_path
 from harness.authoring.save import apply_solution, save_defect, save_solution
 from harness.authoring.scaffold import bump, new_scenario
 from harness.backends import check_backend
@@ -20,6 +19,7 @@ from harness.cli.guard import guarded
 from harness.config.settings import Settings
 from harness.errors import EXIT_FAILED, EXIT_SUCCESS, UserError
 from harness.scenario.load import list_scenarios, load_scenario
+from harness.scenario.lock import lock, lock_path
 
 solution_app = typer.Typer(no_args_is_help=True, help="Save or apply a scenario's solution.")
 defect_app = typer.Typer(no_args_is_help=True, help="Save a scenario's control defects.")

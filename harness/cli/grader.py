@@ -99,7 +99,8 @@ def calibrate_cmd(
         typer.Option(
             "--carry",
             help="score nothing: move the calibration to the current scorer, once its "
-            "grading code is proved the same but for modules --moved",
+            "grading code is proved the same but for modules --moved (the suite's own "
+            "code file by file, or, when its files differ, definition by definition)",
         ),
     ] = False,
     moved: Annotated[
@@ -146,7 +147,7 @@ def _carry(scenario: str, carry: bool, moved: list[str], since: str | None) -> N
             field="scenario",
             fix="carry an app scenario's calibration",
         )
-    from harness.authoring.lock import key, lock_path
+    from harness.scenario.lock import key, lock_path
 
     suite_dir = loaded.directory / loaded.scenario.verify.suite
     lock = Lock(lock_path(current_settings().scenario_root), key(loaded))

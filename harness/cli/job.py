@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 
 from harness import __version__
-from harness.authoring.lock import check_lock
 from harness.backends import get_backend
 from harness.cli.job_options import (
     check_concurrency,
@@ -35,6 +34,7 @@ from harness.job.plan import JobConfig, expand
 from harness.job.progress import LiveProgress, Tally
 from harness.job.runner import JobOutcome, JobRunner
 from harness.scenario.load import load_scenario
+from harness.scenario.lock import check_lock
 from harness.trial.containment import (
     BudgetCallsOpt,
     BudgetCallTokensOpt,

@@ -10,7 +10,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.config.budget import Budget
 from harness.config.project import require_scenarios
@@ -20,6 +19,7 @@ from harness.job.jobfile import JobFile
 from harness.job.ledger import JobDir
 from harness.job.plan import JobConfig, select_scenarios
 from harness.scenario.load import list_scenarios, load_scenario
+from harness.scenario.lock import check_lock
 from harness.util.strict_yaml import kebab
 
 

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from harness.authoring.lock import check_lock
 from harness.backends import check_backend
 from harness.config.budget import Budget
 from harness.config.entrants import Registry
@@ -16,6 +15,7 @@ from harness.config.project import require_project, require_scenarios
 from harness.config.settings import Settings
 from harness.errors import UserError
 from harness.scenario.load import load_scenario
+from harness.scenario.lock import check_lock
 from harness.scenario.model import SEED, LoadedScenario
 from harness.trial.entrant import RunOptions
 

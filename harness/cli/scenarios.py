@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from harness.authoring.lock import check_lock
 from harness.cli.guard import guarded
 from harness.cli.options import (
     SandboxOpt,
@@ -18,6 +17,7 @@ from harness.config.project import require_scenarios
 from harness.errors import UserError
 from harness.grader.deep import validate_deep
 from harness.scenario.load import list_scenarios, load_scenario, refuse_draft
+from harness.scenario.lock import check_lock
 from harness.scenario.repo import commit_exists
 from harness.verify.tests_from import materialize
 

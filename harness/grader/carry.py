@@ -13,14 +13,20 @@ of its grading. ``carry`` proves that before it moves anything, and moves nothin
 - every Python file the suite can execute (``same_code.reach``: its folder and each
   ``harness`` module an import reaches, fingerprinted or not) is the same code on both
   sides once the moves are applied (``same_code.compare``); each move stays inside the
-  ``harness`` package (the jail hides it from the app) and names reached code.
+  ``harness`` package (the jail hides it from the app) and names reached code;
+- when the suite folder's own Python differs beyond that (a suite split into modules,
+  annotations added), it is proved *definition by definition* instead
+  (``same_definitions``): the harness modules either suite reaches are still compared file
+  by file in both trees, the fingerprint's other files must be the same, and the carried
+  entry says which proof held (``proved: files`` or ``definitions``).
 
 Then the thresholds are the commit's with the new ``scorer:`` and a ``carried:`` entry
 (from which fingerprint, which commit, which moves), pinned again, and the ledgers' lines of
 the old scorer become the new scorer's (other lines kept as they are, byte for byte). A
 locked scenario version keeps its version (its lock line is written again) only if the lock
 held the commit's folder and the folder changed in nothing but what the carry proves
-(the suite's Python) or writes (thresholds, pin): results before and after compare. The
+(the suite's Python, however many files) or writes (thresholds, pin): results before and
+after compare. The
 result is checked as a trial would (the suite stamps calibrated for the new scorer, in a
 process of its own); if it is not, every file is put back. Anything refused writes nothing.
 """
@@ -30,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tarfile
@@ -40,13 +45,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_source, pin_thresholds
 from harness.grader.calibration_ledger import LEDGER
-from harness.grader.same_code import PACKAGE, canonical, compare, is_module_name, reach
+from harness.grader.carried_files import carried_text, rekey
+from harness.grader.same_code import (
+    PACKAGE,
+    canonical,
+    compare,
+    is_module_name,
+    reach,
+)
+from harness.grader.same_definitions import each_other_s, same_definitions, suite_files_same
 from harness.scenario.load import folder_files, folder_hash
+from harness.scenario.lock import read_lock, write_lock
 from harness.scoring.era import PIN_FILE, digest_of, entries, load_thresholds
 
 MUTANTS = "mutants.jsonl"
@@ -80,13 +92,15 @@ class Carried:
     lines: int
     unproven: tuple[str, ...] = ()
     relocked: str | None = None  # the scenario version locked again (its folder changed)
+    proved: str = "files"  # how the suite was proved the same: file by file, or definitions
 
     def line(self) -> str:
         outside = "; ".join(self.unproven)
+        how = "file by file" if self.proved == "files" else "definition by definition"
         return (
             f"carried the calibration of scorer {self.old[:16]} (commit {self.commit[:12]}) to "
-            f"{self.new[:16]}: the same grading code, modules moved; {self.lines} ledger "
-            "line(s) moved with it"
+            f"{self.new[:16]}: the same grading code ({how}); {self.lines} "
+            "ledger line(s) moved with it"
             + (f"; differing outside every scorer fingerprint: {outside}" if outside else "")
             + (f"; {self.relocked} locked again" if self.relocked else "")
         )
@@ -103,6 +117,15 @@ class Listing:
     @property
     def scorer(self) -> str:
         return digest_of(self.files)
+
+    def outside(self, suite_dir: Path) -> list[tuple[str, bytes]]:
+        """The fingerprinted files but the suite folder's Python (compared by definitions)."""
+        kept = [
+            p
+            for p in self.paths
+            if not (p.suffix == ".py" and p.resolve().is_relative_to(suite_dir.resolve()))
+        ]
+        return entries(kept, unpinned=True, code=True)  # fmt: skip
 
     def covers(self, path: Path | None) -> bool:
         """Whether the fingerprint lists ``path`` (itself, or a folder holding it)."""
@@ -123,21 +146,11 @@ class Lock:
 
 def _locked(lock_file: Path, key: str) -> str | None:
     """The sha256 a lock file records for ``key`` (None: not locked there)."""
-    try:
-        text = lock_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == key:
-            return parts[1]
-    return None
+    return read_lock(lock_file.parent).get(key) if lock_file.is_file() else None
 
 
 def _relocked(lock_file: Path, key: str, sha: str) -> None:
-    text = lock_file.read_text(encoding="utf-8")
-    lines = [f"{key} {sha}" if ln.split()[:1] == [key] else ln for ln in text.splitlines()]
-    lock_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_lock(lock_file.parent, {**read_lock(lock_file.parent), key: sha})
 
 
 #: What a carry writes in a scenario folder (besides the suite's pin, in its Python).
@@ -154,9 +167,12 @@ def _same_but_carried(old_dir: Path, new_dir: Path, suite: str) -> str | None:
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in folder_files(root)}
 
     before, after = files(old_dir), files(new_dir)
-    if sorted(before) != sorted(after):
+    code = {n for n in [*before, *after] if n.startswith(suite + "/") and n.endswith(".py")}
+    if sorted(set(before) - code) != sorted(set(after) - code):
         return f"the scenario folder holds other files ({sorted(set(before) ^ set(after))[:3]})"
     for name, data in before.items():
+        if name in code:
+            continue  # the suite's Python: proved the same (file by file, or definitions)
         proved = name == "README.md" or (  # the scenario's page: no trial reads it
             name.startswith(suite + "/")
             and (name.endswith(".py") or name.rsplit("/", 1)[-1] in CARRIED_FILES)
@@ -252,11 +268,18 @@ def _commit(repo: Path, thresholds: Path, given: str | None) -> str:
     return full
 
 
+#: The carry's checker: these files must be HEAD's (``_checker_committed``).
+_CHECKER = (
+    *("carry.py", "carried_files.py", "same_code.py", "same_definitions.py"),
+    *("defs_ast.py", "defs_describe.py", "defs_graph.py", "defs_toplevel.py"),
+)
+
+
 def _checker_committed(repo: Path) -> str:
     """The commit whose carry checker runs: this code must be the repository's, as HEAD
     holds it (a checker edited beside the carry would judge its own change)."""
     here = Path(__file__).resolve().parent
-    for name in ("carry.py", "same_code.py"):
+    for name in _CHECKER:
         held = _git(repo, "show", f"HEAD:harness/grader/{name}")
         if held.returncode != 0 or held.stdout != (here / name).read_bytes():
             raise UserError(
@@ -334,9 +357,13 @@ def carry(
         then = listing(old_root, old_root / rel)
         try:
             old_reach, new_reach = reach(old_root, old_root / rel), reach(repo, suite_dir)
+            proved = "files" if suite_files_same(old_reach, new_reach, moves) else "definitions"
+            if proved == "definitions":
+                old_reach, new_reach = each_other_s(old_root, repo, old_reach, new_reach, moves)
+            code = (old_root / rel, suite_dir) if proved == "definitions" else None
             why = _why_not(
                 then, now, current.scorer, old_thresholds, thresholds_file, sha, moves,
-                sorted(old_reach),
+                sorted(old_reach), code,
             )  # fmt: skip
             if why is None:
                 found = compare(
@@ -346,9 +373,12 @@ def carry(
                     lambda path, side: (then if side == "then" else now).covers(path),
                 )
                 unproven = found.unproven
-                if found.problems:
-                    more = f" (and {len(found.problems) - 1} more)" if found.problems[1:] else ""
-                    why = found.problems[0] + more
+                problems = found.problems or (
+                    same_definitions(repo, old_root / rel, suite_dir, moves) if code else []
+                )
+                if problems:
+                    more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
+                    why = problems[0] + more
         except ValueError as exc:
             why = str(exc)
         relock = lock is not None and _locked(lock.file, lock.key) is not None
@@ -356,23 +386,29 @@ def carry(
             why = _why_not_relock(repo, old_root, suite_dir, lock)
     if why is not None:
         raise _refuse(why, suite_dir)
-    text = _carried_text(
+    text = carried_text(
         old_thresholds.decode("utf-8", "surrogateescape"),
         current.scorer,
         now.scorer,
-        {"from": current.scorer, "commit": sha, "checker": checker, "moved": dict(moves)},
+        {
+            "from": current.scorer,
+            "commit": sha,
+            "checker": checker,
+            "moved": dict(moves),
+            "proved": proved,
+        },
         unproven,
     )
     extra = [lock.file] if lock is not None and relock else []
     with _put_back_unless_stamped(suite_dir, now.scorer, repo, extra):
         thresholds_file.write_text(text)
         pin_thresholds(suite_dir, thresholds_file)
-        lines = _rekey(suite_dir / LEDGER, current.scorer, now.scorer)
-        lines += _rekey(suite_dir.parent / MUTANTS, current.scorer, now.scorer)
+        lines = rekey(suite_dir / LEDGER, current.scorer, now.scorer)
+        lines += rekey(suite_dir.parent / MUTANTS, current.scorer, now.scorer)
         if lock is not None and relock:  # the same version: its grading proved the same
             _relocked(lock.file, lock.key, folder_hash(suite_dir.parent))
     again = lock.key if lock is not None and relock else None
-    return Carried(current.scorer, now.scorer, sha, lines, tuple(unproven), again)
+    return Carried(current.scorer, now.scorer, sha, lines, tuple(unproven), again, proved)
 
 
 def _why_not_relock(repo: Path, old_root: Path, suite_dir: Path, lock: Lock) -> str | None:
@@ -398,8 +434,10 @@ def _why_not(
     sha: str,
     moves: Mapping[str, str],
     modules: list[str],
+    code: tuple[Path, Path] | None = None,
 ) -> str | None:
-    """What makes the commit no calibration of this scorer, or the files not comparable."""
+    """What makes the commit no calibration of this scorer, or the files not comparable;
+    ``code``: the two suite folders, whose Python is compared by definitions instead."""
     if then.scorer != scorer or then.stamp.get("scorer") not in (scorer, None, ""):
         return f"commit {sha[:12]}'s scorer is {then.scorer[:16]}, not the calibrated {scorer[:16]}"
     if not then.stamp.get("calibrated") or str(then.stamp.get("era", "")).endswith("-rc"):
@@ -407,11 +445,13 @@ def _why_not(
         return f"the suite at commit {sha[:12]} is not calibrated and pinned ({detail})"
     if file.read_bytes() != old_thresholds:
         return f"{file.name} differs from commit {sha[:12]}'s (a carry changes no threshold)"
-    if [n for n, _ in then.files] != [n for n, _ in now.files]:
-        gone = sorted({n for n, _ in then.files} - {n for n, _ in now.files})
-        added = sorted({n for n, _ in now.files} - {n for n, _ in then.files})
+    before_files = then.files if code is None else then.outside(code[0])
+    after_files = now.files if code is None else now.outside(code[1])
+    if [n for n, _ in before_files] != [n for n, _ in after_files]:
+        gone = sorted({n for n, _ in before_files} - {n for n, _ in after_files})
+        added = sorted({n for n, _ in after_files} - {n for n, _ in before_files})
         return f"the fingerprint lists other files ({gone or 'none'} gone, {added or 'none'} new)"
-    for (name, before), (_, after) in zip(then.files, now.files, strict=True):
+    for (name, before), (_, after) in zip(before_files, after_files, strict=True):
         if before == after:
             continue
         if not name.endswith(".py"):
@@ -423,50 +463,6 @@ def _why_not(
         if not same:  # fingerprinted, whether the suite reaches it or not (what else runs it)
             return f"{name}: its code changed, not only where the modules it imports live"
     return None
-
-
-def _carried_text(
-    text: str, old: str, new: str, said: dict[str, Any], unproven: list[str] | None = None
-) -> str:
-    """The commit's thresholds with the new scorer, and where the calibration came from
-    added to ``carried:`` (a list: one entry a carry)."""
-    data = yaml.safe_load(text)
-    lines = text.splitlines(keepends=True)
-    stamp = re.compile(rf"^scorer:[ \t]*['\"]?{old}['\"]?[ \t]*(#.*)?$")
-    at = [i for i, line in enumerate(lines) if stamp.match(line.rstrip("\r\n"))]
-    earlier = data.get("carried", []) if isinstance(data, dict) else None
-    if not isinstance(data, dict) or len(at) != 1 or data.get("scorer") != old:
-        raise UserError(
-            "the thresholds name their scorer other than in one `scorer:` line",
-            field="scorer",
-            fix="calibrate again",
-        )
-    if isinstance(earlier, dict):  # the first carries wrote one entry, not a list
-        earlier = [earlier]
-    if not isinstance(earlier, list):
-        raise UserError(
-            "`carried:` is not a list of carries", field="carried", fix="calibrate again"
-        )
-    ending = "\r\n" if lines[at[0]].endswith("\r\n") else "\n"
-    lines[at[0]] = f"scorer: {new}{ending}"
-    kept = [ln for ln in _without_key(lines, "carried")]
-    entry = {**said, **({"unproven": unproven} if unproven else {})}
-    block = yaml.safe_dump({"carried": [*earlier, entry]}, sort_keys=False)
-    return "".join(kept).rstrip("\r\n") + ending + block.replace("\n", ending)
-
-
-def _without_key(lines: list[str], key: str) -> list[str]:
-    """The lines of a YAML mapping without one top-level key and what is indented under it."""
-    out, skipping = [], False
-    for line in lines:
-        if line.startswith(f"{key}:"):
-            skipping = True
-            continue
-        if skipping and (line[:1] in (" ", "\t", "-") or not line.strip()):
-            continue
-        skipping = False
-        out.append(line)
-    return out
 
 
 @contextlib.contextmanager
@@ -497,26 +493,3 @@ def _put_back_unless_stamped(
             else:
                 path.write_bytes(data)
         raise
-
-
-def _rekey(path: Path, old: str, new: str) -> int:
-    """A ledger's lines of scorer ``old`` as scorer ``new``'s; every other line (another
-    scorer's, or one that does not parse) kept byte for byte. How many moved."""
-    try:
-        lines = path.read_bytes().splitlines(keepends=True)
-    except OSError:
-        return 0
-    out, moved = [], 0
-    for line in lines:
-        try:
-            data = json.loads(line)
-        except ValueError:  # UnicodeDecodeError included
-            data = None
-        if isinstance(data, dict) and data.get("scorer") == old:
-            text = json.dumps({**data, "scorer": new}, separators=(",", ":"), ensure_ascii=False)
-            line = text.encode() + b"\n"
-            moved += 1
-        out.append(line)
-    if moved:
-        path.write_bytes(b"".join(out))
-    return moved

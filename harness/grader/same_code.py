@@ -50,12 +50,22 @@ def reach(root: Path, suite_dir: Path) -> dict[str, Path]:
     """Every file the suite at ``suite_dir`` can execute in the tree at ``root``: the
     suite folder's Python files (key ``suite:<path>``) and each ``harness`` module an
     import reaches, with the packages around it (key: its module name)."""
-    found: dict[str, Path] = {}
     todo: list[tuple[str, Path]] = [
         (SUITE + p.relative_to(suite_dir).as_posix(), p)
         for p in sorted(suite_dir.rglob("*.py"))
         if not in_tool_cache(p, suite_dir)
     ]
+    return _follow(root, suite_dir, todo)
+
+
+def reach_modules(root: Path, names: Iterable[str]) -> dict[str, Path]:
+    """The ``harness`` modules named that ``root`` holds, and all they reach (as ``reach``
+    follows a suite's imports): the other tree's reach of one tree's suite."""
+    return _follow(root, root, [(n, p) for name in names for n, p in _resolve(root, name)])
+
+
+def _follow(root: Path, suite_dir: Path, todo: list[tuple[str, Path]]) -> dict[str, Path]:
+    found: dict[str, Path] = {}
     while todo:
         key, path = todo.pop()
         if key in found:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Protocol
 
-from harness.scenario.model import FOLDER_VERSION
+from harness.scenario.model import FOLDER_VERSION, base_name
 
 
 class _Run(Protocol):
@@ -18,11 +18,6 @@ class _Run(Protocol):
     scenario: str
     report: dict[str, Any]
     meta: dict[str, Any]
-
-
-def base_name(name: str) -> str:
-    """``go/wordfreq-1.2.0`` -> ``go/wordfreq``."""
-    return FOLDER_VERSION.sub("", name)
 
 
 def version_of(run: _Run) -> str:

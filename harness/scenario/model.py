@@ -37,6 +37,13 @@ from harness.util.strict_yaml import kebab
 SCENARIO_FILE = "scenario.yml"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$")
 FOLDER_VERSION = re.compile(r"-(\d+\.\d+(?:\.\d+)?)$")
+
+
+def base_name(name: str) -> str:
+    """``go/wordfreq-1.2.0`` -> ``go/wordfreq``: a scenario's name without its folder's version."""
+    return FOLDER_VERSION.sub("", name)
+
+
 SEED = re.compile(r"^[0-9a-f]{16}$")
 # The instructions of a draft written by `harness mine`: validate and check refuse it
 # until an author writes the task.

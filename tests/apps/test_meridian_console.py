@@ -16,8 +16,9 @@ import shutil
 import subprocess
 import warnings
 from collections import Counter
+from functools import cache
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ from harness.appkit.browser import CHROMIUM
 from harness.scoring import Scorer
 from harness.scoring.must import spec_ids
 from harness.trial.slot_log import take_slot
-from tests.support.suites import app_suite
+from tests.support.suites import app_suite, suite_names
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-console"
@@ -37,9 +38,15 @@ def _suite() -> ModuleType:
     return app_suite("meridian-console")
 
 
+@cache
+def _names() -> SimpleNamespace:
+    """Every name of the suite package's modules (the checks, the vendor's fixtures, ...)."""
+    return suite_names("meridian-console")
+
+
 @pytest.mark.unit
 def test_vendor_structure_is_frozen() -> None:
-    v = _suite().V
+    v = _names()
     ds = v.build_dataset(SEED)
     assert len(ds.payments) == 192 * 64 == len({p.id for p in ds.payments})
     assert len(ds.cursors) == 192 and ds.cursors[0] is None
@@ -82,7 +89,7 @@ def test_vendor_structure_is_frozen() -> None:
 
 @pytest.mark.unit
 def test_positions_move_with_the_seed_and_replay_exactly() -> None:
-    v = _suite().V
+    v = _names()
     a, b, again = v.build_dataset(SEED), v.build_dataset("fedcba9876543210"), v.build_dataset(SEED)
     assert [p.as_json() for p in a.payments] == [p.as_json() for p in again.payments]
     assert a.faults == again.faults and a.events == again.events
@@ -114,7 +121,7 @@ def test_spec_is_long_and_every_id_is_verified_and_violated() -> None:
 
 @pytest.mark.unit
 def test_suite_shape_tiers_criticals_and_weight_asserts() -> None:
-    m = _suite()
+    m = _names()
     checks = m.suite.checks
     weighted = [c for c in checks if c.tier not in ("diagnostic", "excellence")]
     assert len(weighted) >= 80 and sum(c.critical for c in checks) >= 10

@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from tests.apps.test_meridian_console import SEED, _suite
+from tests.apps.test_meridian_console import SEED, _names
 
 pytestmark = pytest.mark.unit
 
 
 @cache
 def _dataset() -> Any:
-    return _suite().V.build_dataset(SEED)
+    return _names().build_dataset(SEED)
 
 
 def _ev(tmp_path: Path, **fields: Any) -> Any:
-    ev = _suite().D.Evidence(dataset=_dataset(), evidence_dir=tmp_path)
+    ev = _names().Evidence(dataset=_dataset(), evidence_dir=tmp_path)
     for key, value in fields.items():
         setattr(ev, key, value)
     return ev
@@ -35,7 +35,7 @@ def _score(check: Any, ev: Any) -> float:
 
 
 def test_the_feed_must_show_the_50_newest_not_the_50_oldest(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
 
     def feed(seqs: list[int]) -> Any:
         main = {"feed_after": [{"seq": str(s)} for s in seqs], "approve": {"event_seq": 71}}
@@ -64,7 +64,7 @@ def _cold(tmp_path: Path, tries_s: list[float], end_s: float) -> Any:
 
 
 def test_a_cold_booted_ledger_must_keep_trying_the_vendor(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
     assert _score(m.res_down_boot, _cold(tmp_path, [0.3, 2.3, 4.3, 6.3], 6.6)) == 1.0
     assert _score(m.res_down_boot, _cold(tmp_path, [0.3, 5.2], 6.6)) == 1.0  # every 5 s
     assert _score(m.res_down_boot, _cold(tmp_path, [0.3], 6.6)) == 0.0  # once, then never
@@ -82,7 +82,7 @@ def _walk(page: int, gaps: list[float]) -> list[dict[str, Any]]:
 
 
 def test_connection_errors_are_retried_with_the_backoff(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
     page = _dataset().faults.outage_page
     right = _ev(tmp_path, trace=_walk(page, [0.21, 0.41, 0.81, 1.61, 2.01]))
     fixed = _ev(tmp_path, trace=_walk(page, [0.5] * 9))
@@ -94,7 +94,7 @@ def test_connection_errors_are_retried_with_the_backoff(tmp_path: Path) -> None:
 
 
 def test_a_fifth_file_fetched_by_script_counts_and_the_favicon_does_not(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
     base = "http://127.0.0.1:8123"
     four = [{"url": f"{base}{p}", "type": "script", "size": 100} for p in m.FE_FILES]
     api = [{"url": f"{base}/api/field", "type": "fetch", "size": 9}]
@@ -111,8 +111,8 @@ def test_a_fifth_file_fetched_by_script_counts_and_the_favicon_does_not(tmp_path
 
 
 def test_code_from_elsewhere_is_marked_and_the_reference_is_not() -> None:
-    m = _suite()
-    marks = m.B.third_party_marks
+    m = _names()
+    marks = m.third_party_marks
     static = Path(m.HERE).parent / "solution" / "ledgerd" / "static"
     assert [marks(f.read_text()) for f in sorted(static.iterdir())] == [[], [], [], []]
     patch = (Path(m.HERE).parent / "defects" / "vendored-matrix-lib.patch").read_text()
@@ -127,7 +127,7 @@ def test_code_from_elsewhere_is_marked_and_the_reference_is_not() -> None:
 
 
 def test_only_sqlite_and_its_own_sidecars_may_sit_in_a_db_dir(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
     files = ["ledger/ledger.sqlite3", "notifier/notes.sqlite3"]
     assert _score(m.boot_sqlite, _ev(tmp_path, sqlite_files=files)) == 1.0
     assert (
@@ -137,7 +137,7 @@ def test_only_sqlite_and_its_own_sidecars_may_sit_in_a_db_dir(tmp_path: Path) ->
 
 
 def test_the_summary_lists_currencies_by_code_and_days_in_order(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
 
     def summary(codes: list[str], days: list[str]) -> Any:
         s = {"currencies": [{"currency": c} for c in codes], "days": [{"day": d} for d in days]}
@@ -150,7 +150,7 @@ def test_the_summary_lists_currencies_by_code_and_days_in_order(tmp_path: Path) 
 
 
 def test_row_cells_must_read_as_the_ledger_holds_them(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
     ds = _dataset()
     listing = [
         {"id": p.id, "status": p.status, "note": "checked" if i == 3 else None}
@@ -177,7 +177,7 @@ def test_row_cells_must_read_as_the_ledger_holds_them(tmp_path: Path) -> None:
 
 
 def test_an_approval_without_an_answer_must_be_reported_too(tmp_path: Path) -> None:
-    m = _suite()
+    m = _names()
     said = {"visible": True, "text": "Approval of d1 failed (502): vendor unavailable"}
     refused = {"error_s": 1.2, "error": said, "draft_f": {"state": "pending"}, "draft_row": []}
 
@@ -204,14 +204,14 @@ def test_a_drag_that_pans_the_default_view_is_not_an_orbit() -> None:
     import math
     import random
 
-    m = _suite()
+    m = _names()
     rng = random.Random(7)
     layout = "".join(rng.choices("spfr", weights=(50, 25, 25, 1), k=12_288))
     rgb = {name[0]: value for name, value in m.STATUS_RGB.items()}
-    cells = m.B.grid_cells()
+    cells = m.grid_cells()
 
     def after(move: Any) -> list[list[int]]:  # the drag's image at the script's spots
-        spots = [((x + u) * 8, (y + v) * 8) for u, v in m.B.PAN_SPOTS for x, y in cells]
+        spots = [((x + u) * 8, (y + v) * 8) for u, v in m.PAN_SPOTS for x, y in cells]
         seen = [_default_view(layout, *move(x, y)) for x, y in spots]
         return [list(rgb[c]) if c else list(m.PLANE_RGB) for c in seen]
 

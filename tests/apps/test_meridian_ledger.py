@@ -12,7 +12,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,7 +22,7 @@ from harness.appkit.browser import CHROMIUM
 from harness.scoring.compose import Score
 from harness.scoring.verdicts import broken_checks
 from tests.support.app_scoring import patched_reference, score_tree, scorer_of
-from tests.support.suites import app_suite
+from tests.support.suites import app_suite, suite_names
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "apps" / "meridian-ledger"
@@ -34,6 +34,11 @@ def _suite() -> ModuleType:
     return app_suite("meridian-ledger")
 
 
+def _names() -> SimpleNamespace:
+    """Every name the suite package's modules define (the vendor's included)."""
+    return suite_names("meridian-ledger")
+
+
 def _declared(defect: str) -> dict[str, Any]:
     return dict(yaml.safe_load((SCENARIO / "defects" / f"{defect}.yml").read_text()))
 
@@ -43,7 +48,7 @@ def _declared(defect: str) -> dict[str, Any]:
 
 @pytest.mark.unit
 def test_vendor_structure_is_frozen() -> None:
-    v = _suite().V
+    v = _names()
     ds = v.build_dataset(SEED)
     assert len(ds.payments) == 24 * 64 == len({p.id for p in ds.payments})
     assert len(ds.cursors) == 24 and ds.cursors[0] is None
@@ -66,7 +71,7 @@ def test_vendor_structure_is_frozen() -> None:
 
 @pytest.mark.unit
 def test_positions_move_with_the_seed_and_replay_exactly() -> None:
-    v = _suite().V
+    v = _names()
     a, b, again = (
         v.build_dataset("seed-one"),
         v.build_dataset("seed-two"),
@@ -80,7 +85,7 @@ def test_positions_move_with_the_seed_and_replay_exactly() -> None:
 
 @pytest.mark.unit
 def test_ground_truth_follows_the_version_rule() -> None:
-    ds = _suite().V.build_dataset(SEED)
+    ds = _names().build_dataset(SEED)
     for event in ds.events:
         _status, version = ds.truth[event.payment_id]
         if event.valid:
@@ -114,7 +119,7 @@ def test_every_must_has_a_check_and_a_defect_violating_it_alone() -> None:
 
 @pytest.mark.unit
 def test_faults_sit_at_the_specs_bounds() -> None:
-    v = _suite().V
+    v = _names()
     spec = (SCENARIO / "SPEC.md").read_text()
     assert "at least 5 seconds" in spec and v.SLOW_DELAY < 5.0 and v.SLOW_DELAY > 4.5
     assert "at least 6 attempts" in spec and v.ERROR_REPEATS == 5  # the sixth succeeds
@@ -268,10 +273,10 @@ def test_health_watch_sees_a_boot_poll_waiting_on_the_held_page(
     boot poll, so the mid-sync ask alone reads 200. The watch asks during the hold."""
     from harness.appkit.procs import AppProcess
 
-    suite = _suite()
+    suite = _names()
     stub = tmp_path / "stub.py"
     stub.write_text(_STUB)
-    with suite.V.Vendor(SEED, tmp_path / "trace.jsonl", hold_max=4.0) as vendor:
+    with suite.Vendor(SEED, tmp_path / "trace.jsonl", hold_max=4.0) as vendor:
         key = vendor.dataset.tokens["vendor_api_key"]
         argv = [sys.executable, str(stub), "{port}", vendor.url, key, "1" if blocking else "0"]
         with AppProcess(argv, cwd=tmp_path, logs=tmp_path / "logs", budget=15.0) as app:
@@ -292,7 +297,7 @@ def test_health_watch_sees_a_boot_poll_waiting_on_the_held_page(
 def test_a_restart_continues_from_the_held_page_or_after_a_missed_hold() -> None:
     from types import SimpleNamespace
 
-    suite = _suite()
+    suite = _names()
     faults = SimpleNamespace(kill_page=4)
     records = [{"kind": "page", "phase": "initial-sync", "page": p} for p in range(7)]
     vendor = SimpleNamespace(
@@ -317,8 +322,8 @@ def test_a_boot_ask_that_hangs_in_the_page_hold_is_asked_again(
     import threading
     from types import SimpleNamespace
 
-    suite = _suite()
-    monkeypatch.setattr(suite, "HEALTH_PROMPT_S", 0.3)
+    monkeypatch.setattr(_suite().health, "HEALTH_PROMPT_S", 0.3)  # where first_health reads it
+    suite = _names()
     with socket.socket() as silent:  # accepts, never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen()

@@ -20,9 +20,11 @@ import yaml
 
 from harness.errors import UserError
 from harness.grader.calibration_ledger import LEDGER, Entry, read_lines, write_lines
-from harness.grader.carry import Lock, _carried_text, carry, listing, moves_of
+from harness.grader.carried_files import carried_text
+from harness.grader.carry import Lock, carry, listing, moves_of
 from harness.grader.same_code import moved_name
 from harness.scenario.load import folder_hash
+from harness.scenario.lock import HEADER
 from harness.scoring.era import load_thresholds, sha256_file
 from tests.conftest import REPO_ROOT
 
@@ -148,7 +150,9 @@ def test_the_app_kit_s_move_carries_the_calibration(moved_repo: tuple[Path, Path
     # where the fingerprint's files are is not grading, and no fingerprint covers it
     assert [u.split(":")[0] for u in said.pop("unproven")] == ["harness.scoring.era"]
     commit, checker = _git(repo, "rev-parse", "HEAD~1"), _git(repo, "rev-parse", "HEAD")
-    assert said == {"from": old, "commit": commit, "checker": checker, "moved": MOVES}
+    assert said == {"from": old, "commit": commit, "checker": checker, "moved": MOVES,
+                    "proved": "files"}  # fmt: skip
+    assert done.proved == "files" and "(file by file)" in done.line()
     assert (suite_dir / "thresholds.pin").read_text().strip() == sha256_file(
         suite_dir / "thresholds.yml"
     )
@@ -173,7 +177,8 @@ def test_a_move_that_also_changed_code_is_not_carried(moved_repo: tuple[Path, Pa
     repo, suite_dir, _ = moved_repo
     suite_py = suite_dir / "suite.py"
     suite_py.write_text(suite_py.read_text().replace("else 0.5", "else 0.4"))
-    _refused(repo, suite_dir, r"suite\.py: its code changed")
+    # the suite's files differ: compared by definitions, which names the one that changed
+    _refused(repo, suite_dir, r'<lambda> \(suite\.py:12\).*"0\.5" is not "0\.4"')
     suite_py.write_text(SUITE)
     kit = repo / "harness" / "appkit" / "seeding.py"  # fingerprinted, moved and changed
     kit.write_text(kit.read_text().replace("sha256", "sha224"))
@@ -269,16 +274,16 @@ def test_the_carried_thresholds_say_where_from_and_name_their_scorer_once() -> N
     old, new = "a" * 64, "b" * 64
     said = {"from": old, "commit": "c" * 40, "checker": "d" * 40, "moved": MOVES}
     text = f"calibrated: true\nhigh: 0.9\nlow: 0.2\nscorer: {old}\n"
-    carried = yaml.safe_load(_carried_text(text, old, new, said, ["harness.x: d"]))
+    carried = yaml.safe_load(carried_text(text, old, new, said, ["harness.x: d"]))
     assert carried["scorer"] == new and carried["high"] == 0.9
     assert carried["carried"] == [{**said, "unproven": ["harness.x: d"]}]
-    again = yaml.safe_load(_carried_text(_carried_text(text, old, new, said), new, "e" * 64, said))
+    again = yaml.safe_load(carried_text(carried_text(text, old, new, said), new, "e" * 64, said))
     assert [c["from"] for c in again["carried"]] == [old, old] and again["scorer"] == "e" * 64
-    crlf = _carried_text(text.replace("\n", "\r\n"), old, new, said)
+    crlf = carried_text(text.replace("\n", "\r\n"), old, new, said)
     assert yaml.safe_load(crlf)["scorer"] == new and "\n" not in crlf.replace("\r\n", "")
     for bad in [text + f"scorer: {old}\n", text + "carried: 3\n", "[1]\n"]:
         with pytest.raises(UserError, match=r"scorer|carried"):
-            _carried_text(bad, old, new, said)
+            carried_text(bad, old, new, said)
 
 
 @pytest.mark.integration
@@ -379,12 +384,10 @@ def test_a_locked_version_is_locked_again_when_only_carried_files_changed(
     moved_repo: tuple[Path, Path, str],
 ) -> None:
     repo, suite_dir, lock = _locked_repo(moved_repo)
-    before = lock.file.read_text()
     done = carry(repo, suite_dir, MOVES, commit="HEAD^2", lock=lock)
     assert done.relocked == lock.key and "tiny@1.0.0 locked again" in done.line()
-    assert lock.file.read_text() == before.replace(
-        before.split()[-1], folder_hash(suite_dir.parent)
-    )
+    # written as `harness lock` writes the file (harness.scenario.lock)
+    assert lock.file.read_text() == f"{HEADER}{lock.key} {folder_hash(suite_dir.parent)}\n"
 
 
 @pytest.mark.integration
@@ -399,3 +402,70 @@ def test_a_locked_version_whose_other_files_changed_is_not_carried(
     (suite_dir.parent / "SPEC.md").unlink()
     lock.file.write_text(before.replace(before.split()[-1], "0" * 64))  # edited by hand
     _refused(repo, suite_dir, "the lock's line for tiny@1.0.0 changed", commit="HEAD^2", lock=lock)
+
+
+SPLIT_SUITE = '''\
+"""The suite as a package: the harness imports this file alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__path__ = [str(Path(__file__).resolve().parent)]
+__package__ = __name__
+if __spec__ is not None:
+    __spec__.submodule_search_locations = __path__
+
+from .checks import suite  # noqa: E402
+
+__all__ = ["suite"]
+'''
+SPLIT_CHECKS = """\
+from pathlib import Path
+
+from harness.scoring import Suite, graded
+from harness.appkit.seeding import derive
+
+suite: Suite = Suite(
+    name="tiny",
+    version="1.0.0",
+    tier_weights={"core": 1.0},
+    thresholds=Path(__file__).with_name("thresholds.yml"),
+)
+suite.add("a", lambda c: graded(1.0 if derive("s", "x") else 0.5), tier="core", harm="h")
+"""
+
+
+def _split(suite_dir: Path, checks: str = SPLIT_CHECKS) -> None:
+    (suite_dir / "suite.py").write_text(SPLIT_SUITE)
+    (suite_dir / "checks.py").write_text(checks)
+
+
+@pytest.mark.integration
+def test_a_suite_split_into_a_package_is_carried_by_its_definitions(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    """The move and a split of the suite into modules (annotations added, imports
+    reordered) at once: the files differ, the definitions are proved the same."""
+    repo, suite_dir, old = moved_repo
+    _split(suite_dir, SPLIT_CHECKS.replace("else 0.5", "else 0.4"))
+    _commit(repo, "split, and a bar lowered")
+    _refused(repo, suite_dir, r'<lambda> \(checks\.py:12\).*"0\.5" is not "0\.4"')
+    _split(suite_dir)
+    _commit(repo, "split")
+    done = carry(repo, suite_dir, MOVES)
+    assert done.proved == "definitions" and "(definition by definition)" in done.line()
+    (said,) = yaml.safe_load((suite_dir / "thresholds.yml").read_text())["carried"]
+    assert said["proved"] == "definitions" and said["from"] == old
+    assert listing(repo, suite_dir).stamp["calibrated"]
+
+
+@pytest.mark.integration
+def test_a_locked_version_split_into_a_package_is_locked_again(
+    moved_repo: tuple[Path, Path, str],
+) -> None:
+    repo, suite_dir, lock = _locked_repo(moved_repo)
+    _split(suite_dir)
+    _commit(repo, "split")
+    done = carry(repo, suite_dir, MOVES, commit="HEAD^^2", lock=lock)
+    assert done.relocked == lock.key and done.proved == "definitions"

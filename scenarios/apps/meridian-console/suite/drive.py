@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.appkit.fetch import Called as Call
-from harness.appkit.fetch import call as call  # the script calls D.call
+from harness.appkit.fetch import call as call  # the run calls drive.call
 from harness.appkit.fetch import get, poll
 from harness.appkit.procs import AppNotHealthy, AppProcess
 
@@ -51,7 +51,7 @@ BAD_DRAFTS: tuple[Any, ...] = (
     [1, 2, 3],
     "not json",
 )
-DRAFTS = {
+DRAFTS: dict[str, tuple[str, dict[str, Any]]] = {
     "a": (
         "maker",
         {"amount_minor": 4_200_123, "currency": "KWD", "counterparty": "Quay <i>Hold</i> BV"},
@@ -202,7 +202,7 @@ def events_of(app: AppProcess) -> list[dict[str, Any]] | None:
         if not items:
             break
         out.extend(items)
-        after = items[-1].get("seq") if isinstance(items[-1].get("seq"), int) else after + 500
+        after = items[-1].get("seq") if isinstance(items[-1].get("seq"), int) else after + 500  # type: ignore[assignment]
     return out
 
 
@@ -217,7 +217,7 @@ def notes_of(notifier: AppProcess) -> list[dict[str, Any]] | None:
         if not items:
             break
         out.extend(items)
-        after = items[-1].get("seq") if isinstance(items[-1].get("seq"), int) else after + 500
+        after = items[-1].get("seq") if isinstance(items[-1].get("seq"), int) else after + 500  # type: ignore[assignment]
     return out
 
 

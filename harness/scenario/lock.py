@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.report.versions import base_name
-from harness.scenario.model import LoadedScenario
+from harness.scenario.model import LoadedScenario, base_name
 from harness.util.fs import write_atomic
 
 LOCK_FILE = "scenarios.lock"

@@ -1,0 +1,335 @@
+"""What a suite's modules do at load besides defining things: the effects compared.
+
+Each top-level statement of each suite module the load ran is one of:
+
+- *inert*, left out: a docstring; an import (a suite module it runs is itself compared; a
+  module from outside imported first by the load is listed in ``imported`` and compared);
+  an assignment of a *pure* expression (its value reaches the compare through every read
+  of the name); an ``assert`` of a pure expression (it held: the load went on); an ``if``
+  on ``TYPE_CHECKING`` (never runs) or on a pure test with inert branches; an undecorated
+  function, or a class with no decorator, keywords or impure body, whose defaults are pure
+  (defining it runs nothing; if anything reachable uses it, it is compared there);
+- *plumbing*, left out: how a package declares its path (``__path__``, ``__package__``,
+  ``__spec__.submodule_search_locations``), and the loader helpers the meridian suites
+  used before they were packages: ``V = _load("vendor")`` where ``_load`` only calls the
+  import machinery (``importlib.util`` and ``exec_module``, ``sys.modules``), and a
+  ``bind(...)`` that only sets globals of its own module to its parameters, each left
+  bound to a suite module (every read of those names is then resolved to the module);
+- an *effect*: anything else (a decorated definition, a call, a loop, a ``try``...),
+  described with its names resolved and compared, as a multiset, with the other tree's.
+
+*Pure*: constants, names (but a suite function, class or instance), attribute and
+subscript reads, displays, operators, f-strings, and calls of a fixed set of constructors
+and methods of values (``PURE_CALLABLES``, ``PURE_METHODS``) whose arguments are pure.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import datetime
+import functools
+import importlib.util
+import pathlib
+import re
+import sys
+import typing
+import zoneinfo
+from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from harness.grader.defs_ast import MISSING, Canon, Json
+from harness.grader.defs_graph import Globals
+
+if TYPE_CHECKING:
+    from harness.grader.defs_graph import Graph
+
+_METHODS = (
+    "resolve with_name with_suffix joinpath as_posix format join split rsplit strip "
+    "lstrip rstrip lower upper replace encode decode startswith endswith splitlines "
+    "items keys values copy get is_file is_dir exists glob"
+)
+PURE_METHODS = frozenset(_METHODS.split())
+_PLUMBING_NAMES = frozenset({"__path__", "__package__", "__all__"})
+
+
+def pure_callables() -> set[int]:
+    """Identities of the callables a pure expression may call (they have no effect)."""
+    from harness.scoring import Suite
+
+    names = (
+        "str int float bool bytes tuple list dict set frozenset range len abs min max sum "
+        "sorted round repr isinstance enumerate zip reversed hash divmod pow chr ord"
+    )
+    found: list[object] = [getattr(builtins, n) for n in names.split()]
+    found += [pathlib.Path, pathlib.PurePath, pathlib.PurePosixPath, re.compile,
+              dataclasses.field, typing.TypeVar, typing.NewType, typing.cast,
+              datetime.timedelta, datetime.date, datetime.datetime, datetime.timezone,
+              functools.partial, zoneinfo.ZoneInfo, Suite]  # fmt: skip
+    return {id(f) for f in found}
+
+
+_LOADER_CALLS = ("spec_from_file_location", "module_from_spec")
+
+
+class Module:
+    """The top-level statements of one suite module, classified."""
+
+    def __init__(self, graph: Graph, module: ModuleType) -> None:
+        self.graph = graph
+        self.ns = vars(module)
+        file = str(module.__file__)
+        self.tree, self.scopes = graph.parsed_file(file)
+        self.table = self.scopes[id(self.tree)]
+        self.name = Path(file).name
+        self.canon = Canon(self.scopes, Globals(graph, self.ns), in_function=False)
+        self.pure_ids = pure_callables()
+
+    def effects(self) -> list[Json]:
+        out: list[Json] = []
+        for stmt in self.tree.body:
+            out += self.classify(stmt)
+        return out
+
+    def classify(self, stmt: ast.stmt) -> list[Json]:
+        if self.inert(stmt) or self.plumbing(stmt):
+            return []
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return [["def", self.graph.describe(self.ns.get(stmt.name))]]
+        return [["stmt", self.canon.statement(stmt, self.table)]]
+
+    # -- inert ---------------------------------------------------------------------------
+
+    def inert(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, ast.Expr):
+            return isinstance(stmt.value, ast.Constant)
+        if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
+            return True
+        if isinstance(stmt, ast.Assign):
+            return all(_binds_names(t) for t in stmt.targets) and self.pure(stmt.value)
+        if isinstance(stmt, ast.AnnAssign):
+            return (
+                isinstance(stmt.target, ast.Name)
+                and (stmt.value is None or self.pure(stmt.value))
+                and (self.future_annotations or self.pure(stmt.annotation))
+            )
+        if isinstance(stmt, ast.Assert):
+            return self.pure(stmt.test) and (stmt.msg is None or self.pure(stmt.msg))
+        if isinstance(stmt, ast.If):
+            spelled = getattr(stmt.test, "id", getattr(stmt.test, "attr", None))
+            if spelled == "TYPE_CHECKING" and self.obj(stmt.test) is False and not stmt.orelse:
+                return True  # never runs
+            return self.pure(stmt.test) and all(
+                self.inert(s) or self.plumbing(s) for s in [*stmt.body, *stmt.orelse]
+            )
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            return not stmt.decorator_list and self._pure_args(stmt.args)
+        if isinstance(stmt, ast.ClassDef):
+            return (
+                not stmt.decorator_list
+                and not stmt.keywords
+                and all(self.pure(b) for b in stmt.bases)
+                and all(self._class_inert(s) for s in stmt.body)
+            )
+        return False
+
+    @functools.cached_property
+    def future_annotations(self) -> bool:
+        return any(
+            isinstance(s, ast.ImportFrom)
+            and s.module == "__future__"
+            and any(a.name == "annotations" for a in s.names)
+            for s in self.tree.body
+        )
+
+    def _class_inert(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            simple = (property, staticmethod, classmethod, functools.cached_property)
+            return all(self.obj(d) in simple for d in stmt.decorator_list) and self._pure_args(
+                stmt.args
+            )
+        return self.inert(stmt)
+
+    def _pure_args(self, args: ast.arguments) -> bool:
+        parts = [*args.defaults, *[d for d in args.kw_defaults if d is not None]]
+        if not self.future_annotations:
+            parts += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]
+                      if a.annotation is not None]  # fmt: skip
+        return all(self.pure(p) for p in parts)
+
+    def obj(self, node: ast.expr) -> object:
+        """What a name, or an attribute chain through modules from one, denotes now."""
+        if isinstance(node, ast.Name):
+            if node.id in self.ns:
+                return self.ns[node.id]
+            return getattr(builtins, node.id, MISSING)
+        if isinstance(node, ast.Attribute):
+            base = self.obj(node.value)
+            if isinstance(base, ModuleType):
+                return getattr(base, node.attr, MISSING)
+        return MISSING
+
+    def pure(self, node: ast.AST | None) -> bool:
+        if node is None or isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            return not self.graph.suite_defined(self.obj(node))
+        if isinstance(node, ast.Attribute):
+            return self.pure(node.value) and not self.graph.suite_defined(self.obj(node))
+        if isinstance(node, ast.Call):
+            func = node.func
+            fixed = id(self.obj(func)) in self.pure_ids
+            method = isinstance(func, ast.Attribute) and func.attr in PURE_METHODS
+            callee_ok = fixed or (method and self.pure(func.value))  # type: ignore[attr-defined]
+            return (
+                callee_ok
+                and all(self.pure(a) for a in node.args)
+                and all(self.pure(k.value) for k in node.keywords)
+            )
+        simple = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
+                  ast.Compare, ast.Subscript, ast.Slice, ast.JoinedStr, ast.FormattedValue,
+                  ast.IfExp, ast.Starred, ast.keyword, ast.ListComp, ast.SetComp,
+                  ast.DictComp, ast.GeneratorExp, ast.comprehension)  # fmt: skip
+        if isinstance(node, simple):
+            parts = (ast.expr, ast.comprehension)  # a comprehension's iterables and tests
+            return all(self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, parts))
+        return False
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def plumbing(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, ast.Assign) and all(
+            isinstance(t, ast.Name) and t.id in _PLUMBING_NAMES for t in stmt.targets
+        ):
+            return self.pure(stmt.value)
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and stmt.targets[0].attr == "submodule_search_locations"
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == "__spec__"
+        ):
+            return self.pure(stmt.value)
+        if isinstance(stmt, ast.Assign | ast.Expr) and isinstance(stmt.value, ast.Call):
+            return self._module_plumbing(stmt)
+        return False
+
+    def _module_plumbing(self, stmt: ast.Assign | ast.Expr) -> bool:
+        """``V = _load("vendor")`` or ``S.bind(B, D, V)`` (see the module's docstring)."""
+        call = stmt.value
+        assert isinstance(call, ast.Call)
+        fn = self.obj(call.func)
+        if not self.graph.suite_function(fn) or not all(self.pure(a) for a in call.args):
+            return False
+        if call.keywords:
+            return False
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        names = [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        if not all(self.graph.suite_module(self.ns.get(n.id)) for n in names):
+            return False
+        if any(not isinstance(n, ast.Name | ast.Tuple | ast.Store) for t in targets
+               for n in ast.walk(t)):  # fmt: skip
+            return False
+        node = self._node_of(fn)
+        return node is not None and (
+            (bool(names) and self._loader(node, fn)) or (not names and self._binder(node, fn))
+        )
+
+    def _node_of(self, fn: Any) -> ast.FunctionDef | None:
+        tree, _ = self.graph.parsed_file(fn.__code__.co_filename)
+        for node in tree.body:  # a module-level helper only
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.name == fn.__name__
+                and not node.decorator_list
+                and node.lineno == fn.__code__.co_firstlineno
+            ):
+                return node
+        return None
+
+    def _loader(self, node: ast.FunctionDef, fn: Any) -> bool:
+        """Calls only the import machinery; stores only locals and ``sys.modules`` items."""
+        allowed = {id(getattr(importlib.util, n)) for n in _LOADER_CALLS}
+        allowed |= {id(abs), id(hash), id(str)}
+        env = fn.__globals__
+        local = {a.arg for a in node.args.args}
+        local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                  and isinstance(n.ctx, ast.Store)}  # fmt: skip
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Global | ast.Nonlocal | ast.Delete | ast.AugAssign):
+                return False
+            if isinstance(sub, ast.Call):
+                target = _chain(sub.func, env, local)
+                if id(target) not in allowed and not (
+                    isinstance(sub.func, ast.Attribute) and sub.func.attr == "exec_module"
+                ):
+                    return False
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    ok = isinstance(t, ast.Name) or (
+                        isinstance(t, ast.Subscript) and _chain(t.value, env, local) is sys.modules
+                    )
+                    if not ok:
+                        return False
+        return True
+
+    def _binder(self, node: ast.FunctionDef, fn: Any) -> bool:
+        """Only ``global`` and ``NAMES = PARAMETERS``, each name left bound to a suite module."""
+        params = {a.arg for a in node.args.args}
+        declared: set[str] = set()
+        body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) else node.body
+        for stmt in body:
+            if isinstance(stmt, ast.Global):
+                declared |= set(stmt.names)
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                got = [n.id for n in _names(stmt.targets[0])]
+                given = [n.id for n in _names(stmt.value)]
+                if not set(got) <= declared or not set(given) <= params or len(got) != len(given):
+                    return False
+                if not all(self.graph.suite_module(fn.__globals__.get(n)) for n in got):
+                    return False
+            else:
+                return False
+        return True
+
+
+def _binds_names(target: ast.expr) -> bool:
+    """A target that binds names only (``a``, ``a, *b``), no attribute or item."""
+    if isinstance(target, ast.Tuple):
+        return all(_binds_names(e) for e in target.elts)
+    if isinstance(target, ast.Starred):
+        return _binds_names(target.value)
+    return isinstance(target, ast.Name)
+
+
+def _names(node: ast.expr) -> list[ast.Name]:
+    if isinstance(node, ast.Name):
+        return [node]
+    if isinstance(node, ast.Tuple):
+        return [n for e in node.elts for n in _names(e)]
+    return [ast.Name(id="<not a name>")]
+
+
+def _chain(node: ast.expr, env: dict[str, Any], local: set[str]) -> object:
+    if isinstance(node, ast.Name):
+        if node.id in local:
+            return MISSING
+        return env.get(node.id, getattr(builtins, node.id, MISSING))
+    if isinstance(node, ast.Attribute):
+        base = _chain(node.value, env, local)
+        if isinstance(base, ModuleType):
+            return getattr(base, node.attr, MISSING)
+    return MISSING
+
+
+def load_effects(graph: Graph, modules: Iterable[ModuleType]) -> list[Json]:
+    """Every suite module's effects, in an order of the files' names (the compare takes
+    them as a multiset)."""
+    out: list[Json] = []
+    for module in sorted(modules, key=lambda m: str(m.__file__)):
+        out += Module(graph, module).effects()
+    return out

@@ -1,0 +1,4 @@
+"""apps/meridian-ledger's suite as a package, for type checkers and linters.
+
+The harness imports ``suite.py`` alone (it declares this folder as its package path).
+"""
