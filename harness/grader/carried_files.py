@@ -82,3 +82,35 @@ def rekey(path: Path, old: str, new: str) -> int:
     if moved:
         path.write_bytes(b"".join(out))
     return moved
+
+
+def _scorer_lines(path: Path, scorer: str) -> list[bytes]:
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            data = json.loads(line)
+        except ValueError:  # UnicodeDecodeError included
+            continue
+        if isinstance(data, dict) and data.get("scorer") == scorer:
+            out.append(line.strip())
+    return out
+
+
+def lines_changed(then: Path, now: Path, scorer: str) -> list[str]:
+    """Ledger lines of ``scorer`` at the commit (``then``) that the work tree (``now``) no
+    longer holds byte for byte: a scoring edited or dropped since, which a carry would
+    stamp with the new scorer. Lines added since stay (scored later by the same scorer,
+    as a mutants run does; git shows who added them)."""
+    held = list(_scorer_lines(now, scorer))
+    missing = 0
+    for line in _scorer_lines(then, scorer):
+        if line in held:
+            held.remove(line)
+        else:
+            missing += 1
+    return [f"{now.name}: {missing} line(s) of scorer {scorer[:16]} changed or gone since the "
+            "commit"] if missing else []  # fmt: skip

@@ -48,7 +48,7 @@ from typing import Any
 from harness.errors import InfraError, UserError
 from harness.grader.calibrate import pin_source, pin_thresholds
 from harness.grader.calibration_ledger import LEDGER
-from harness.grader.carried_files import carried_text, rekey
+from harness.grader.carried_files import carried_text, lines_changed, rekey
 from harness.grader.same_code import (
     PACKAGE,
     canonical,
@@ -355,6 +355,10 @@ def carry(
         except OSError:
             raise _refuse(f"commit {sha[:12]} has no {rel}/thresholds.yml", suite_dir) from None
         then = listing(old_root, old_root / rel)
+        tampered = lines_changed(old_root / rel / LEDGER, suite_dir / LEDGER, current.scorer)
+        tampered += lines_changed(
+            old_root / rel.parent / MUTANTS, suite_dir.parent / MUTANTS, current.scorer
+        )
         try:
             old_reach, new_reach = reach(old_root, old_root / rel), reach(repo, suite_dir)
             proved = "files" if suite_files_same(old_reach, new_reach, moves) else "definitions"
@@ -365,6 +369,7 @@ def carry(
                 then, now, current.scorer, old_thresholds, thresholds_file, sha, moves,
                 sorted(old_reach), code,
             )  # fmt: skip
+            why = why or (tampered[0] if tampered else None)
             if why is None:
                 found = compare(
                     old_reach,

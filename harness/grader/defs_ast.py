@@ -6,7 +6,8 @@ every *global* name reference is replaced by what the name denotes at run time (
 object from outside the suite by its home), so a name spelled differently but bound to the
 same thing compares equal, and the same spelling bound to something else does not.
 Scopes come from ``symtable`` (the compiler's own): locals, parameters, free variables and
-comprehension variables are kept as written.
+comprehension variables are kept as written. Every call is compared as written,
+``typing.cast(T, x)`` included (``T`` is evaluated each time it runs).
 
 What is left out, and why it cannot change what the code does:
 
@@ -17,8 +18,6 @@ What is left out, and why it cannot change what the code does:
   read by no grading code;
 - docstrings of functions and classes (``__doc__``): a definition whose code reads a
   ``__doc__`` is refused instead (``reads_doc``);
-- ``typing.cast(T, x)`` is ``x`` (``cast`` returns its second argument), only where the
-  called name denotes ``typing.cast`` itself;
 - the default values of the outermost function (its run-time ``__defaults__`` are
   compared instead, by value), and source positions, comments and layout.
 """
@@ -354,16 +353,6 @@ class Canon:
             if hasattr(base, node.attr):
                 return ["Global", self.resolver.describe(getattr(base, node.attr))]
         return ["Attribute", self.conv(node.value, table), node.attr, type(node.ctx).__name__]
-
-    def _Call(self, node: ast.Call, table: symtable.SymbolTable) -> Json:
-        if (
-            self._object(node.func, table) is typing.cast
-            and len(node.args) == 2
-            and not node.keywords
-            and not any(isinstance(a, ast.Starred) for a in node.args)
-        ):
-            return self.conv(node.args[1], table)
-        return self._generic(node, table)
 
     def _Constant(self, node: ast.Constant, table: symtable.SymbolTable) -> Json:
         return ["Constant", self.resolver.describe(node.value)]

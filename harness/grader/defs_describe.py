@@ -8,6 +8,7 @@ it, and one JSON object is printed (its parts: ``defs_graph``'s docstring).
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -54,6 +55,9 @@ def describe_suite(suite_dir: Path, moves: Mapping[str, str]) -> dict[str, Json]
     suite_modules = {n: m for n, m in sys.modules.items() if graph.suite_module(m)}
     for name, mod in suite_modules.items():
         graph.suite_module_names[name] = Path(mod.__file__ or "").name
+    for name, mod in suite_modules.items():  # what each function's builtins really are
+        if vars(mod).get("__builtins__") not in (builtins, vars(builtins)):
+            graph.problems.append(f"{graph.suite_module_names[name]} rebinds __builtins__")
     roots = {name: graph.describe(getattr(module, name, None)) for name in ("suite", "context")}
     effects = load_effects(graph, suite_modules.values())
     graph.fill()

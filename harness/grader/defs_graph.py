@@ -265,6 +265,8 @@ class Graph:
         body = canon.function(node, outer)
         if canon.reads_doc:
             raise Refused("it reads a __doc__ (docstrings are left out of the compare)")
+        if getattr(fn, "__builtins__", None) is not vars(builtins):  # how len, min resolve
+            raise Refused("its builtins are not Python's (__builtins__ rebound where defined)")
         cells = dict(zip(code.co_freevars, fn.__closure__ or (), strict=True))
         return {
             "qualname": fn.__qualname__,

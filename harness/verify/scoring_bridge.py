@@ -7,8 +7,6 @@ report therefore has the same shape: rows, arithmetic, era.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +26,7 @@ from harness.scoring import (
 from harness.util.registry import Registry
 from harness.verify.outcome import VerifyOutcome
 from harness.verify.request import VerifyRequest
+from harness.verify.suite_source import import_suite
 from harness.verify.verdict import decide
 
 if TYPE_CHECKING:
@@ -38,7 +37,8 @@ CHECK_PREFIX = "tests:"
 
 
 def load_suite_module(suite_dir: Path) -> Any:
-    """Import ``<suite_dir>/suite.py`` under a unique module name."""
+    """Import ``<suite_dir>/suite.py`` under a unique module name, from its sources
+    (``suite_source``)."""
     path = suite_dir / "suite.py"
     if not path.is_file():
         raise UserError(
@@ -47,13 +47,7 @@ def load_suite_module(suite_dir: Path) -> Any:
             field="verify.suite",
             fix="add suite.py defining `suite` and `context(tree, seed, evidence_dir)`",
         )
-    name = f"harness_suite_{abs(hash(str(path)))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_suite(f"harness_suite_{abs(hash(str(path)))}", path)
 
 
 def check_suite_pin(loaded: LoadedScenario) -> None:

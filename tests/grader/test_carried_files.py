@@ -1,7 +1,8 @@
 """What a carry writes (grader/carried_files.py): the thresholds' text with the new scorer
 and one more ``carried:`` entry, everything else as it was; a top-level key cut out of a
 YAML mapping's lines; a ledger's lines of the old scorer rekeyed, every other line byte
-for byte (the whole carry: tests/grader/test_carry.py)."""
+for byte; the old scorer's lines at the commit found changed or gone in the work tree (the
+whole carry: tests/grader/test_carry.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import yaml
 
 from harness.errors import UserError
-from harness.grader.carried_files import carried_text, rekey, without_key
+from harness.grader.carried_files import carried_text, lines_changed, rekey, without_key
 
 pytestmark = pytest.mark.unit
 
@@ -73,3 +74,22 @@ def test_rekey_writes_nothing_when_nothing_moves(tmp_path: Path) -> None:
     assert rekey(ledger, OLD, NEW) == 0
     assert ledger.read_bytes() == b'{"scorer": "x"}\n' and ledger.stat().st_mtime_ns == before
     assert rekey(tmp_path / "missing.jsonl", OLD, NEW) == 0
+
+
+def test_a_ledger_line_of_the_carried_scorer_edited_since_the_commit_is_named(
+    tmp_path: Path,
+) -> None:
+    # the red team's H7: the LOW tree's 0.0358 made 0.9958, then carried to the new scorer
+    def line(tree: str, final: float, scorer: str = OLD) -> str:
+        return json.dumps({"tree": tree, "final": final, "scorer": scorer}) + "\n"
+
+    then, now = tmp_path / "then.jsonl", tmp_path / "now.jsonl"
+    then.write_text(line("low", 0.0358) + line("ref", 1.0) + line("x", 0.5, scorer=NEW))
+    now.write_text(line("ref", 1.0) + line("low", 0.0358) + line("late", 0.2))
+    assert lines_changed(then, now, OLD) == []  # reordered, and a line scored since: kept
+    now.write_text(line("ref", 1.0) + line("low", 0.9958))
+    (why,) = lines_changed(then, now, OLD)
+    assert why == f"now.jsonl: 1 line(s) of scorer {OLD[:16]} changed or gone since the commit"
+    now.write_text(line("ref", 1.0))
+    assert lines_changed(then, now, OLD) != []
+    assert lines_changed(tmp_path / "none.jsonl", now, OLD) == []

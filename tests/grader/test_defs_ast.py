@@ -1,7 +1,7 @@
 """A definition's syntax tree as the definition-level carry compares it (grader/defs_ast.py):
 annotations, docstrings and the outermost defaults left out; a global name replaced by what
 it denotes, told from a local, a parameter, a free or a comprehension variable by the
-compiler's symbol tables; ``cast`` dropped only when it is ``typing.cast``; a store to
+compiler's symbol tables; a call compared as written, ``typing.cast`` too; a store to
 module state while grading refused."""
 
 from __future__ import annotations
@@ -88,12 +88,22 @@ def test_docstrings_are_left_out_and_reading_one_is_flagged() -> None:
     assert canon("def f():\n    return f.__doc__\n", f=len)[1].reads_doc is True
 
 
-def test_cast_is_dropped_only_when_it_is_typing_cast() -> None:
+def test_a_cast_is_compared_as_the_call_it_is() -> None:
+    # its type argument runs each time (the red team sorted a list there): nothing dropped
     plain = "def f(x):\n    return x\n"
-    assert same("def f(x):\n    return cast(int, x)\n", plain, cast=typing.cast)
-    assert same("def f(x):\n    return typing.cast(int, x)\n", plain, typing=typing)
-    assert not same("def f(x):\n    return cast(int, x)\n", plain, cast=lambda t, v: v)
-    assert not same("def f(x, cast):\n    return cast(int, x)\n", "def f(x, cast):\n    return x\n")
+    assert not same("def f(x):\n    return cast(int, x)\n", plain, cast=typing.cast)
+    assert not same("def f(x):\n    return typing.cast(int, x)\n", plain, typing=typing)
+    assert same(
+        "def f(x):\n    return cast(int, x)\n",
+        "def f(x):\n    return typing.cast(int, x)\n",
+        cast=typing.cast,
+        typing=typing,
+    )
+    assert not same(
+        "def f(x):\n    return cast(int, x)\n",
+        "def f(x):\n    return cast(str, x)\n",
+        cast=typing.cast,
+    )
 
 
 def test_the_outermost_defaults_are_left_out_a_nested_functions_kept() -> None:

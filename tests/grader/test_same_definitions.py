@@ -167,7 +167,6 @@ PACKAGE_CHECKS = '''\
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
 
 from harness.scoring import Outcome, Suite, graded
 
@@ -182,7 +181,7 @@ suite = Suite(name="fake", version="1.0.0", tier_weights={"core": 1.0},
 
 def _ratio(ev: Evidence, extra: int = 0) -> float:
     total: int = ev.count() + extra
-    return cast(float, total / LIMIT)
+    return total / LIMIT
 
 
 @suite.check("pages", tier="core", harm="pages lost")
@@ -319,10 +318,20 @@ MUTATIONS = {
         "def len(x: object) -> int:\n    return 3\n\n\ndef _ratio(",
     ),
     "two equal globals swapped, one mutated": ("checks.py", "if EMPTY == []", "if SEEN == []"),
-    "cast shadowed by a local def": (
+    "a cast whose type argument runs (red team H1)": (
         "checks.py",
-        "from typing import cast\n",
-        "\n\ndef cast(t: object, x: float) -> float:\n    return x * 2\n",
+        "    return total / LIMIT",
+        "    return __import__('typing').cast(ev.pages.sort(reverse=True) or float, total / LIMIT)",
+    ),
+    "__builtins__ rebound at module level (red team H2)": (
+        "checks.py",
+        "HERE = Path",
+        "__builtins__ = {**__import__('builtins').__dict__, 'len': lambda x: 3}\nHERE = Path",
+    ),
+    "__builtins__ bound by an import (red team H3)": (
+        "checks.py",
+        "HERE = Path",
+        "from . import vendor as __builtins__  # noqa: F401\nHERE = Path",
     ),
     "a harness monkeypatch in a function run at load": (
         "run.py",
@@ -345,8 +354,8 @@ MUTATIONS = {
     "a keyword argument's name": ("vendor.py", '"size": size', '"sizes": size'),
     "a local made global by a removed assignment": (
         "checks.py",
-        "    total: int = ev.count() + extra\n    return cast(float, total / LIMIT)",
-        "    return cast(float, ev.count() / LIMIT)",
+        "    total: int = ev.count() + extra\n    return total / LIMIT",
+        "    return ev.count() / LIMIT",
     ),
     "a dataclass's fields reordered": (
         "vendor.py",
