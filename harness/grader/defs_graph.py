@@ -25,6 +25,7 @@ import ast
 import builtins
 import enum
 import functools
+import importlib.util
 import json
 import re
 import sys
@@ -322,7 +323,9 @@ class Graph:
     def _parsed(self, file: str) -> tuple[ast.Module, dict[int, Any], dict[int, Any]]:
         """A file's tree, its scopes' symbol tables and each scope node's enclosing table."""
         if file not in self.parsed:
-            source = Path(file).read_text(encoding="utf-8")
+            # decoded as the import system decodes it: its coding line honoured (a reader
+            # that ignored one would compare a comment where Python runs a statement)
+            source = importlib.util.decode_source(Path(file).read_bytes())
             tree = ast.parse(source, file)
             scopes = scope_map(tree, source, file)
             self.parsed[file] = (tree, scopes, _enclosing(tree, scopes))

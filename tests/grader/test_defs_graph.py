@@ -146,3 +146,20 @@ def test_a_function_that_cannot_be_compared_is_a_problem_named(
     why = node(graph, ref)["refused"]
     assert "__doc__" in why
     assert graph.problems == [f"doc (mod.py:{mod.doc.__code__.co_firstlineno}): {why}"]
+
+
+def test_a_source_is_read_as_python_decodes_it_its_coding_line_honoured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the second red team: under UTF-7, "#+AAo-" is a comment to a UTF-8 reader, but a
+    # newline and then a statement to Python; the compare must see the statement
+    source = (
+        "# -*- coding: utf-7 -*-\ndef f():\n    want = 1\n    #+AAo-    want = 2\n    return want\n"
+    )
+    mod = load(tmp_path, monkeypatch, source)
+    assert mod.f() == 2
+    graph = Graph(tmp_path / "suite", {})
+    ref = graph.describe(mod.f)
+    graph.fill()
+    body = json.dumps(node(graph, ref)["ast"])
+    assert body.count('"Assign"') == 2 and '{"int": "2"}' in body
