@@ -63,25 +63,8 @@ from harness.scoring.era import PIN_FILE, digest_of, entries, load_thresholds
 
 MUTANTS = "mutants.jsonl"
 
-#: Run by the harness of a tree (its folder first on the path): the files its era lists
-#: as grading the suite given, and the stamp it gives the suite.
-_LISTING = """
-import json, sys
-from pathlib import Path
-import harness
-from harness.scoring import era
-from harness.verify.scoring_bridge import load_suite_module
-suite = load_suite_module(Path(sys.argv[1])).suite
-listed = era.code_paths(suite) if hasattr(era, "code_paths") else [
-    *suite.source_files(), *suite.fixtures, *era.FRAMEWORK]
-try:
-    got = era.stamp(suite)
-    stamped = {"calibrated": got.calibrated, "scorer": got.scorer, "era": got.era}
-except Exception as exc:
-    stamped = {"calibrated": False, "scorer": "", "era": "", "error": str(exc)}
-print(json.dumps({"paths": [str(p) for p in listed], "harness": harness.__file__,
-                  "stamp": stamped}))
-"""
+#: Run as a file by the harness of a tree: what its era lists, and its stamp
+_LISTING = Path(__file__).with_name("tree_listing.py")
 
 
 @dataclass(frozen=True)
@@ -210,7 +193,7 @@ def listing(root: Path, suite_dir: Path) -> Listing:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     with tempfile.TemporaryDirectory(prefix="harness-carry-pyc-") as pyc:
         done = subprocess.run(
-            [sys.executable, "-c", _LISTING, str(suite_dir)],
+            [sys.executable, str(_LISTING), str(suite_dir)],
             cwd=root, env={**env, "PYTHONPYCACHEPREFIX": pyc}, capture_output=True,
             text=True, timeout=300, check=False,
         )  # fmt: skip
@@ -270,7 +253,7 @@ def _commit(repo: Path, thresholds: Path, given: str | None) -> str:
 
 #: The carry's checker: these files must be HEAD's (``_checker_committed``).
 _CHECKER = (
-    *("carry.py", "carried_files.py", "same_code.py", "same_definitions.py"),
+    *("carry.py", "carried_files.py", "same_code.py", "same_definitions.py", "tree_listing.py"),
     *("defs_ast.py", "defs_describe.py", "defs_graph.py", "defs_toplevel.py"),
 )
 
