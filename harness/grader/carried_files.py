@@ -70,11 +70,8 @@ def rekey(path: Path, old: str, new: str) -> int:
         return 0
     out, moved = [], 0
     for line in lines:
-        try:
-            data = json.loads(line)
-        except ValueError:  # UnicodeDecodeError included
-            data = None
-        if isinstance(data, dict) and data.get("scorer") == old:
+        data = _parsed(line)
+        if data is not None and data.get("scorer") == old:
             text = json.dumps({**data, "scorer": new}, separators=(",", ":"), ensure_ascii=False)
             line = text.encode() + b"\n"
             moved += 1
@@ -89,15 +86,16 @@ def _scorer_lines(path: Path, scorer: str) -> list[bytes]:
         lines = path.read_bytes().splitlines()
     except OSError:
         return []
-    out = []
-    for line in lines:
-        try:
-            data = json.loads(line)
-        except ValueError:  # UnicodeDecodeError included
-            continue
-        if isinstance(data, dict) and data.get("scorer") == scorer:
-            out.append(line.strip())
-    return out
+    return [line.strip() for line in lines if (_parsed(line) or {}).get("scorer") == scorer]
+
+
+def _parsed(line: bytes) -> dict[str, Any] | None:
+    """A ledger line's object, or None for a line that does not parse as one."""
+    try:
+        data = json.loads(line)
+    except ValueError:  # UnicodeDecodeError included
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def lines_changed(then: Path, now: Path, scorer: str) -> list[str]:
