@@ -21,6 +21,15 @@ Each top-level statement of each suite module the load ran is one of:
 *Pure*: constants, names (but a suite function, class or instance), attribute and
 subscript reads, displays, operators, f-strings, and calls of a fixed set of constructors
 and methods of values (``PURE_CALLABLES``, ``PURE_METHODS``) whose arguments are pure.
+
+A pure assignment's value is compared by what it is in the checker's process, so a pure
+expression must have the same value in every process that loads the same tree. What could
+differ is never pure, whatever it is called: a value read from a module outside the suite
+(``os.environ``, ``sys.argv``, ``sys.executable``, a library's setting; its modules,
+classes and functions stay pure: what they are is compared by home, and a call of one is
+pure only if it is in the fixed set), a name imported from one (``from os import environ``),
+and a question to the file system about a path outside the suite's folder (``exists``,
+``glob``...). Such a statement is an effect: compared as written, with its names resolved.
 """
 
 from __future__ import annotations
@@ -50,9 +59,10 @@ if TYPE_CHECKING:
 _METHODS = (
     "resolve with_name with_suffix joinpath as_posix format join split rsplit strip "
     "lstrip rstrip lower upper replace encode decode startswith endswith splitlines "
-    "items keys values copy get is_file is_dir exists glob"
+    "items keys values copy get"
 )
-PURE_METHODS = frozenset(_METHODS.split())
+_FILE_SYSTEM = frozenset({"is_file", "is_dir", "exists", "glob"})  # pure in the suite only
+PURE_METHODS = frozenset(_METHODS.split()) | _FILE_SYSTEM
 _PLUMBING_NAMES = frozenset({"__path__", "__package__", "__all__"})
 
 
@@ -62,7 +72,7 @@ def pure_callables() -> set[int]:
 
     names = (
         "str int float bool bytes tuple list dict set frozenset range len abs min max sum "
-        "sorted round repr isinstance enumerate zip reversed hash divmod pow chr ord"
+        "sorted round repr isinstance enumerate zip reversed divmod pow chr ord"
     )
     found: list[object] = [getattr(builtins, n) for n in names.split()]
     found += [pathlib.Path, pathlib.PurePath, pathlib.PurePosixPath, re.compile,
@@ -116,8 +126,10 @@ class Module:
                 and (stmt.value is None or self.pure(stmt.value))
                 and (self.future_annotations or self.pure(stmt.annotation))
             )
-        if isinstance(stmt, ast.Assert):
-            return self.pure(stmt.test) and (stmt.msg is None or self.pure(stmt.msg))
+        if isinstance(stmt, ast.Assert):  # it held here; elsewhere it holds or the load fails
+            return self.pure(stmt.test, anywhere=False) and (
+                stmt.msg is None or self.pure(stmt.msg, anywhere=False)
+            )
         if isinstance(stmt, ast.If):
             spelled = getattr(stmt.test, "id", getattr(stmt.test, "attr", None))
             if spelled == "TYPE_CHECKING" and self.obj(stmt.test) is False and not stmt.orelse:
@@ -160,6 +172,25 @@ class Module:
                       if a.annotation is not None]  # fmt: skip
         return all(self.pure(p) for p in parts)
 
+    @functools.cached_property
+    def imported_from_outside(self) -> frozenset[str]:
+        """Names this module binds by ``from M import name`` of a module outside the suite
+        (an absolute import that does not land on a suite module)."""
+        out: set[str] = set()
+        for stmt in ast.walk(self.tree):
+            if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+                if self.graph.suite_module(sys.modules.get(stmt.module)):
+                    continue
+                out |= {a.asname or a.name for a in stmt.names}
+        return frozenset(out)
+
+    def in_suite_path(self, node: ast.expr) -> bool:
+        """A name (or module attribute) bound to a path in the suite's folder."""
+        value = self.obj(node)
+        if not isinstance(value, pathlib.PurePath):
+            return False
+        return pathlib.Path(value).resolve().is_relative_to(self.graph.suite_dir)
+
     def obj(self, node: ast.expr) -> object:
         """What a name, or an attribute chain through modules from one, denotes now."""
         if isinstance(node, ast.Name):
@@ -172,22 +203,34 @@ class Module:
                 return getattr(base, node.attr, MISSING)
         return MISSING
 
-    def pure(self, node: ast.AST | None) -> bool:
+    def pure(self, node: ast.AST | None, anywhere: bool = True) -> bool:
+        """No effect, and (``anywhere``) the same value in every process that loads the
+        same tree."""
         if node is None or isinstance(node, ast.Constant):
             return True
         if isinstance(node, ast.Name):
-            return not self.graph.suite_defined(self.obj(node))
+            value = self.obj(node)
+            foreign = node.id in self.imported_from_outside and _data(value)
+            return not (anywhere and foreign) and not self.graph.suite_defined(value)
         if isinstance(node, ast.Attribute):
-            return self.pure(node.value) and not self.graph.suite_defined(self.obj(node))
+            base, value = self.obj(node.value), self.obj(node)
+            foreign = isinstance(base, ModuleType) and not self.graph.suite_module(base)
+            if anywhere and foreign and _data(value):
+                return False  # a value from outside the suite: this process's
+            return self.pure(node.value, anywhere) and not self.graph.suite_defined(value)
         if isinstance(node, ast.Call):
             func = node.func
             fixed = id(self.obj(func)) in self.pure_ids
             method = isinstance(func, ast.Attribute) and func.attr in PURE_METHODS
-            callee_ok = fixed or (method and self.pure(func.value))  # type: ignore[attr-defined]
+            if anywhere and method and func.attr in _FILE_SYSTEM:  # type: ignore[attr-defined]
+                method = self.in_suite_path(func.value)  # type: ignore[attr-defined]
+            callee_ok = fixed or (
+                method and self.pure(func.value, anywhere)  # type: ignore[attr-defined]
+            )
             return (
                 callee_ok
-                and all(self.pure(a) for a in node.args)
-                and all(self.pure(k.value) for k in node.keywords)
+                and all(self.pure(a, anywhere) for a in node.args)
+                and all(self.pure(k.value, anywhere) for k in node.keywords)
             )
         simple = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
                   ast.Compare, ast.Subscript, ast.Slice, ast.JoinedStr, ast.FormattedValue,
@@ -195,7 +238,8 @@ class Module:
                   ast.DictComp, ast.GeneratorExp, ast.comprehension)  # fmt: skip
         if isinstance(node, simple):
             parts = (ast.expr, ast.comprehension)  # a comprehension's iterables and tests
-            return all(self.pure(c) for c in ast.iter_child_nodes(node) if isinstance(c, parts))
+            kids = (c for c in ast.iter_child_nodes(node) if isinstance(c, parts))
+            return all(self.pure(c, anywhere) for c in kids)
         return False
 
     # -- plumbing ------------------------------------------------------------------------
@@ -295,6 +339,11 @@ class Module:
             else:
                 return False
         return True
+
+
+def _data(value: object) -> bool:
+    """A value, not a module, class or function (what those are is compared by home)."""
+    return value is not MISSING and not isinstance(value, ModuleType | type) and not callable(value)
 
 
 def _binds_names(target: ast.expr) -> bool:

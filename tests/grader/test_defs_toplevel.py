@@ -73,8 +73,10 @@ HARMLESS = {
     ),
     "an annotated assignment": "T: int = len('ab')\nU: str",
     "an assert": "assert 1 + 1 == 2, 'arithmetic'",
+    "an assert on the process (it holds, or the load fails)": "assert __name__ in sys.modules",
     "if TYPE_CHECKING": "if TYPE_CHECKING:\n    import os\n    os.remove('x')",
-    "an if of inert branches": "if sys.version_info >= (3,):\n    Y = 2\nelse:\n    Y = 3",
+    "an if of inert branches": "if len('ab') == 2:\n    Y = 2\nelse:\n    Y = 3",
+    "the suite's own folder asked": "F = sorted(HERE.glob('*.py'))\nE = HERE.exists()",
     "a function": "def f(x=(1, 2)):\n    print(x)",
     "a class": "class C:\n    n = 1\n\n    @property\n    def p(self):\n        return 1",
     "package plumbing": (
@@ -98,6 +100,14 @@ EFFECTS = {
     "a loop": "for i in range(2):\n    pass",
     "a suite function called": "def g():\n    return 1\n\n\nX = g()",
     "a decorated function": "@functools.lru_cache\ndef h():\n    return 1",
+    # values another process may see otherwise: compared as written, never by value
+    "the environment": "import os\nB = float(os.environ.get('HARNESS_B', '5'))",
+    "a name imported from outside": "from os import environ\nB = environ.get('HARNESS_B')",
+    "the command line": "N = len(sys.argv)",
+    "the interpreter": "if sys.version_info >= (3,):\n    Y = 2",
+    "an outside module's value": "L = ext.__name__.upper()",
+    "a path outside the suite asked": "Y = 5 if Path('/verify').exists() else 6",
+    "a salted hash": "H = hash('a') % 7",
 }
 
 

@@ -365,6 +365,33 @@ MUTATIONS = {
     "a ClassVar made a field": ("vendor.py", "LIMIT: ClassVar[int] = 5", "LIMIT: int = 5"),
     "a field's default": ("vendor.py", "wide: bool = False", "wide: bool = True"),
     "the thresholds path": ("checks.py", 'HERE / "thresholds.yml"', 'HERE / "other.yml"'),
+    # a value equal in the checker's process, another in a scoring's (red team H4's class)
+    "a constant read from the environment (red team H4)": (
+        "vendor.py",
+        "PAGES = 3",
+        "import os\n\nPAGES = int(os.environ.get('HARNESS_PAGES', '3'))",
+    ),
+    "a constant from a name imported from outside": (
+        "vendor.py",
+        "PAGES = 3",
+        "from os import environ\n\nPAGES = int(environ.get('HARNESS_PAGES', '3'))",
+    ),
+    "a constant from the command line": (
+        "vendor.py",
+        "PAGES = 3",
+        "import sys\n\nPAGES = 3 + len(sys.argv[99:])",
+    ),
+    "a constant from the interpreter": (
+        "vendor.py",
+        "PAGES = 3",
+        "import sys\n\nPAGES = 3 if sys.version_info >= (3, 8) else 4",
+    ),
+    "a constant from a path outside the suite": (
+        "vendor.py",
+        "PAGES = 3",
+        "from pathlib import Path as _P\n\nPAGES = 4 if _P('/verify').exists() else 3",
+    ),
+    "a constant from a salted hash": ("vendor.py", "PAGES = 3", "PAGES = 3 + hash('p') % 1"),
 }
 
 
