@@ -41,6 +41,9 @@ _TABLE_NAMES = {
     ast.GeneratorExp: "genexpr",
 }
 MISSING = object()
+MODULE_DUNDERS = frozenset(
+    {"__file__", "__name__", "__spec__", "__cached__", "__loader__", "__package__", "__doc__"}
+)
 
 
 class Refused(Exception):
@@ -55,6 +58,12 @@ class Resolver(Protocol):
 
     def describe(self, obj: object) -> Json:
         """The canonical description of an object."""
+
+    def binding(self, name: str) -> Json | None:
+        """How a global name's value was computed, when not written out in full."""
+
+    def attr_binding(self, module: object, name: str) -> Json | None:
+        """The same for a module's attribute."""
 
 
 def scope_map(tree: ast.Module, source: str, filename: str) -> dict[int, symtable.SymbolTable]:
@@ -325,10 +334,15 @@ class Canon:
         return sym.is_global()
 
     def _denoted(self, name: str) -> Json:
+        if name in MODULE_DUNDERS and not self.in_function:
+            # where and how this module was loaded: the same words in every module of a
+            # load-time statement; what the statement binds is compared where it is read
+            return ["Dunder", name]
         obj = self.resolver.lookup(name)
         if obj is MISSING:
             return ["Unbound", name]
-        return ["Global", self.resolver.describe(obj)]
+        bound = self.resolver.binding(name)
+        return ["Global", self.resolver.describe(obj), *([bound] if bound else [])]
 
     def _object(self, node: ast.expr, table: symtable.SymbolTable) -> object:
         """The object a global name, or an attribute chain through modules from one,
@@ -351,7 +365,9 @@ class Canon:
                     raise Refused(f"it assigns {base.__name__}.{node.attr} while grading")
                 return ["ModuleStore", self.resolver.describe(base), node.attr]
             if hasattr(base, node.attr):
-                return ["Global", self.resolver.describe(getattr(base, node.attr))]
+                bound = self.resolver.attr_binding(base, node.attr)
+                value = self.resolver.describe(getattr(base, node.attr))
+                return ["Global", value, *([bound] if bound else [])]
         return ["Attribute", self.conv(node.value, table), node.attr, type(node.ctx).__name__]
 
     def _Constant(self, node: ast.Constant, table: symtable.SymbolTable) -> Json:

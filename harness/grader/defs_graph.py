@@ -35,6 +35,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from harness.grader.defs_ast import MISSING, Canon, Json, Refused, outer_parts, region, scope_map
+from harness.grader.defs_bindings import Bindings
 from harness.grader.same_code import moved_name
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -56,6 +57,15 @@ class Globals:
     def describe(self, obj: object) -> Json:
         return self.graph.describe(obj)
 
+    def binding(self, name: str) -> Json | None:
+        module = sys.modules.get(str(self.namespace.get("__name__")))
+        if name not in self.namespace or module is None or vars(module) is not self.namespace:
+            return None
+        return self.graph.bindings.of(module, name)
+
+    def attr_binding(self, module: object, name: str) -> Json | None:
+        return self.graph.bindings.of(module, name)
+
 
 class Graph:
     """The nodes found so far and the ones still to fill."""
@@ -72,6 +82,7 @@ class Graph:
         self.parsed: dict[str, tuple[ast.Module, dict[int, Any], dict[int, Any]]] = {}
         self.suite_module_names: dict[str, str] = {}
         self._external: dict[int, str] | None = None
+        self.bindings = Bindings(self)
 
     # -- whose ---------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ import importlib.util
 import pathlib
 import re
 import sys
+import types
 import typing
 import zoneinfo
 from collections.abc import Iterable
@@ -50,7 +51,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from harness.grader.defs_ast import MISSING, Canon, Json
+from harness.grader.defs_ast import MISSING, MODULE_DUNDERS, Canon, Json
 from harness.grader.defs_graph import Globals
 
 if TYPE_CHECKING:
@@ -60,10 +61,11 @@ _METHODS = (
     "resolve with_name with_suffix joinpath as_posix format join split rsplit strip "
     "lstrip rstrip lower upper replace encode decode startswith endswith splitlines "
     "items keys values copy get"
-)
+)  # not ``format``: its fields read attributes and items named inside the string
 _FILE_SYSTEM = frozenset({"is_file", "is_dir", "exists", "glob"})  # pure in the suite only
 PURE_METHODS = frozenset(_METHODS.split()) | _FILE_SYSTEM
 _PLUMBING_NAMES = frozenset({"__path__", "__package__", "__all__"})
+_MODULE_HOOKS = frozenset({"__getattr__", "__dir__"})
 
 
 def pure_callables() -> set[int]:
@@ -113,17 +115,20 @@ class Module:
 
     # -- inert ---------------------------------------------------------------------------
 
-    def inert(self, stmt: ast.stmt) -> bool:
+    def inert(self, stmt: ast.stmt, in_class: bool = False) -> bool:
+        """Defines, and does nothing else. A module-level value need not be the same in
+        every process (a read of it carries how it was bound: ``defs_bindings``); a class
+        attribute's must, and so must a test that picks the branch that binds."""
         if isinstance(stmt, ast.Expr):
             return isinstance(stmt.value, ast.Constant)
         if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
             return True
         if isinstance(stmt, ast.Assign):
-            return all(_binds_names(t) for t in stmt.targets) and self.pure(stmt.value)
+            return all(_binds_names(t) for t in stmt.targets) and self.pure(stmt.value, in_class)
         if isinstance(stmt, ast.AnnAssign):
             return (
                 isinstance(stmt.target, ast.Name)
-                and (stmt.value is None or self.pure(stmt.value))
+                and (stmt.value is None or self.pure(stmt.value, in_class))
                 and (self.future_annotations or self.pure(stmt.annotation))
             )
         if isinstance(stmt, ast.Assert):  # it held here; elsewhere it holds or the load fails
@@ -134,10 +139,14 @@ class Module:
             spelled = getattr(stmt.test, "id", getattr(stmt.test, "attr", None))
             if spelled == "TYPE_CHECKING" and self.obj(stmt.test) is False and not stmt.orelse:
                 return True  # never runs
-            return self.pure(stmt.test) and all(
-                self.inert(s) or self.plumbing(s) for s in [*stmt.body, *stmt.orelse]
+            branches = [*stmt.body, *stmt.orelse]
+            binds = not all(self.plumbing(s) for s in branches)  # not only a path's plumbing
+            return self.pure(stmt.test, anywhere=binds) and all(
+                self.inert(s, in_class) or self.plumbing(s) for s in branches
             )
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name in _MODULE_HOOKS:
+                return False  # answers attribute reads of the module: compared, as defined
             return not stmt.decorator_list and self._pure_args(stmt.args)
         if isinstance(stmt, ast.ClassDef):
             return (
@@ -163,7 +172,7 @@ class Module:
             return all(self.obj(d) in simple for d in stmt.decorator_list) and self._pure_args(
                 stmt.args
             )
-        return self.inert(stmt)
+        return self.inert(stmt, in_class=True)
 
     def _pure_args(self, args: ast.arguments) -> bool:
         parts = [*args.defaults, *[d for d in args.kw_defaults if d is not None]]
@@ -210,6 +219,8 @@ class Module:
             return True
         if isinstance(node, ast.Name):
             value = self.obj(node)
+            if anywhere and _process_dependent(node.id, self.ns, value):
+                return False
             foreign = node.id in self.imported_from_outside and _data(value)
             return not (anywhere and foreign) and not self.graph.suite_defined(value)
         if isinstance(node, ast.Attribute):
@@ -232,6 +243,8 @@ class Module:
                 and all(self.pure(a, anywhere) for a in node.args)
                 and all(self.pure(k.value, anywhere) for k in node.keywords)
             )
+        if anywhere and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            return False  # a power can be made too large to print in another process
         simple = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
                   ast.Compare, ast.Subscript, ast.Slice, ast.JoinedStr, ast.FormattedValue,
                   ast.IfExp, ast.Starred, ast.keyword, ast.ListComp, ast.SetComp,
@@ -339,6 +352,14 @@ class Module:
             else:
                 return False
         return True
+
+
+def _process_dependent(name: str, ns: dict[str, Any], value: object) -> bool:
+    """Where or how the module was loaded (``__file__``, ``__name__``...), or a built-in
+    value that the interpreter's options set (``__debug__``, ``exit`` without ``site``)."""
+    if name in MODULE_DUNDERS or name == "__builtins__":
+        return True
+    return name not in ns and not isinstance(value, type | types.BuiltinFunctionType)
 
 
 def _data(value: object) -> bool:

@@ -100,14 +100,19 @@ EFFECTS = {
     "a loop": "for i in range(2):\n    pass",
     "a suite function called": "def g():\n    return 1\n\n\nX = g()",
     "a decorated function": "@functools.lru_cache\ndef h():\n    return 1",
-    # values another process may see otherwise: compared as written, never by value
-    "the environment": "import os\nB = float(os.environ.get('HARNESS_B', '5'))",
-    "a name imported from outside": "from os import environ\nB = environ.get('HARNESS_B')",
-    "the command line": "N = len(sys.argv)",
-    "the interpreter": "if sys.version_info >= (3,):\n    Y = 2",
-    "an outside module's value": "L = ext.__name__.upper()",
-    "a path outside the suite asked": "Y = 5 if Path('/verify').exists() else 6",
+    # what picks a binding, or a class attribute, from the process: compared as written
+    # (a module-level value is compared with how it was bound where it is read)
+    "the interpreter picks a branch": "if sys.version_info >= (3,):\n    Y = 2",
+    "a class attribute from the environment": (
+        "import os\n\n\nclass K:\n    n = os.environ.get('HARNESS_B')"
+    ),
+    "a class attribute from the module's place": "class K:\n    where = __file__",
+    "a default from the command line": "def f(n=len(sys.argv)):\n    return n",
+    "a default from a path outside the suite": "def f(b=Path('/verify').exists()):\n    return b",
+    "a default from an outside module's value": "def f(n=ext.__name__):\n    return n",
+    "a default from the interpreter's options": "def f(d=__debug__):\n    return d",
     "a salted hash": "H = hash('a') % 7",
+    "a module's attribute hook": "def __getattr__(name):\n    return 3",
 }
 
 
@@ -115,7 +120,8 @@ EFFECTS = {
 def test_a_side_effecting_statement_is_an_effect(kind: str, effects: Effects) -> None:
     (got,) = effects(EFFECTS[kind])
     assert isinstance(got, list)
-    assert got[0] == ("def" if "decorated" in kind else "stmt")
+    definition = any(w in kind for w in ("decorated", "class attribute", "default", "hook"))
+    assert got[0] == ("def" if definition else "stmt")
 
 
 def test_a_store_on_a_module_names_the_module_and_the_attribute(effects: Effects) -> None:

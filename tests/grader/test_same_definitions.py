@@ -392,6 +392,44 @@ MUTATIONS = {
         "from pathlib import Path as _P\n\nPAGES = 4 if _P('/verify').exists() else 3",
     ),
     "a constant from a salted hash": ("vendor.py", "PAGES = 3", "PAGES = 3 + hash('p') % 1"),
+    # red team round 3: values the prover's process computes one way and a scoring's may
+    # compute another, each equal here (every read carries how its value was bound)
+    "the interpreter's -O": ("vendor.py", "PAGES = 3", "PAGES = 3 if __debug__ else 4"),
+    "the module's place": (
+        "vendor.py",
+        "PAGES = 3",
+        "PAGES = 3 + (not __file__.startswith(('/tmp', '/work')))",
+    ),
+    "how the module was cached": (
+        "vendor.py",
+        "PAGES = 3",
+        "PAGES = 3 + ('__pycache__' in str(__cached__))",
+    ),
+    "a path derived from the module's place": (
+        "checks.py",
+        "LIMIT: int = PAGES + 1",
+        "LIMIT: int = PAGES + 1 + (len(str(HERE)) > 4000)",
+    ),
+    "site's builtins": ("vendor.py", "PAGES = 3", "PAGES = 3 + ('exit' not in __builtins__)"),
+    "the int-to-string limit": ("vendor.py", "PAGES = 3", "PAGES = len(str(10**4000)) - 3998"),
+    "the Unicode database": ("vendor.py", "PAGES = 3", "PAGES = len(repr('\\U0001E030')) - 9"),
+    "a set's order (the hash seed)": (
+        "vendor.py",
+        "PAGES = 3",
+        "PAGES = 3 + (list({'pa', 'ge'})[0] == 'zz')",
+    ),
+    "str.format reads the command line": (
+        "vendor.py",
+        "PAGES = 3",
+        "import sys\n\nPAGES = 3 + ('--strict' in '{0.argv}'.format(sys))",
+    ),
+    "a locale's number format": ("vendor.py", "PAGES = 3", "PAGES = len(f'{1000:n}') - 1"),
+    "a module __getattr__ serves the value": (
+        "vendor.py",
+        "PAGES = 3",
+        "def __getattr__(name: str) -> int:\n    if name == 'PAGES':\n        return 3\n"
+        "    raise AttributeError(name)",
+    ),
 }
 
 
