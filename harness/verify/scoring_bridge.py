@@ -7,6 +7,7 @@ report therefore has the same shape: rows, arithmetic, era.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +48,8 @@ def load_suite_module(suite_dir: Path) -> Any:
             field="verify.suite",
             fix="add suite.py defining `suite` and `context(tree, seed, evidence_dir)`",
         )
-    return import_suite(f"harness_suite_{abs(hash(str(path)))}", path)
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    return import_suite(f"harness_suite_{digest}", path)  # the same name in every process
 
 
 def check_suite_pin(loaded: LoadedScenario) -> None:

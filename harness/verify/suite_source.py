@@ -6,6 +6,12 @@ instead (one whose stamp matches, or one marked never to be checked), and a sour
 ``.pyc`` as a module: code that nothing compared. Here ``suite.py`` and every module of
 its package (``<package>.<name>``, at any depth) are compiled from their ``.py`` on each
 import, no cache read or written, and a package module with no ``.py`` is not found.
+
+Once a suite is imported here, no module of the process reads or writes a cache beside
+its source any more (``sys.pycache_prefix`` names a folder that cannot exist), so a
+suite's own loader helper cannot run a planted one either. Each import is a fresh load
+of the whole package: state a module kept from an earlier scoring in this process is
+gone, as it is for a suite of one file.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -62,6 +69,10 @@ def _spec(name: str, file: Path, package: bool = False) -> importlib.machinery.M
 def import_suite(name: str, path: Path) -> Any:
     """Import ``path`` (a suite's ``suite.py``) as module ``name`` from its source, the
     modules of its package (``name.<module>``) likewise."""
+    sys.dont_write_bytecode = True
+    sys.pycache_prefix = os.devnull  # a cache folder no loader can read from or write to
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]  # a fresh load: no state kept from an earlier scoring
     if not any(isinstance(f, _PackageSources) and f.package == name for f in sys.meta_path):
         sys.meta_path.insert(0, _PackageSources(name, path.parent))
     spec = _spec(name, path)

@@ -13,6 +13,15 @@ from harness.verify.suite_source import import_suite
 
 pytestmark = pytest.mark.unit
 
+
+@pytest.fixture(autouse=True)
+def restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``import_suite`` turns the process's bytecode caches off; this test's process gets
+    them back after."""
+    monkeypatch.setattr(sys, "pycache_prefix", sys.pycache_prefix)
+    monkeypatch.setattr(sys, "dont_write_bytecode", sys.dont_write_bytecode)
+
+
 ENTRY = """\
 from pathlib import Path
 __path__ = [str(Path(__file__).parent)]
@@ -73,3 +82,37 @@ def test_a_sourceless_module_of_the_package_is_not_found(tmp_path: Path) -> None
     (folder / "rule.py").unlink()
     with pytest.raises(ImportError, match="rule"):  # not the sourceless rule.pyc
         import_suite("suite_source_sourceless", folder / "suite.py")
+
+
+HELPER_ENTRY = """\
+import importlib.util
+import sys
+from pathlib import Path
+HERE = Path(__file__).parent
+spec = importlib.util.spec_from_file_location(__name__ + "_rule", HERE / "rule.py")
+rule = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = rule
+spec.loader.exec_module(rule)
+VALUE = rule.LIMIT
+"""
+
+
+def test_a_suite_s_own_loader_runs_no_planted_cache(tmp_path: Path) -> None:
+    """A one-file suite's loader helper uses Python's own loader: once a suite is
+    imported, no loader of the process reads a cache beside a source."""
+    folder = _suite(tmp_path)
+    (folder / "suite.py").write_text(HELPER_ENTRY)
+    _plant(folder, "rule", "LIMIT = 99\n", py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    assert import_suite("suite_source_helper", folder / "suite.py").VALUE == 1
+
+
+def test_every_import_is_a_fresh_load_of_the_package(tmp_path: Path) -> None:
+    """State a module of the package kept from an earlier scoring in the process is gone
+    at the next import, as it is for a suite of one file."""
+    folder = _suite(tmp_path)
+    (folder / "rule.py").write_text("LIMIT = 1\nSEEN: list[int] = []\n")
+    first = import_suite("suite_source_fresh", folder / "suite.py")
+    sys.modules["suite_source_fresh.rule"].SEEN.append(1)
+    again = import_suite("suite_source_fresh", folder / "suite.py")
+    assert again is not first
+    assert sys.modules["suite_source_fresh.rule"].SEEN == []
