@@ -48,10 +48,8 @@ class Bindings:
         if not self.graph.suite_module(module):
             return None
         assert isinstance(module, ModuleType)
-        from harness.scoring import Suite  # described whole by the graph, check by check
-
         value = getattr(module, name, MISSING)
-        if value is MISSING or isinstance(value, (*_DEFINITION, Suite)):
+        if value is MISSING or isinstance(value, _DEFINITION):
             return None
         if self.graph.suite_defined(value):
             return None
@@ -83,6 +81,10 @@ class Bindings:
             if isinstance(stmt, ast.ImportFrom):  # from outside the suite: that name of it
                 (alias,) = [a for a in stmt.names if (a.asname or a.name) == name]
                 return ["Bound", ["from", stmt.level, stmt.module, alias.name]]
+        from harness.scoring import Suite
+
+        if isinstance(getattr(module, name), Suite):  # which files its era lists: no grading
+            found = [_without(s, "sources") for s in found]
         canon = Canon(scopes, _ModuleGlobals(self, module), in_function=False)
         return ["Bound", [canon.statement(_unannotated(s), scopes[id(tree)]) for s in found]]
 
@@ -124,6 +126,16 @@ class _ModuleGlobals:
 
     def attr_binding(self, module: object, name: str) -> Json | None:
         return self.bindings.of(module, name)
+
+
+def _without(stmt: ast.stmt, keyword: str) -> ast.stmt:
+    """``stmt`` with ``keyword=`` left out of the call it assigns (a copy)."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.Call):
+        return stmt
+    call = ast.Call(value.func, value.args, [k for k in value.keywords if k.arg != keyword])
+    copy = ast.Assign(targets=getattr(stmt, "targets", None) or [stmt.target], value=call)  # type: ignore[attr-defined]
+    return ast.fix_missing_locations(ast.copy_location(copy, stmt))
 
 
 def _unannotated(stmt: ast.stmt) -> ast.stmt:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.grader.calibration_ledger import LEDGER
+from harness.grader.defs_folders import scenario_files_differ, suite_folder_differs
 from harness.grader.same_code import SUITE, canonical, moved_name, reach_modules
 from harness.scoring.era import PIN_FILE
 from harness.util.fs import in_tool_cache
@@ -134,22 +135,12 @@ def each_other_s(
 
 
 def files_differ(old_dir: Path, new_dir: Path) -> list[str]:
-    """The suite folders' files that are not Python, byte for byte (``MAY_DIFFER`` aside)."""
-
-    def data(root: Path) -> dict[str, bytes]:
-        return {
-            p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*"))
-            if p.is_file() and not in_tool_cache(p, root) and p.suffix != ".py"
-            and p.name not in MAY_DIFFER
-        }  # fmt: skip
-
-    before, after = data(old_dir), data(new_dir)
-    out = [f"suite/{n}: only in {'the commit' if n in before else 'the work tree'}"
-           for n in sorted(set(before) ^ set(after))]  # fmt: skip
-    out += [f"suite/{n}: its bytes changed" for n in sorted(set(before) & set(after))
-            if before[n] != after[n]]  # fmt: skip
-    return out
+    """Everything but the suite's Python, the same on both sides (``defs_folders``): the
+    suite folder's other entries (``MAY_DIFFER`` aside) and the scenario's files that
+    grade outside it."""
+    return suite_folder_differs(old_dir, new_dir, MAY_DIFFER) + scenario_files_differ(
+        old_dir, new_dir
+    )
 
 
 def unloaded_differ(

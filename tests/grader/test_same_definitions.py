@@ -530,3 +530,17 @@ def test_the_real_ledger_split_and_its_loader_rewrites(tmp_path: Path) -> None:
     (why,) = compare_graphs(graphs[0], graphs[2])
     assert why.startswith("context (suite.py:")
     assert compare_graphs(graphs[0], graphs[3]) == []  # the split that shipped
+
+
+@pytest.mark.unit
+def test_the_suite_s_folder_written_out_as_the_prover_saw_it_is_refused(
+    described: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """Equal where the prover loads it, another folder wherever else the suite is scored:
+    the Suite's own binding is compared as written (but the files its era lists)."""
+    here = tmp_path / "new" / "scenario" / "suite"
+    fixed = f"HERE = Path({str(here)!r})"
+    got = _differs(
+        described, tmp_path, {"checks.py": ("HERE = Path(__file__).resolve().parent", fixed)}
+    )
+    assert got
