@@ -27,8 +27,16 @@ from __future__ import annotations
 import ast
 import symtable
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
+
+from harness.grader.defs_reflection import (
+    annotation_runs_code,
+    annotations_of,
+    constant_identity,
+    metadata,
+    reflection,
+)
 
 Json = Any
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -177,7 +185,14 @@ class Canon:
             self._args(node.args, outer, defaults=False),
             self._body(node, node.body),
             [self.conv(d, outer) for d in node.decorator_list],
+            *self._running(annotations_of(node.args, node.returns)),
         ]
+
+    def _running(self, annotations: Sequence[ast.expr | None]) -> list[Json]:
+        """Annotations that run code when evaluated, as written (the rest only name types
+        and are left out: see ``defs_reflection``)."""
+        running = [ast.unparse(a) for a in annotations if a is not None and annotation_runs_code(a)]
+        return [["RunningAnnotations", running]] if running else []
 
     def class_body(self, node: ast.ClassDef, outer: symtable.SymbolTable) -> Json:
         """A class statement: decorators, bases and keywords (in ``outer``), and its body
@@ -189,7 +204,7 @@ class Canon:
                 body.append(["def", stmt.name, [self.conv(d, table) for d in stmt.decorator_list]])
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 value = None if stmt.value is None else self.conv(stmt.value, table)
-                body.append(["ann", stmt.target.id, value])
+                body.append(["ann", stmt.target.id, value, *self._running([stmt.annotation])])
             else:
                 body.append(self.conv(stmt, table))
         return [
@@ -300,7 +315,8 @@ class Canon:
         if table.get_type() != "function":
             # at module or class level an annotation is recorded (and evaluated without
             # the __future__ import): kept, as the statement's classifier decides
-            return ["AnnAssign", self.conv(node.target, table), self.conv(node.value, table)]
+            target, value = self.conv(node.target, table), self.conv(node.value, table)
+            return ["AnnAssign", target, value, *self._running([node.annotation])]
         if node.value is None:
             if isinstance(node.target, ast.Name):
                 return None  # does nothing at run time (``x`` is local: see its reads)
@@ -333,6 +349,32 @@ class Canon:
             return not sym.is_local() and not sym.is_free()
         return sym.is_global()
 
+    def _Call(self, node: ast.Call, table: symtable.SymbolTable) -> Json:
+        if self.in_function:
+            self._refuse_reflection(node, table)
+        return self._generic(node, table)
+
+    def _refuse_reflection(self, node: ast.Call, table: symtable.SymbolTable) -> None:
+        func = self._object(node.func, table)
+        what = reflection(func)
+        if what is not None:
+            raise Refused(f"it reflects on the code ({what})")
+        first = self._object(node.args[0], table) if node.args else MISSING
+        module_arg = isinstance(first, type(typing))
+        if func in (vars, dir) and (not node.args or module_arg):
+            raise Refused(f"it reflects on the code ({func.__name__} of a namespace)")
+        computed = len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)
+        if func in (getattr, hasattr) and computed and module_arg:
+            raise Refused("it reads a module's global by a name it computes")
+
+    def _Compare(self, node: ast.Compare, table: symtable.SymbolTable) -> Json:
+        out = self._generic(node, table)
+        identity = any(isinstance(op, ast.Is | ast.IsNot) for op in node.ops)
+        sides = [node.left, *node.comparators]
+        if self.in_function and identity and constant_identity(self.conv(sides, table)):
+            raise Refused("it asks if a constant is the same object (the compiler decides)")
+        return out
+
     def _denoted(self, name: str) -> Json:
         if name in MODULE_DUNDERS and not self.in_function:
             # where and how this module was loaded: the same words in every module of a
@@ -358,7 +400,13 @@ class Canon:
     def _Attribute(self, node: ast.Attribute, table: symtable.SymbolTable) -> Json:
         if node.attr == "__doc__":
             self.reads_doc = True
+        elif metadata(node.attr) and self.in_function:
+            raise Refused(f"it reads {node.attr} (metadata a restructure may change)")
         base = self._object(node.value, table)
+        if self.in_function and isinstance(base, type(typing)):
+            what = reflection(getattr(base, node.attr, None))
+            if what is not None:
+                raise Refused(f"it reflects on the code ({what})")
         if isinstance(base, type(typing)):
             if not isinstance(node.ctx, ast.Load):
                 if self.in_function:

@@ -208,6 +208,8 @@ class Module:
             return getattr(builtins, node.id, MISSING)
         if isinstance(node, ast.Attribute):
             base = self.obj(node.value)
+            if isinstance(base, ModuleType) and self.graph.suite_module(base):
+                return vars(base).get(node.attr, MISSING)  # never a module __getattr__
             if isinstance(base, ModuleType):
                 return getattr(base, node.attr, MISSING)
         return MISSING
@@ -228,6 +230,8 @@ class Module:
             foreign = isinstance(base, ModuleType) and not self.graph.suite_module(base)
             if anywhere and foreign and _data(value):
                 return False  # a value from outside the suite: this process's
+            if isinstance(base, ModuleType) and not foreign and value is MISSING:
+                return False  # a suite module's name no statement bound (its __getattr__)
             return self.pure(node.value, anywhere) and not self.graph.suite_defined(value)
         if isinstance(node, ast.Call):
             func = node.func

@@ -424,6 +424,52 @@ MUTATIONS = {
         "import sys\n\nPAGES = 3 + ('--strict' in '{0.argv}'.format(sys))",
     ),
     "a locale's number format": ("vendor.py", "PAGES = 3", "PAGES = len(f'{1000:n}') - 1"),
+    # red team round 4: code that looks at itself sees what a restructure may change
+    "a check reads its annotations": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / LIMIT + 0 * len(_ratio.__annotations__)",
+    ),
+    "a check reads its line number": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / LIMIT + _ratio.__code__.co_firstlineno % 2",
+    ),
+    "a check reads which module holds a class": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / LIMIT + ('.' in Evidence.__module__)",
+    ),
+    "a global read by a name computed": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / globals()['LIM' + 'IT']",
+    ),
+    "a global read by getattr of the module": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / getattr(__import__('sys').modules[__name__], 'LIM' + 'IT')",
+    ),
+    "code evaluated from a string": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return eval('total / LIMIT')",
+    ),
+    "a constant's identity": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / LIMIT if LIMIT is not 4 else 0.0",
+    ),
+    "a parameter annotation that runs code": (
+        "checks.py",
+        "def _ratio(ev: Evidence, extra: int = 0) -> float:",
+        "def _ratio(ev: Evidence, extra: int = 0) -> 'print() or float':",
+    ),
+    "a class attribute annotation that runs code": (
+        "vendor.py",
+        "    wide: bool = False",
+        "    wide: '__import__(\"os\").getpid() and bool' = False",
+    ),
     "a module __getattr__ serves the value": (
         "vendor.py",
         "PAGES = 3",
