@@ -25,12 +25,14 @@ What is left out, and why it cannot change what the code does:
 from __future__ import annotations
 
 import ast
+import json
 import symtable
 import typing
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from harness.grader.defs_reflection import (
+    LISTING,
     annotation_runs_code,
     annotations_of,
     constant_identity,
@@ -363,6 +365,12 @@ class Canon:
         module_arg = isinstance(first, type(typing))
         if func in (vars, dir) and (not node.args or module_arg):
             raise Refused(f"it reflects on the code ({func.__name__} of a namespace)")
+        named = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        named = named or getattr(func, "__name__", None)
+        if named in LISTING:
+            seen = [self.conv(node.func, table), self.conv(node.args, table)]
+            if "<tree>" in json.dumps(seen):  # the scenario's folders, the suite's among them
+                raise Refused("it lists a folder of the scenario (a restructure changes its files)")
         computed = len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)
         if func in (getattr, hasattr) and computed and module_arg:
             raise Refused("it reads a module's global by a name it computes")

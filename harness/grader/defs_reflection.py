@@ -42,6 +42,9 @@ PROTOCOL = frozenset(
 #: attributes) are data, of a module (its namespace) or of nothing (the caller's) are not.
 ALWAYS = ("globals", "locals", "eval", "exec", "compile", "__import__", "breakpoint")
 
+#: Calls that list a folder: of the scenario's, what a restructure of its suite changes.
+LISTING = frozenset({"iterdir", "glob", "rglob", "walk", "scandir", "listdir", "fwalk"})
+
 _REFLECTING_MODULES = frozenset({"inspect", "pickle", "_pickle", "marshal", "copyreg", "dis"})
 
 

@@ -470,6 +470,11 @@ MUTATIONS = {
         "    wide: bool = False",
         "    wide: '__import__(\"os\").getpid() and bool' = False",
     ),
+    "a check lists the suite's folder": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / LIMIT + (len(list(HERE.iterdir())) > 99)",
+    ),
     "a module __getattr__ serves the value": (
         "vendor.py",
         "PAGES = 3",
