@@ -42,8 +42,12 @@ PROTOCOL = frozenset(
 #: attributes) are data, of a module (its namespace) or of nothing (the caller's) are not.
 ALWAYS = ("globals", "locals", "eval", "exec", "compile", "__import__", "breakpoint")
 
-#: Calls that list a folder: of the scenario's, what a restructure of its suite changes.
-LISTING = frozenset({"iterdir", "glob", "rglob", "walk", "scandir", "listdir", "fwalk"})
+#: Calls that list a folder or read a file's metadata (its times, its inode): of the
+#: scenario's, what a restructure or a checkout changes, not the files' bytes.
+LISTING = frozenset(
+    {"iterdir", "glob", "rglob", "walk", "scandir", "listdir", "fwalk", "stat", "lstat"}
+    | {"getmtime", "getctime", "getatime", "samefile", "owner", "group"}
+)
 
 _REFLECTING_MODULES = frozenset({"inspect", "pickle", "_pickle", "marshal", "copyreg", "dis"})
 

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.grader.defs_ast import MISSING, MODULE_DUNDERS, Canon, Json
 from harness.grader.defs_graph import Globals
+from harness.grader.defs_reflection import annotation_runs_code
 
 if TYPE_CHECKING:
     from harness.grader.defs_graph import Graph
@@ -149,8 +150,11 @@ class Module:
                 return False  # answers attribute reads of the module: compared, as defined
             return not stmt.decorator_list and self._pure_args(stmt.args)
         if isinstance(stmt, ast.ClassDef):
+            made = self.ns.get(stmt.name)
+            plain = isinstance(made, type) and type(made) is type  # no metaclass runs code
             return (
-                not stmt.decorator_list
+                plain
+                and not stmt.decorator_list
                 and not stmt.keywords
                 and all(self.pure(b) for b in stmt.bases)
                 and all(self._class_inert(s) for s in stmt.body)
@@ -167,6 +171,8 @@ class Module:
         )
 
     def _class_inert(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, ast.AnnAssign) and annotation_runs_code(stmt.annotation):
+            return False  # a library may evaluate it (a dataclass's, pydantic's)
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             simple = (property, staticmethod, classmethod, functools.cached_property)
             return all(self.obj(d) in simple for d in stmt.decorator_list) and self._pure_args(

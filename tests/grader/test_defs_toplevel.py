@@ -113,6 +113,8 @@ EFFECTS = {
     "a default from the interpreter's options": "def f(d=__debug__):\n    return d",
     "a salted hash": "H = hash('a') % 7",
     "a module's attribute hook": "def __getattr__(name):\n    return 3",
+    "a class whose metaclass runs code": "import enum\n\n\nclass E(enum.Enum):\n    A = 1",
+    "a class attribute annotation that runs code": "class K:\n    v: 'print() or int' = 0",
 }
 
 
@@ -120,7 +122,8 @@ EFFECTS = {
 def test_a_side_effecting_statement_is_an_effect(kind: str, effects: Effects) -> None:
     (got,) = effects(EFFECTS[kind])
     assert isinstance(got, list)
-    definition = any(w in kind for w in ("decorated", "class attribute", "default", "hook"))
+    words = ("decorated", "class", "default", "hook")
+    definition = any(w in kind for w in words)
     assert got[0] == ("def" if definition else "stmt")
 
 

@@ -475,6 +475,16 @@ MUTATIONS = {
         "    return total / LIMIT",
         "    return total / LIMIT + (len(list(HERE.iterdir())) > 99)",
     ),
+    "a check reads a file's time": (
+        "checks.py",
+        "    return total / LIMIT",
+        "    return total / LIMIT + ((HERE / 'data.txt').stat().st_mtime < 0)",
+    ),
+    "a new class whose metaclass evaluates its annotations": (
+        "evidence.py",
+        "class Evidence:",
+        "class _Model(__import__('enum').Enum):\n    A: 'print() or int' = 1\n\n\nclass Evidence:",
+    ),
     "a module __getattr__ serves the value": (
         "vendor.py",
         "PAGES = 3",
