@@ -8,6 +8,7 @@ report therefore has the same shape: rows, arithmetic, era.
 from __future__ import annotations
 
 import hashlib
+import http.client
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,9 @@ from harness.scoring import (
     Score,
     Scorer,
     TestTargetResult,
+    absent,
     check_pin,
+    mark_vacuous,
     render_json,
     render_text,
     suite_from_tests,
@@ -99,12 +102,18 @@ def suite_score(request: VerifyRequest, tree: Path) -> tuple[Score, float]:
     # evidence (trace) or the tree's original copy (see appkit.jail), nor any network
     # but this scoring's own loopback (appkit.netns)
     hidden: list[Path | str | None] = [request.suite_dir, request.hidden_root, evidence, tree]
-    with (
-        private_network(),
-        protecting(hidden),
-        module.context(tree, request.seed, evidence) as ctx,
-    ):
-        score = scorer.score(ctx)
+    try:
+        with (
+            private_network(),
+            protecting(hidden),
+            module.context(tree, request.seed, evidence) as ctx,
+        ):
+            score = scorer.score(ctx)
+    except http.client.HTTPException as exc:
+        # the app answered with something that is not HTTP, and the suite's client gave
+        # up: the app's doing, never the harness's (an error would charge the harness)
+        said = f"the app broke HTTP ({type(exc).__name__}: {str(exc)[:200]})"
+        score = scorer.score_rows(mark_vacuous([c.row(absent(said)) for c in module.suite.checks]))
     return score, (thresholds.bar if thresholds else 1.0)
 
 
