@@ -23,12 +23,19 @@ import sys
 import types
 from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from harness.grader.defs_ast import MISSING, Canon, Json
 
-if TYPE_CHECKING:
-    from harness.grader.defs_graph import Graph
+
+class Graph(Protocol):
+    """What the bindings need of ``defs_graph.Graph``."""
+
+    def suite_module(self, obj: object) -> bool: ...
+    def suite_defined(self, obj: object) -> bool: ...
+    def describe(self, obj: object) -> Json: ...
+    def parsed_file(self, file: str) -> tuple[ast.Module, dict[int, Any]]: ...
+
 
 _DEFINITION = (ModuleType, type, types.FunctionType, types.BuiltinFunctionType)
 _SMALL_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)

@@ -19,10 +19,7 @@ import builtins
 import sys
 import typing
 from types import ModuleType
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from harness.grader.defs_ast import Json
+from typing import Any
 
 #: Dunders a definition may use: the protocols objects behave by (never what a restructure
 #: moves). Every other ``__x__`` read is reflection.
@@ -84,7 +81,7 @@ def metadata(attr: str) -> bool:
 _CONSTANTS = frozenset({"str", "int", "float", "complex", "bytes", "tuple", "frozenset"})
 
 
-def constant_identity(operands: list[Json]) -> bool:
+def constant_identity(operands: list[Any]) -> bool:
     """An ``is`` between operands one of which is a constant whose identity the compiler
     decides (not ``None``, a bool or ``...``)."""
     for op in operands:
